@@ -1,0 +1,145 @@
+#include "app/processor.h"
+
+#include <chrono>
+#include <thread>
+
+#include "common/log.h"
+#include "pipeline/page_stage.h"
+#include "pipeline/uri_stage.h"
+#include "sink/sink_stage.h"
+
+namespace webindex::app {
+namespace {
+constexpr int kAdminTimeoutMs = 10000;
+}
+
+std::vector<kafka::TopicSpec> TopicSpecs(const ProcessorConfig& config) {
+  const auto& n = config.topics;
+  std::vector<kafka::TopicSpec> specs;
+  for (const std::string* name : {&n.pages, &n.uri_deltas, &n.domain_deltas, &n.exports, &n.dead_letters}) {
+    kafka::TopicSpec spec;
+    spec.name = *name;
+    auto it = config.partitions.find(*name);
+    spec.partitions = it == config.partitions.end() ? 1 : it->second;
+    if (auto c = config.topic_config.find(*name); c != config.topic_config.end()) spec.config = c->second;
+    specs.push_back(std::move(spec));
+  }
+  return specs;
+}
+
+Processor::Processor(ProcessorConfig config) : config_(std::move(config)) {}
+
+Processor::~Processor() { Stop().PermitUncheckedError(); }
+
+Status Processor::EnsureTopics() {
+  ASSIGN_OR_RETURN(admin_, kafka::Admin::Create(config_.kafka));
+  return admin_->EnsureTopics(TopicSpecs(config_), kAdminTimeoutMs)
+      .WithContext("cannot reach Kafka at " + config_.kafka.brokers + " (check --brokers / bootstrap.servers)");
+}
+
+Status Processor::Start() {
+  RETURN_IF_ERROR(EnsureTopics());
+  pipeline::TopicLayout layout;
+  layout.names = config_.topics;
+  ASSIGN_OR_RETURN(layout.uri_delta_partitions, admin_->PartitionCount(config_.topics.uri_deltas, kAdminTimeoutMs));
+  ASSIGN_OR_RETURN(layout.domain_delta_partitions,
+                   admin_->PartitionCount(config_.topics.domain_deltas, kAdminTimeoutMs));
+  ASSIGN_OR_RETURN(layout.export_partitions, admin_->PartitionCount(config_.topics.exports, kAdminTimeoutMs));
+  ASSIGN_OR_RETURN(store_, state::Store::Open(config_.data_dir, config_.store));
+
+  auto route = [this](uint64_t opaque, const Status& st) {
+    const int index = pipeline::StageRunner::IndexOf(opaque);
+    if (index >= 0 && index < static_cast<int>(runners_.size())) {
+      runners_[index]->OnDelivered(pipeline::StageRunner::SeqOf(opaque), st);
+    }
+  };
+  ASSIGN_OR_RETURN(producer_, kafka::Producer::Create(config_.kafka, route));
+
+  std::vector<std::unique_ptr<pipeline::Stage>> stages;
+  stages.push_back(std::make_unique<pipeline::PageStage>(layout, config_.limits));
+  stages.push_back(std::make_unique<pipeline::UriStage>(layout));
+  stages.push_back(std::make_unique<pipeline::DomainStage>(layout));
+  stages.push_back(std::make_unique<sink::SinkStage>(layout));
+  for (auto& stage : stages) {
+    ASSIGN_OR_RETURN(int partitions, admin_->PartitionCount(stage->input_topic(), kAdminTimeoutMs));
+    const int index = static_cast<int>(runners_.size());
+    runners_.push_back(std::make_unique<pipeline::StageRunner>(std::move(stage), index, partitions, *store_,
+                                                               *producer_, config_.kafka, metrics_, config_.runner));
+  }
+  // Build every runner before starting any, so delivery reports always find their runner.
+  for (auto& runner : runners_) RETURN_IF_ERROR(runner->Start());
+  LOG_INFO("processing {} -> query table in {} (brokers {})", config_.topics.pages, config_.data_dir,
+           config_.kafka.brokers);
+  return Status::Ok();
+}
+
+Result<bool> Processor::Idle() {
+  for (auto& runner : runners_) {
+    if (runner->busy() || runner->unacked() > 0) return false;
+    const auto positions = runner->Positions();
+    for (int32_t p = 0; p < runner->input_partitions(); ++p) {
+      ASSIGN_OR_RETURN(auto marks, admin_->Watermarks(runner->stage().input_topic(), p, kAdminTimeoutMs));
+      const int64_t pos = positions[p] < 0 ? marks.first : positions[p];
+      if (pos < marks.second) return false;
+    }
+    if (runner->busy() || runner->unacked() > 0) return false;
+  }
+  return true;
+}
+
+void Processor::LogProgress() { LOG_INFO("progress: {}", metrics_.Summary()); }
+
+Status Processor::Run(bool exit_when_idle, const std::atomic<bool>& stop) {
+  using Clock = std::chrono::steady_clock;
+  auto last_progress = Clock::now();
+  int idle_checks = 0;
+  while (!stop) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    for (auto& runner : runners_) {
+      if (runner->failed()) return runner->Join();
+    }
+    if (Clock::now() - last_progress > std::chrono::milliseconds(config_.progress_interval_ms)) {
+      LogProgress();
+      last_progress = Clock::now();
+    }
+    if (!exit_when_idle) continue;
+    ASSIGN_OR_RETURN(bool idle, Idle());
+    idle_checks = idle ? idle_checks + 1 : 0;
+    if (idle_checks >= 3) {
+      LOG_INFO("all input consumed and every output acknowledged; exiting");
+      break;
+    }
+  }
+  return Status::Ok();
+}
+
+Status Processor::Stop() {
+  if (stopped_) return Status::Ok();
+  stopped_ = true;
+  for (auto it = runners_.rbegin(); it != runners_.rend(); ++it) (*it)->RequestStop();
+  Status first;
+  for (auto it = runners_.rbegin(); it != runners_.rend(); ++it) {
+    Status st = (*it)->Join();
+    if (first.ok() && !st.ok()) first = st;
+  }
+  if (producer_) {
+    Status st = producer_->Flush(10000);
+    if (!st.ok()) LOG_WARN("not every record was acknowledged before stopping; they are re-sent on start");
+  }
+  for (auto& runner : runners_) {
+    Status st = runner->CommitAcked();
+    if (first.ok() && !st.ok()) first = st;
+  }
+  if (store_) {
+    Status st = store_->Flush();
+    if (first.ok() && !st.ok()) first = st;
+  }
+  LogProgress();
+  producer_.reset();  // stops delivery reports before the runners they reach go away
+  runners_.clear();
+  store_.reset();
+  admin_.reset();
+  return first;
+}
+
+}  // namespace webindex::app

@@ -1,0 +1,34 @@
+// The subcommands of the webindex CLI. Each returns the process exit code.
+#pragma once
+
+#include <atomic>
+#include <string>
+#include <vector>
+
+#include "cli/config.h"
+
+namespace webindex::cli {
+
+struct BrokerOptions {
+  int partitions = 0;  //!< 0: from the topic definitions
+  std::string address_file;
+};
+int RunBroker(const Settings& settings, const BrokerOptions& options);
+
+struct LoadOptions {
+  std::string topic;  //!< empty: the configured input topic
+  std::vector<std::string> files;
+};
+int RunLoad(const Settings& settings, const LoadOptions& options);
+
+struct RunOptions {
+  bool exit_when_idle = false;
+};
+int RunProcessor(Settings settings, const RunOptions& options);
+
+int RunDump(const Settings& settings);
+
+//! Installs SIGINT/SIGTERM handlers: the first asks to stop, the second exits at once.
+const std::atomic<bool>& InstallStopSignals();
+
+}  // namespace webindex::cli

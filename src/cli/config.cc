@@ -1,0 +1,97 @@
+#include "cli/config.h"
+
+#include <sstream>
+
+#include <toml++/toml.h>
+
+#include "cli/embedded.h"
+
+namespace webindex::cli {
+namespace {
+
+Result<toml::table> Parse(std::string_view text, const std::string& source) {
+  try {
+    return toml::parse(text, source);
+  } catch (const toml::parse_error& e) {
+    std::ostringstream msg;
+    msg << e;
+    return Status::InvalidArgument("configuration " + msg.str());
+  }
+}
+
+void ApplyTopic(const toml::table& t, Settings* s) {
+  const std::string name = t["name"].value_or(std::string());
+  if (name.empty()) return;
+  s->processor.partitions[name] = t["partitions"].value_or(1);
+  if (const auto* cfg = t["config"].as_table()) {
+    for (const auto& [k, v] : *cfg) s->processor.topic_config[name][std::string(k.str())] = v.value_or(std::string());
+  }
+}
+
+Status ApplyConfig(const toml::table& t, Settings* s) {
+  auto& p = s->processor;
+  if (auto v = t["kafka"]["bootstrap_servers"].value<std::string>()) p.kafka.brokers = *v;
+  if (const auto* props = t["kafka"]["properties"].as_table()) {
+    for (const auto& [k, v] : *props) {
+      auto str = v.value<std::string>();
+      if (!str) return Status::InvalidArgument("kafka.properties." + std::string(k.str()) + " must be a string");
+      p.kafka.properties[std::string(k.str())] = *str;
+    }
+  }
+  if (const auto* parts = t["partitions"].as_table()) {
+    for (const auto& [k, v] : *parts) {
+      auto n = v.value<int64_t>();
+      if (!n || *n < 1) return Status::InvalidArgument("partitions." + std::string(k.str()) + " must be >= 1");
+      p.partitions[std::string(k.str())] = static_cast<int>(*n);
+    }
+  }
+  p.limits.max_event_bytes = t["limits"]["max_event_bytes"].value_or(p.limits.max_event_bytes);
+  p.limits.max_outlinks = t["limits"]["max_outlinks"].value_or(p.limits.max_outlinks);
+  if (auto v = t["store"]["block_cache_mb"].value<int64_t>()) p.store.block_cache_bytes = static_cast<size_t>(*v) << 20;
+  if (auto v = t["store"]["write_buffer_mb"].value<int64_t>()) p.store.write_buffer_bytes = static_cast<size_t>(*v) << 20;
+  p.store.sync_commits = t["store"]["sync_commits"].value_or(p.store.sync_commits);
+  p.runner.max_batch = t["pipeline"]["max_batch"].value_or(p.runner.max_batch);
+  p.runner.poll_timeout_ms = t["pipeline"]["poll_timeout_ms"].value_or(p.runner.poll_timeout_ms);
+  p.progress_interval_ms = t["pipeline"]["progress_interval_ms"].value_or(p.progress_interval_ms);
+  s->log_level = t["log"]["level"].value_or(s->log_level);
+  if (p.runner.max_batch == 0) return Status::InvalidArgument("pipeline.max_batch must be > 0");
+  return Status::Ok();
+}
+
+}  // namespace
+
+Result<Settings> LoadSettings(const std::string& path) {
+  Settings s;
+  for (const auto& f : EmbeddedFiles()) {
+    ASSIGN_OR_RETURN(toml::table t, Parse(f.text, std::string(f.path)));
+    if (f.path.starts_with("topics/")) ApplyTopic(t, &s);
+  }
+  for (const auto& f : EmbeddedFiles()) {
+    if (f.path != "config/webindex.toml") continue;
+    ASSIGN_OR_RETURN(toml::table t, Parse(f.text, std::string(f.path)));
+    RETURN_IF_ERROR(ApplyConfig(t, &s));
+  }
+  if (!path.empty()) {
+    toml::table t;
+    try {
+      t = toml::parse_file(path);
+    } catch (const toml::parse_error& e) {
+      std::ostringstream msg;
+      msg << e;
+      return Status::InvalidArgument("configuration file " + path + ": " + msg.str());
+    }
+    RETURN_IF_ERROR(ApplyConfig(t, &s).WithContext(path));
+  }
+  return s;
+}
+
+Status SetKafkaProperty(Settings* settings, const std::string& assignment) {
+  const size_t eq = assignment.find('=');
+  if (eq == std::string::npos || eq == 0) {
+    return Status::InvalidArgument("-X expects key=value, got '" + assignment + "'");
+  }
+  settings->processor.kafka.properties[assignment.substr(0, eq)] = assignment.substr(eq + 1);
+  return Status::Ok();
+}
+
+}  // namespace webindex::cli

@@ -1,0 +1,23 @@
+// Configuration: the embedded defaults (config/webindex.toml, topics/*.toml), then a user's
+// TOML file, then command-line flags. The only code that includes toml++.
+#pragma once
+
+#include <string>
+
+#include "app/processor.h"
+#include "common/status.h"
+
+namespace webindex::cli {
+
+struct Settings {
+  app::ProcessorConfig processor;
+  std::string log_level = "info";
+};
+
+//! Defaults and topic definitions, overlaid with the TOML file at `path` (if not empty).
+Result<Settings> LoadSettings(const std::string& path);
+
+//! Applies a librdkafka property given as "key=value" (the -X flag).
+Status SetKafkaProperty(Settings* settings, const std::string& assignment);
+
+}  // namespace webindex::cli

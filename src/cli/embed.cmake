@@ -1,0 +1,10 @@
+# Writes OUT: a C++ file defining the text of each file in FILES as an embedded resource.
+set(content "// Generated from topics/ and config/ at build time.\n#include \"cli/embedded.h\"\n\nnamespace webindex::cli {\n\nconst std::vector<EmbeddedFile>& EmbeddedFiles() {\n  static const std::vector<EmbeddedFile> kFiles = {\n")
+foreach(f IN LISTS FILES)
+  file(READ "${f}" text)
+  file(RELATIVE_PATH rel "${ROOT}" "${f}")
+  string(APPEND content "      {\"${rel}\", R\"__wi__(${text})__wi__\"},\n")
+endforeach()
+string(APPEND content "  };\n  return kFiles;\n}\n\n}  // namespace webindex::cli\n")
+file(WRITE "${OUT}.tmp" "${content}")
+file(COPY_FILE "${OUT}.tmp" "${OUT}" ONLY_IF_DIFFERENT)

@@ -1,0 +1,140 @@
+#include "codec/state_codec.h"
+
+#include "common/bytes.h"
+
+namespace webindex::codec {
+namespace {
+
+constexpr char kFormat = 1;
+
+void PutOpt(BytesWriter& w, const std::optional<std::string>& s) {
+  w.PutBool(s.has_value());
+  if (s) w.PutString(*s);
+}
+
+bool GetOpt(BytesReader& r, std::optional<std::string>* s) {
+  bool has;
+  if (!r.GetBool(&has)) return false;
+  if (!has) return true;
+  s->emplace();
+  return r.GetString(&**s);
+}
+
+Status Corrupt(const char* what) { return Status::Corruption(std::string("undecodable ") + what + " value"); }
+
+bool CheckFormat(std::string_view* v) {
+  if (v->empty() || (*v)[0] != kFormat) return false;
+  v->remove_prefix(1);
+  return true;
+}
+
+}  // namespace
+
+std::string EncodePageState(const model::PageState& s) {
+  BytesWriter w;
+  w.str().push_back(kFormat);
+  w.PutVarint(s.version);
+  w.PutBool(s.date_ns.has_value());
+  if (s.date_ns) w.PutSigned(*s.date_ns);
+  PutOpt(w, s.date_text);
+  w.PutBool(s.page.has_value());
+  if (s.page) {
+    const auto& p = *s.page;
+    w.PutString(p.url);
+    w.PutString(p.uri);
+    PutOpt(w, p.crawl_date);
+    PutOpt(w, p.title);
+    PutOpt(w, p.server);
+    w.PutVarint(p.links.size());
+    for (const auto& l : p.links) {
+      w.PutString(l.url);
+      w.PutString(l.uri);
+      w.PutString(l.anchor_text);
+    }
+  }
+  return w.Take();
+}
+
+Result<model::PageState> DecodePageState(std::string_view v) {
+  if (!CheckFormat(&v)) return Corrupt("page state");
+  BytesReader r(v);
+  model::PageState s;
+  bool has_date, has_page;
+  if (!r.GetVarint(&s.version) || !r.GetBool(&has_date)) return Corrupt("page state");
+  if (has_date) {
+    int64_t d;
+    if (!r.GetSigned(&d)) return Corrupt("page state");
+    s.date_ns = d;
+  }
+  if (!GetOpt(r, &s.date_text) || !r.GetBool(&has_page)) return Corrupt("page state");
+  if (has_page) {
+    model::Page p;
+    uint64_t n;
+    if (!r.GetString(&p.url) || !r.GetString(&p.uri) || !GetOpt(r, &p.crawl_date) || !GetOpt(r, &p.title) ||
+        !GetOpt(r, &p.server) || !r.GetVarint(&n)) {
+      return Corrupt("page state");
+    }
+    if (n > v.size()) return Corrupt("page state");
+    p.links.resize(n);
+    for (auto& l : p.links) {
+      if (!r.GetString(&l.url) || !r.GetString(&l.uri) || !r.GetString(&l.anchor_text)) return Corrupt("page state");
+    }
+    s.page = std::move(p);
+  }
+  return s;
+}
+
+std::string EncodeCounted(const Counted& c) {
+  BytesWriter w;
+  w.str().push_back(kFormat);
+  w.PutSigned(c.info.links_to);
+  w.PutSigned(c.info.docs);
+  w.PutVarint(c.version);
+  return w.Take();
+}
+
+Result<Counted> DecodeCounted(std::string_view v) {
+  if (!CheckFormat(&v)) return Corrupt("counter");
+  BytesReader r(v);
+  Counted c;
+  if (!r.GetSigned(&c.info.links_to) || !r.GetSigned(&c.info.docs) || !r.GetVarint(&c.version)) {
+    return Corrupt("counter");
+  }
+  return c;
+}
+
+std::string EncodeOutRecord(const OutRecord& rec) {
+  BytesWriter w;
+  w.str().push_back(kFormat);
+  w.PutString(rec.topic);
+  w.PutSigned(rec.partition);
+  w.PutString(rec.key);
+  w.PutString(rec.value);
+  w.PutVarint(rec.headers.size());
+  for (const auto& [k, v] : rec.headers) {
+    w.PutString(k);
+    w.PutString(v);
+  }
+  return w.Take();
+}
+
+Result<OutRecord> DecodeOutRecord(std::string_view v) {
+  if (!CheckFormat(&v)) return Corrupt("outbox");
+  BytesReader r(v);
+  OutRecord rec;
+  int64_t partition;
+  uint64_t n;
+  if (!r.GetString(&rec.topic) || !r.GetSigned(&partition) || !r.GetString(&rec.key) || !r.GetString(&rec.value) ||
+      !r.GetVarint(&n)) {
+    return Corrupt("outbox");
+  }
+  rec.partition = static_cast<int32_t>(partition);
+  if (n > v.size()) return Corrupt("outbox");
+  rec.headers.resize(n);
+  for (auto& [k, hv] : rec.headers) {
+    if (!r.GetString(&k) || !r.GetString(&hv)) return Corrupt("outbox");
+  }
+  return rec;
+}
+
+}  // namespace webindex::codec

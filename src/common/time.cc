@@ -1,0 +1,75 @@
+#include "common/time.h"
+
+namespace webindex {
+namespace {
+
+bool Digits(std::string_view s, size_t pos, size_t n, int* out) {
+  if (pos + n > s.size()) return false;
+  int v = 0;
+  for (size_t i = pos; i < pos + n; ++i) {
+    if (s[i] < '0' || s[i] > '9') return false;
+    v = v * 10 + (s[i] - '0');
+  }
+  *out = v;
+  return true;
+}
+
+//! Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's algorithm).
+int64_t DaysFromCivil(int64_t y, unsigned m, unsigned d) {
+  y -= m <= 2;
+  const int64_t era = (y >= 0 ? y : y - 399) / 400;
+  const auto yoe = static_cast<unsigned>(y - era * 400);
+  const unsigned doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+  const unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+  return era * 146097 + static_cast<int64_t>(doe) - 719468;
+}
+
+bool IsLeap(int y) { return (y % 4 == 0 && y % 100 != 0) || y % 400 == 0; }
+
+}  // namespace
+
+std::optional<int64_t> ParseRfc3339(std::string_view s) {
+  int year, mon, day, hour, min, sec;
+  if (!Digits(s, 0, 4, &year) || s.size() < 20 || s[4] != '-' || !Digits(s, 5, 2, &mon) || s[7] != '-' ||
+      !Digits(s, 8, 2, &day) || (s[10] != 'T' && s[10] != 't') || !Digits(s, 11, 2, &hour) || s[13] != ':' ||
+      !Digits(s, 14, 2, &min) || s[16] != ':' || !Digits(s, 17, 2, &sec)) {
+    return std::nullopt;
+  }
+  static constexpr int kDays[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+  if (mon < 1 || mon > 12 || day < 1) return std::nullopt;
+  if (day > kDays[mon - 1] + (mon == 2 && IsLeap(year) ? 1 : 0)) return std::nullopt;
+  if (hour > 23 || min > 59 || sec > 60) return std::nullopt;  // 60: leap second
+  size_t pos = 19;
+  int64_t nanos = 0;
+  if (pos < s.size() && s[pos] == '.') {
+    ++pos;
+    size_t start = pos;
+    int64_t scale = 100000000;
+    while (pos < s.size() && s[pos] >= '0' && s[pos] <= '9') {
+      nanos += (s[pos] - '0') * scale;
+      scale /= 10;
+      ++pos;
+    }
+    if (pos == start) return std::nullopt;
+  }
+  if (pos >= s.size()) return std::nullopt;
+  int64_t offset_sec = 0;
+  if (s[pos] == 'Z' || s[pos] == 'z') {
+    ++pos;
+  } else if (s[pos] == '+' || s[pos] == '-') {
+    int oh, om;
+    if (!Digits(s, pos + 1, 2, &oh) || pos + 3 >= s.size() || s[pos + 3] != ':' || !Digits(s, pos + 4, 2, &om) ||
+        oh > 23 || om > 59) {
+      return std::nullopt;
+    }
+    offset_sec = (oh * 3600 + om * 60) * (s[pos] == '-' ? -1 : 1);
+    pos += 6;
+  } else {
+    return std::nullopt;
+  }
+  if (pos != s.size()) return std::nullopt;
+  const int64_t secs = DaysFromCivil(year, mon, day) * 86400 + hour * 3600 + min * 60 + sec - offset_sec;
+  return secs * 1000000000 + nanos;
+}
+
+}  // namespace webindex

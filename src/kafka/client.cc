@@ -1,0 +1,381 @@
+#include "kafka/client.h"
+
+#include <librdkafka/rdkafka.h>
+#include <librdkafka/rdkafka_mock.h>
+
+#include <algorithm>
+#include <mutex>
+#include <thread>
+
+#include "common/log.h"
+
+namespace webindex::kafka {
+namespace {
+
+struct RdKafkaDeleter {
+  void operator()(rd_kafka_t* rk) const { rd_kafka_destroy(rk); }
+};
+using RdKafkaPtr = std::unique_ptr<rd_kafka_t, RdKafkaDeleter>;
+
+struct MessageDeleter {
+  void operator()(rd_kafka_message_t* m) const { rd_kafka_message_destroy(m); }
+};
+using MessagePtr = std::unique_ptr<rd_kafka_message_t, MessageDeleter>;
+
+struct ConfDeleter {
+  void operator()(rd_kafka_conf_t* c) const { rd_kafka_conf_destroy(c); }
+};
+using ConfPtr = std::unique_ptr<rd_kafka_conf_t, ConfDeleter>;
+
+struct PartitionListDeleter {
+  void operator()(rd_kafka_topic_partition_list_t* l) const { rd_kafka_topic_partition_list_destroy(l); }
+};
+
+Status KafkaError(rd_kafka_resp_err_t err, const std::string& what) {
+  return Status::Unavailable(what + ": " + rd_kafka_err2str(err));
+}
+
+void LogCallback(const rd_kafka_t*, int level, const char* fac, const char* buf) {
+  if (level <= 3) {
+    LOG_ERROR("kafka {}: {}", fac, buf);
+  } else if (level <= 5) {
+    LOG_WARN("kafka {}: {}", fac, buf);
+  } else {
+    LOG_DEBUG("kafka {}: {}", fac, buf);
+  }
+}
+
+void ErrorCallback(rd_kafka_t*, int err, const char* reason, void*) {
+  // Transport errors are retried by the client; say what it is waiting for.
+  LOG_WARN("kafka: {} ({}); retrying", reason, rd_kafka_err2name(static_cast<rd_kafka_resp_err_t>(err)));
+}
+
+Result<ConfPtr> MakeConf(const ClientConfig& config, const std::map<std::string, std::string>& defaults) {
+  ConfPtr conf(rd_kafka_conf_new());
+  char err[512];
+  auto set = [&](const std::string& k, const std::string& v) -> Status {
+    if (rd_kafka_conf_set(conf.get(), k.c_str(), v.c_str(), err, sizeof(err)) != RD_KAFKA_CONF_OK) {
+      return Status::InvalidArgument("kafka property " + k + "=" + v + ": " + err);
+    }
+    return Status::Ok();
+  };
+  RETURN_IF_ERROR(set("bootstrap.servers", config.brokers));
+  for (const auto& [k, v] : defaults) RETURN_IF_ERROR(set(k, v));
+  for (const auto& [k, v] : config.properties) RETURN_IF_ERROR(set(k, v));
+  rd_kafka_conf_set_log_cb(conf.get(), LogCallback);
+  rd_kafka_conf_set_error_cb(conf.get(), ErrorCallback);
+  return conf;
+}
+
+Result<RdKafkaPtr> MakeHandle(rd_kafka_type_t type, ConfPtr conf) {
+  char err[512];
+  rd_kafka_t* rk = rd_kafka_new(type, conf.get(), err, sizeof(err));
+  if (!rk) return Status::InvalidArgument(std::string("creating kafka client: ") + err);
+  conf.release();  // owned by rk now
+  return RdKafkaPtr(rk);
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------------
+// Producer
+
+struct Producer::Impl {
+  RdKafkaPtr rk;
+  DeliveryCallback on_delivery;
+  std::atomic<bool> stop{false};
+  std::thread poller;
+  mutable std::mutex fatal_mu;
+  Status fatal;
+
+  static void OnDelivery(rd_kafka_t*, const rd_kafka_message_t* m, void* opaque) {
+    auto* self = static_cast<Impl*>(opaque);
+    Status st = m->err ? KafkaError(m->err, "delivery") : Status::Ok();
+    self->on_delivery(reinterpret_cast<uintptr_t>(m->_private), st);
+  }
+  void CheckFatal() {
+    char buf[512];
+    rd_kafka_resp_err_t err = rd_kafka_fatal_error(rk.get(), buf, sizeof(buf));
+    if (err) {
+      std::lock_guard<std::mutex> lock(fatal_mu);
+      if (fatal.ok()) fatal = Status::Aborted(std::string("fatal producer error: ") + buf);
+    }
+  }
+};
+
+Producer::Producer(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+
+Producer::~Producer() {
+  impl_->stop = true;
+  if (impl_->poller.joinable()) impl_->poller.join();
+}
+
+Result<std::unique_ptr<Producer>> Producer::Create(const ClientConfig& config, DeliveryCallback on_delivery) {
+  auto impl = std::make_unique<Impl>();
+  impl->on_delivery = std::move(on_delivery);
+  // Idempotence with no delivery timeout: retries forever, never reorders, never leaves a gap.
+  ASSIGN_OR_RETURN(ConfPtr conf, MakeConf(config, {{"enable.idempotence", "true"},
+                                                   {"message.timeout.ms", "0"},
+                                                   {"linger.ms", "5"},
+                                                   {"batch.num.messages", "10000"},
+                                                   {"queue.buffering.max.messages", "500000"},
+                                                   {"queue.buffering.max.kbytes", "262144"}}));
+  rd_kafka_conf_set_dr_msg_cb(conf.get(), &Impl::OnDelivery);
+  rd_kafka_conf_set_opaque(conf.get(), impl.get());
+  ASSIGN_OR_RETURN(impl->rk, MakeHandle(RD_KAFKA_PRODUCER, std::move(conf)));
+  Impl* raw = impl.get();
+  impl->poller = std::thread([raw] {
+    while (!raw->stop) {
+      rd_kafka_poll(raw->rk.get(), 50);
+      raw->CheckFatal();
+    }
+  });
+  return std::unique_ptr<Producer>(new Producer(std::move(impl)));
+}
+
+Status Producer::Produce(const OutRecord& r, uint64_t opaque) {
+  for (;;) {
+    rd_kafka_headers_t* hdrs = nullptr;
+    if (!r.headers.empty()) {
+      hdrs = rd_kafka_headers_new(r.headers.size());
+      for (const auto& [k, v] : r.headers) rd_kafka_header_add(hdrs, k.data(), k.size(), v.data(), v.size());
+    }
+    rd_kafka_resp_err_t err = rd_kafka_producev(
+        impl_->rk.get(), RD_KAFKA_V_TOPIC(r.topic.c_str()), RD_KAFKA_V_PARTITION(r.partition),
+        RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY), RD_KAFKA_V_KEY(r.key.data(), r.key.size()),
+        RD_KAFKA_V_VALUE(const_cast<char*>(r.value.data()), r.value.size()), RD_KAFKA_V_HEADERS(hdrs),
+        RD_KAFKA_V_OPAQUE(reinterpret_cast<void*>(static_cast<uintptr_t>(opaque))), RD_KAFKA_V_END);
+    if (!err) return Status::Ok();
+    if (hdrs) rd_kafka_headers_destroy(hdrs);
+    if (err != RD_KAFKA_RESP_ERR__QUEUE_FULL) return KafkaError(err, "producing to " + r.topic);
+    RETURN_IF_ERROR(FatalError());
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));  // the poll thread drains the queue
+  }
+}
+
+Status Producer::Flush(int timeout_ms) {
+  rd_kafka_resp_err_t err = rd_kafka_flush(impl_->rk.get(), timeout_ms);
+  if (err) return KafkaError(err, "flush");
+  return Status::Ok();
+}
+
+Status Producer::FatalError() const {
+  std::lock_guard<std::mutex> lock(impl_->fatal_mu);
+  return impl_->fatal;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Consumer
+
+struct MessageBatch::Impl {
+  std::vector<MessagePtr> messages;
+};
+MessageBatch::MessageBatch() : impl_(std::make_unique<Impl>()) {}
+MessageBatch::~MessageBatch() = default;
+MessageBatch::MessageBatch(MessageBatch&&) noexcept = default;
+void MessageBatch::Clear() {
+  records_.clear();
+  impl_->messages.clear();
+}
+
+struct Consumer::Impl {
+  RdKafkaPtr rk;
+  std::atomic<uint64_t> errors{0};
+};
+
+Consumer::Consumer(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+
+Consumer::~Consumer() {
+  if (impl_->rk) rd_kafka_consumer_close(impl_->rk.get());
+}
+
+Result<std::unique_ptr<Consumer>> Consumer::Create(const ClientConfig& config, const std::string& group) {
+  ASSIGN_OR_RETURN(ConfPtr conf, MakeConf(config, {{"group.id", group},
+                                                   {"enable.auto.commit", "false"},
+                                                   {"enable.auto.offset.store", "false"},
+                                                   {"auto.offset.reset", "earliest"},
+                                                   {"enable.partition.eof", "false"},
+                                                   {"fetch.wait.max.ms", "20"},
+                                                   {"queued.max.messages.kbytes", "65536"}}));
+  auto impl = std::make_unique<Impl>();
+  ASSIGN_OR_RETURN(impl->rk, MakeHandle(RD_KAFKA_CONSUMER, std::move(conf)));
+  rd_kafka_poll_set_consumer(impl->rk.get());
+  return std::unique_ptr<Consumer>(new Consumer(std::move(impl)));
+}
+
+Status Consumer::Assign(const std::vector<TopicPartitionOffset>& partitions) {
+  std::unique_ptr<rd_kafka_topic_partition_list_t, PartitionListDeleter> list(
+      rd_kafka_topic_partition_list_new(static_cast<int>(partitions.size())));
+  for (const auto& p : partitions) {
+    rd_kafka_topic_partition_list_add(list.get(), p.topic.c_str(), p.partition)->offset =
+        p.offset == kBeginning ? RD_KAFKA_OFFSET_BEGINNING : p.offset;
+  }
+  rd_kafka_resp_err_t err = rd_kafka_assign(impl_->rk.get(), list.get());
+  if (err) return KafkaError(err, "assigning partitions");
+  return Status::Ok();
+}
+
+Status Consumer::PollBatch(size_t max, int timeout_ms, MessageBatch* out) {
+  out->Clear();
+  int wait = timeout_ms;
+  while (out->records_.size() < max) {
+    MessagePtr m(rd_kafka_consumer_poll(impl_->rk.get(), wait));
+    if (!m) break;
+    wait = 0;
+    if (m->err) {
+      if (m->err == RD_KAFKA_RESP_ERR__PARTITION_EOF) continue;
+      ++impl_->errors;
+      const char* topic = m->rkt ? rd_kafka_topic_name(m->rkt) : "?";
+      LOG_ERROR("consuming {}[{}] at offset {}: {}", topic, m->partition, m->offset, rd_kafka_message_errstr(m.get()));
+      continue;
+    }
+    InRecord r;
+    r.topic = rd_kafka_topic_name(m->rkt);
+    r.partition = m->partition;
+    r.offset = m->offset;
+    r.key = std::string_view(static_cast<const char*>(m->key), m->key_len);
+    r.value = std::string_view(static_cast<const char*>(m->payload), m->len);
+    out->records_.push_back(r);
+    out->impl_->messages.push_back(std::move(m));
+  }
+  return Status::Ok();
+}
+
+uint64_t Consumer::error_count() const { return impl_->errors; }
+
+// ---------------------------------------------------------------------------------------------
+// Admin
+
+struct Admin::Impl {
+  RdKafkaPtr rk;
+};
+Admin::Admin(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Admin::~Admin() = default;
+
+Result<std::unique_ptr<Admin>> Admin::Create(const ClientConfig& config) {
+  ASSIGN_OR_RETURN(ConfPtr conf, MakeConf(config, {}));
+  auto impl = std::make_unique<Impl>();
+  ASSIGN_OR_RETURN(impl->rk, MakeHandle(RD_KAFKA_PRODUCER, std::move(conf)));
+  return std::unique_ptr<Admin>(new Admin(std::move(impl)));
+}
+
+Result<std::pair<int64_t, int64_t>> Admin::Watermarks(const std::string& topic, int32_t partition,
+                                                         int timeout_ms) {
+  int64_t lo = 0, hi = 0;
+  rd_kafka_resp_err_t err =
+      rd_kafka_query_watermark_offsets(impl_->rk.get(), topic.c_str(), partition, &lo, &hi, timeout_ms);
+  if (err) return KafkaError(err, "watermarks of " + topic);
+  return std::make_pair(lo, hi);
+}
+
+Result<int> Admin::PartitionCount(const std::string& topic, int timeout_ms) {
+  rd_kafka_topic_t* rkt = rd_kafka_topic_new(impl_->rk.get(), topic.c_str(), nullptr);
+  const rd_kafka_metadata_t* md = nullptr;
+  rd_kafka_resp_err_t err = rd_kafka_metadata(impl_->rk.get(), 0, rkt, &md, timeout_ms);
+  rd_kafka_topic_destroy(rkt);
+  if (err) return KafkaError(err, "metadata of " + topic);
+  int count = -1;
+  Status st;
+  if (md->topic_cnt == 1) {
+    if (md->topics[0].err) {
+      st = KafkaError(md->topics[0].err, "topic " + topic);
+    } else {
+      count = md->topics[0].partition_cnt;
+    }
+  }
+  rd_kafka_metadata_destroy(md);
+  if (!st.ok()) return st;
+  if (count <= 0) return Status::NotFound("topic " + topic + " has no partitions");
+  return count;
+}
+
+Result<std::vector<std::string>> Admin::ListTopics(int timeout_ms) {
+  const rd_kafka_metadata_t* md = nullptr;
+  rd_kafka_resp_err_t err = rd_kafka_metadata(impl_->rk.get(), 1, nullptr, &md, timeout_ms);
+  if (err) return KafkaError(err, "listing topics");
+  std::vector<std::string> names;
+  for (int i = 0; i < md->topic_cnt; ++i) {
+    if (!md->topics[i].err) names.emplace_back(md->topics[i].topic);
+  }
+  rd_kafka_metadata_destroy(md);
+  return names;
+}
+
+Status Admin::EnsureTopics(const std::vector<TopicSpec>& wanted, int timeout_ms) {
+  // Ask first: some clusters (the embedded one among them) do not serve CreateTopics.
+  ASSIGN_OR_RETURN(std::vector<std::string> existing, ListTopics(timeout_ms));
+  std::vector<TopicSpec> topics;
+  for (const auto& t : wanted) {
+    if (std::find(existing.begin(), existing.end(), t.name) == existing.end()) topics.push_back(t);
+  }
+  if (topics.empty()) return Status::Ok();
+  char err[512];
+  std::vector<rd_kafka_NewTopic_t*> news;
+  for (const auto& t : topics) {
+    rd_kafka_NewTopic_t* nt = rd_kafka_NewTopic_new(t.name.c_str(), t.partitions, t.replication, err, sizeof(err));
+    if (!nt) {
+      rd_kafka_NewTopic_destroy_array(news.data(), news.size());
+      return Status::InvalidArgument("topic " + t.name + ": " + err);
+    }
+    for (const auto& [k, v] : t.config) rd_kafka_NewTopic_set_config(nt, k.c_str(), v.c_str());
+    news.push_back(nt);
+  }
+  rd_kafka_queue_t* q = rd_kafka_queue_new(impl_->rk.get());
+  rd_kafka_AdminOptions_t* opts = rd_kafka_AdminOptions_new(impl_->rk.get(), RD_KAFKA_ADMIN_OP_CREATETOPICS);
+  rd_kafka_AdminOptions_set_request_timeout(opts, timeout_ms, err, sizeof(err));
+  rd_kafka_CreateTopics(impl_->rk.get(), news.data(), news.size(), opts, q);
+  rd_kafka_event_t* ev = rd_kafka_queue_poll(q, timeout_ms + 2000);
+  Status st;
+  if (!ev) {
+    st = Status::Unavailable("creating topics: no answer from the cluster at " + std::string("bootstrap.servers"));
+  } else if (rd_kafka_event_error(ev)) {
+    st = KafkaError(rd_kafka_event_error(ev), "creating topics");
+  } else {
+    size_t n = 0;
+    const rd_kafka_topic_result_t** res = rd_kafka_CreateTopics_result_topics(rd_kafka_event_CreateTopics_result(ev), &n);
+    for (size_t i = 0; i < n && st.ok(); ++i) {
+      rd_kafka_resp_err_t e = rd_kafka_topic_result_error(res[i]);
+      if (e && e != RD_KAFKA_RESP_ERR_TOPIC_ALREADY_EXISTS) {
+        st = KafkaError(e, std::string("creating topic ") + rd_kafka_topic_result_name(res[i]));
+      }
+    }
+  }
+  if (ev) rd_kafka_event_destroy(ev);
+  rd_kafka_AdminOptions_destroy(opts);
+  rd_kafka_queue_destroy(q);
+  rd_kafka_NewTopic_destroy_array(news.data(), news.size());
+  return st;
+}
+
+// ---------------------------------------------------------------------------------------------
+// EmbeddedBroker
+
+struct EmbeddedBroker::Impl {
+  RdKafkaPtr rk;  // owns the mock cluster's threads
+  rd_kafka_mock_cluster_t* cluster = nullptr;
+  ~Impl() {
+    if (cluster) rd_kafka_mock_cluster_destroy(cluster);
+  }
+};
+EmbeddedBroker::EmbeddedBroker(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+EmbeddedBroker::~EmbeddedBroker() = default;
+
+Result<std::unique_ptr<EmbeddedBroker>> EmbeddedBroker::Start(int brokers) {
+  ConfPtr conf(rd_kafka_conf_new());
+  rd_kafka_conf_set_log_cb(conf.get(), LogCallback);
+  auto impl = std::make_unique<Impl>();
+  ASSIGN_OR_RETURN(impl->rk, MakeHandle(RD_KAFKA_PRODUCER, std::move(conf)));
+  impl->cluster = rd_kafka_mock_cluster_new(impl->rk.get(), brokers);
+  if (!impl->cluster) return Status::Unavailable("could not start the embedded broker");
+  return std::unique_ptr<EmbeddedBroker>(new EmbeddedBroker(std::move(impl)));
+}
+
+std::string EmbeddedBroker::bootstrap_servers() const { return rd_kafka_mock_cluster_bootstraps(impl_->cluster); }
+
+Status EmbeddedBroker::CreateTopic(const std::string& name, int partitions) {
+  rd_kafka_resp_err_t err = rd_kafka_mock_topic_create(impl_->cluster, name.c_str(), partitions, 1);
+  if (err && err != RD_KAFKA_RESP_ERR_TOPIC_ALREADY_EXISTS) return KafkaError(err, "creating topic " + name);
+  return Status::Ok();
+}
+
+}  // namespace webindex::kafka

@@ -1,0 +1,131 @@
+// The Kafka module: the only code that includes librdkafka. Producer, Consumer, Admin and
+// the embedded broker (librdkafka's mock cluster). Raw handles stop here.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "common/record.h"
+#include "common/status.h"
+
+namespace webindex::kafka {
+
+//! bootstrap.servers plus any librdkafka properties, applied in order (later wins).
+struct ClientConfig {
+  std::string brokers;
+  std::map<std::string, std::string> properties;
+};
+
+//! Called once per produced record from the producer's poll thread with the record's opaque.
+using DeliveryCallback = std::function<void(uint64_t opaque, const Status& status)>;
+
+//! Asynchronous producer with in-order, gap-free delivery per partition (idempotent).
+//! Thread-safe: Produce may be called from many threads; delivery reports arrive on an
+//! internal poll thread started by Create and stopped by the destructor.
+class Producer {
+ public:
+  static Result<std::unique_ptr<Producer>> Create(const ClientConfig& config, DeliveryCallback on_delivery);
+  ~Producer();
+  //! Copies the record; blocks (serving callbacks) while the local queue is full.
+  Status Produce(const OutRecord& record, uint64_t opaque);
+  //! Waits until every produced record is acknowledged or `timeout_ms` passes.
+  Status Flush(int timeout_ms);
+  //! A fatal producer error (idempotence broken); the process must restart from its outbox.
+  Status FatalError() const;
+
+ private:
+  struct Impl;
+  explicit Producer(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+struct TopicPartitionOffset {
+  std::string topic;
+  int32_t partition = 0;
+  int64_t offset = 0;  //!< next offset to read; kBeginning when none is stored
+};
+inline constexpr int64_t kBeginning = -2;
+
+//! Records handed out by Consumer::PollBatch; owns the client's message buffers.
+class MessageBatch {
+ public:
+  MessageBatch();
+  ~MessageBatch();
+  MessageBatch(MessageBatch&&) noexcept;
+  const std::vector<InRecord>& records() const { return records_; }
+  bool empty() const { return records_.empty(); }
+  void Clear();
+
+ private:
+  friend class Consumer;
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+  std::vector<InRecord> records_;
+};
+
+//! Reads assigned partitions from explicit offsets (positions live in RocksDB, never in
+//! Kafka's group offsets). One thread.
+class Consumer {
+ public:
+  static Result<std::unique_ptr<Consumer>> Create(const ClientConfig& config, const std::string& group);
+  ~Consumer();
+  Status Assign(const std::vector<TopicPartitionOffset>& partitions);
+  //! Waits up to `timeout_ms` for a first record, then takes what is ready, up to `max`.
+  Status PollBatch(size_t max, int timeout_ms, MessageBatch* out);
+  //! Number of consume errors seen (logged as they happen), such as offsets out of range.
+  uint64_t error_count() const;
+
+ private:
+  struct Impl;
+  explicit Consumer(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+struct TopicSpec {
+  std::string name;
+  int partitions = 1;
+  int replication = 1;
+  std::map<std::string, std::string> config;
+};
+
+//! Topic administration. One thread.
+class Admin {
+ public:
+  static Result<std::unique_ptr<Admin>> Create(const ClientConfig& config);
+  ~Admin();
+  //! Creates the topics that do not exist yet; existing ones are left as they are.
+  Status EnsureTopics(const std::vector<TopicSpec>& topics, int timeout_ms);
+  //! Names of the topics the cluster has.
+  Result<std::vector<std::string>> ListTopics(int timeout_ms);
+  //! Partition count of an existing topic.
+  Result<int> PartitionCount(const std::string& topic, int timeout_ms);
+  //! Low and high watermark of a partition, asked of the broker. Thread-safe.
+  Result<std::pair<int64_t, int64_t>> Watermarks(const std::string& topic, int32_t partition, int timeout_ms);
+
+ private:
+  struct Impl;
+  explicit Admin(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+//! librdkafka's mock cluster: a real Kafka-protocol broker on loopback, in memory, with no
+//! real transactions and about 5 MiB retained per partition. Lives until destroyed.
+class EmbeddedBroker {
+ public:
+  static Result<std::unique_ptr<EmbeddedBroker>> Start(int brokers = 1);
+  ~EmbeddedBroker();
+  std::string bootstrap_servers() const;
+  Status CreateTopic(const std::string& name, int partitions);
+
+ private:
+  struct Impl;
+  explicit EmbeddedBroker(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace webindex::kafka

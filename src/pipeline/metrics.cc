@@ -1,0 +1,16 @@
+#include "pipeline/metrics.h"
+
+#include <fmt/format.h>
+
+namespace webindex::pipeline {
+
+std::string Metrics::Summary() const {
+  return fmt::format(
+      "events={} invalid={} stale={} dropped_links={} truncated_links={} uri_deltas={} domain_deltas={} "
+      "duplicates={} exports_applied={} stale_exports={} corrupt={}",
+      events.load(), invalid_events.load(), stale_events.load(), dropped_links.load(), truncated_links.load(),
+      uri_deltas.load(), domain_deltas.load(), duplicates.load(), exports.load(), stale_exports.load(),
+      corrupt_records.load());
+}
+
+}  // namespace webindex::pipeline

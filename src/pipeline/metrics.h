@@ -1,0 +1,27 @@
+// Process-wide counters, updated by stage threads and read by the progress log.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <string>
+
+namespace webindex::pipeline {
+
+struct Metrics {
+  std::atomic<uint64_t> events{0};           //!< crawl events consumed
+  std::atomic<uint64_t> invalid_events{0};   //!< sent to dead letters
+  std::atomic<uint64_t> stale_events{0};     //!< older than the recorded crawlDate
+  std::atomic<uint64_t> dropped_links{0};    //!< links whose url did not resolve
+  std::atomic<uint64_t> truncated_links{0};  //!< links beyond max_outlinks
+  std::atomic<uint64_t> uri_deltas{0};
+  std::atomic<uint64_t> domain_deltas{0};
+  std::atomic<uint64_t> duplicates{0};       //!< internal records seen before, skipped
+  std::atomic<uint64_t> exports{0};          //!< export records applied by the sink
+  std::atomic<uint64_t> stale_exports{0};    //!< export records older than the table, skipped
+  std::atomic<uint64_t> corrupt_records{0};  //!< undecodable internal records (dead-lettered)
+  std::atomic<uint64_t> commits{0};
+
+  std::string Summary() const;
+};
+
+}  // namespace webindex::pipeline

@@ -1,0 +1,118 @@
+#include "pipeline/page_stage.h"
+
+#include <map>
+#include <unordered_map>
+
+#include "codec/records.h"
+#include "codec/state_codec.h"
+
+namespace webindex::pipeline {
+namespace {
+
+struct Working {
+  std::optional<std::string> original_bytes;  // as stored before this batch
+  model::PageState original;
+  model::PageState current;
+};
+
+//! Folds one event into a page's state (spec §3); false when the event is stale.
+bool Fold(model::CrawlEvent ev, model::PageState* s) {
+  if (ev.crawl_time_ns) {
+    if (s->date_ns && *ev.crawl_time_ns < *s->date_ns) return false;
+    s->date_ns = ev.crawl_time_ns;
+    s->date_text = ev.page.crawl_date;
+  } else if (s->date_ns) {
+    ev.page.crawl_date = s->date_text;  // takes the recorded date, wins by position
+  }
+  if (ev.deleted) {
+    s->page.reset();
+  } else {
+    s->page = std::move(ev.page);
+  }
+  return true;
+}
+
+//! Adds the link-count and docs changes between two versions of one page to `deltas`.
+void Diff(const std::string& uri, const std::optional<model::Page>& before, const std::optional<model::Page>& after,
+          std::map<std::string, model::UriInfo>* deltas) {
+  if (before.has_value() != after.has_value()) (*deltas)[uri].docs += after ? 1 : -1;
+  std::unordered_map<std::string_view, int> targets;
+  if (before) {
+    for (const auto& l : before->links) targets[l.uri] -= 1;
+  }
+  if (after) {
+    for (const auto& l : after->links) targets[l.uri] += 1;
+  }
+  for (const auto& [target, d] : targets) {
+    if (d != 0) (*deltas)[std::string(target)].links_to += d;
+  }
+}
+
+}  // namespace
+
+Status PageStage::Process(const std::vector<InRecord>& records, BatchContext& ctx) {
+  // Decode; bad events become dead letters and change nothing.
+  std::vector<std::pair<std::string, model::CrawlEvent>> events;
+  events.reserve(records.size());
+  for (const auto& r : records) {
+    ++ctx.metrics().events;
+    auto ev = decoder_.Decode(r.value);
+    if (!ev.ok()) {
+      ++ctx.metrics().invalid_events;
+      ctx.DeadLetter(r, layout_.names.dead_letters, ev.status().message());
+      continue;
+    }
+    ctx.metrics().dropped_links += ev->dropped_links;
+    ctx.metrics().truncated_links += ev->truncated_links;
+    std::string uri = ev->page.uri;
+    events.emplace_back(std::move(uri), std::move(ev).value());
+  }
+
+  // Read the states of every page this batch touches, in one MultiGet.
+  std::unordered_map<std::string, Working> pages;
+  std::vector<std::string> order;
+  for (const auto& [uri, ev] : events) {
+    if (pages.try_emplace(uri).second) order.push_back(uri);
+  }
+  std::vector<std::optional<std::string>> stored;
+  RETURN_IF_ERROR(ctx.store().MultiGet(state::Family::kPages, order, &stored));
+  for (size_t i = 0; i < order.size(); ++i) {
+    Working& w = pages[order[i]];
+    if (stored[i]) {
+      ASSIGN_OR_RETURN(w.original, codec::DecodePageState(*stored[i]));
+      w.original_bytes = std::move(stored[i]);
+    }
+    w.current = w.original;
+  }
+
+  for (auto& [uri, ev] : events) {
+    if (!Fold(std::move(ev), &pages[uri].current)) ++ctx.metrics().stale_events;
+  }
+
+  // Diff each page's state before and after the batch; combine deltas per target.
+  std::map<std::string, model::UriInfo> deltas;
+  for (const auto& uri : order) {
+    Working& w = pages[uri];
+    if (w.current.page != w.original.page) {
+      w.current.version = w.original.version + 1;
+      Diff(uri, w.original.page, w.current.page, &deltas);
+      codec::ExportRecord exp;
+      exp.type = codec::ExportRecord::Type::kPage;
+      exp.key = uri;
+      exp.seq = w.current.version;
+      exp.page = w.current.page;
+      ctx.Emit({layout_.names.exports, PartitionFor(uri, layout_.export_partitions), uri, codec::Encode(exp), {}});
+    }
+    std::string bytes = codec::EncodePageState(w.current);
+    if (bytes != w.original_bytes) ctx.batch().Put(state::Family::kPages, uri, bytes);
+  }
+  for (const auto& [uri, delta] : deltas) {
+    if (delta == model::UriInfo{}) continue;
+    codec::UriDelta d{{"page", ctx.NextSeq()}, uri, delta};
+    ++ctx.metrics().uri_deltas;
+    ctx.Emit({layout_.names.uri_deltas, PartitionFor(uri, layout_.uri_delta_partitions), uri, codec::Encode(d), {}});
+  }
+  return Status::Ok();
+}
+
+}  // namespace webindex::pipeline

@@ -1,0 +1,66 @@
+// The Stage interface: one step of the data flow that turns a batch of input records into
+// state writes and outgoing records. A StageRunner owns the Kafka and commit plumbing;
+// Process runs on the runner's thread only.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/record.h"
+#include "common/status.h"
+#include "pipeline/metrics.h"
+#include "pipeline/topics.h"
+#include "state/store.h"
+
+namespace webindex::pipeline {
+
+//! What a stage may touch while processing one batch; everything it writes or emits is
+//! committed atomically with the batch's input offsets.
+class BatchContext {
+ public:
+  BatchContext(state::Store& store, state::WriteBatch& batch, uint64_t first_seq, Metrics& metrics)
+      : store_(store), batch_(batch), next_seq_(first_seq), metrics_(metrics) {}
+
+  state::Store& store() { return store_; }
+  state::WriteBatch& batch() { return batch_; }
+  Metrics& metrics() { return metrics_; }
+  //! The seq the next Emit will carry; only grows for a stage, across restarts too.
+  uint64_t NextSeq() const { return next_seq_; }
+  void Emit(OutRecord record) {
+    ++next_seq_;
+    out_.push_back(std::move(record));
+  }
+  //! Sends the input record to the dead-letter topic with the reason.
+  void DeadLetter(const InRecord& in, const std::string& dead_letter_topic, std::string_view reason);
+  std::vector<OutRecord>& emitted() { return out_; }
+
+ private:
+  state::Store& store_;
+  state::WriteBatch& batch_;
+  uint64_t next_seq_;
+  Metrics& metrics_;
+  std::vector<OutRecord> out_;
+};
+
+//! Partition counts of the topics stages write to.
+struct TopicLayout {
+  TopicNames names;
+  int32_t uri_delta_partitions = 1;
+  int32_t domain_delta_partitions = 1;
+  int32_t export_partitions = 1;
+};
+
+class Stage {
+ public:
+  virtual ~Stage() = default;
+  //! Short stable name; prefixes this stage's keys in the offsets, outbox and dedupe families.
+  virtual std::string_view name() const = 0;
+  virtual const std::string& input_topic() const = 0;
+  //! Loads what the stage keeps in memory across batches; called once before the first batch.
+  virtual Status Open(state::Store& store) { return Status::Ok(); }
+  virtual Status Process(const std::vector<InRecord>& records, BatchContext& ctx) = 0;
+};
+
+}  // namespace webindex::pipeline

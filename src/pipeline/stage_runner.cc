@@ -1,0 +1,182 @@
+#include "pipeline/stage_runner.h"
+
+#include "codec/state_codec.h"
+#include "common/bytes.h"
+#include "common/log.h"
+
+namespace webindex::pipeline {
+
+StageRunner::StageRunner(std::unique_ptr<Stage> stage, int index, int32_t input_partitions, state::Store& store,
+                         kafka::Producer& producer, kafka::ClientConfig consumer_config, Metrics& metrics,
+                         RunnerOptions options)
+    : stage_(std::move(stage)),
+      index_(index),
+      input_partitions_(input_partitions),
+      store_(store),
+      producer_(producer),
+      consumer_config_(std::move(consumer_config)),
+      metrics_(metrics),
+      options_(options),
+      positions_(new std::atomic<int64_t>[input_partitions]) {
+  for (int32_t p = 0; p < input_partitions_; ++p) positions_[p] = kafka::kBeginning;
+}
+
+StageRunner::~StageRunner() {
+  RequestStop();
+  if (thread_.joinable()) thread_.join();
+}
+
+std::string StageRunner::OffsetKey(int32_t partition) const {
+  return std::string(stage_->name()) + "/" + stage_->input_topic() + "/" + std::to_string(partition);
+}
+
+std::string StageRunner::OutboxKey(uint64_t seq) const {
+  BytesWriter w;
+  w.str() = std::string(stage_->name()) + "/";
+  w.PutFixed64BE(seq);
+  return w.Take();
+}
+
+std::string StageRunner::SeqKey() const { return "seq/" + std::string(stage_->name()); }
+
+Status StageRunner::Start() {
+  RETURN_IF_ERROR(stage_->Open(store_));
+  // Counters and positions.
+  ASSIGN_OR_RETURN(auto seq_value, store_.Get(state::Family::kMeta, SeqKey()));
+  if (seq_value) {
+    BytesReader r(*seq_value);
+    if (!r.GetFixed64BE(&next_seq_)) return Status::Corruption("seq counter of stage " + std::string(stage_->name()));
+  }
+  std::vector<kafka::TopicPartitionOffset> assignment;
+  for (int32_t p = 0; p < input_partitions_; ++p) {
+    ASSIGN_OR_RETURN(auto off, store_.Get(state::Family::kOffsets, OffsetKey(p)));
+    uint64_t next = 0;
+    if (off) {
+      BytesReader r(*off);
+      if (!r.GetFixed64BE(&next)) return Status::Corruption("offset " + OffsetKey(p));
+      positions_[p] = static_cast<int64_t>(next);
+    }
+    assignment.push_back({stage_->input_topic(), p, off ? static_cast<int64_t>(next) : kafka::kBeginning});
+  }
+  // Records committed by an earlier run but maybe never acknowledged: send them again, in order.
+  const std::string prefix = std::string(stage_->name()) + "/";
+  uint64_t resent = 0;
+  auto it = store_.NewIterator(state::Family::kOutbox);
+  for (it->Seek(prefix); it->Valid() && it->key().starts_with(prefix); it->Next()) {
+    BytesReader r(it->key().substr(prefix.size()));
+    uint64_t seq;
+    if (!r.GetFixed64BE(&seq)) return Status::Corruption("outbox key");
+    ASSIGN_OR_RETURN(OutRecord rec, codec::DecodeOutRecord(it->value()));
+    ++unacked_;
+    RETURN_IF_ERROR(producer_.Produce(rec, Opaque(index_, seq)));
+    ++resent;
+  }
+  RETURN_IF_ERROR(it->status());
+  if (resent) LOG_INFO("stage {}: re-sending {} records committed before the last stop", stage_->name(), resent);
+
+  ASSIGN_OR_RETURN(consumer_, kafka::Consumer::Create(consumer_config_, "webindex-" + std::string(stage_->name())));
+  RETURN_IF_ERROR(consumer_->Assign(assignment));
+  thread_ = std::thread([this] { Loop(); });
+  return Status::Ok();
+}
+
+void StageRunner::OnDelivered(uint64_t seq, const Status& status) {
+  std::lock_guard<std::mutex> lock(acked_mu_);
+  if (!status.ok()) {
+    if (delivery_error_.ok()) delivery_error_ = status;
+    return;
+  }
+  acked_.push_back(seq);
+  --unacked_;
+}
+
+std::vector<int64_t> StageRunner::Positions() const {
+  std::vector<int64_t> out(input_partitions_);
+  for (int32_t p = 0; p < input_partitions_; ++p) out[p] = positions_[p];
+  return out;
+}
+
+void StageRunner::Loop() {
+  kafka::MessageBatch batch;
+  Status st;
+  try {
+    while (!stop_ && st.ok()) {
+      st = consumer_->PollBatch(options_.max_batch, options_.poll_timeout_ms, &batch);
+      if (!st.ok()) break;
+      busy_ = true;
+      std::vector<uint64_t> acked;
+      {
+        std::lock_guard<std::mutex> lock(acked_mu_);
+        st = delivery_error_;
+        acked.swap(acked_);
+      }
+      if (st.ok()) st = producer_.FatalError();
+      if (st.ok() && (!batch.empty() || !acked.empty())) st = RunBatch(batch.records(), std::move(acked));
+      batch.Clear();
+      busy_ = false;
+    }
+  } catch (const std::exception& e) {
+    st = Status::Internal(std::string("stage ") + std::string(stage_->name()) + ": " + e.what());
+  }
+  busy_ = false;
+  if (!st.ok()) {
+    failed_ = true;
+    LOG_ERROR("stage {} stopped: {}", stage_->name(), st.ToString());
+  }
+  result_ = st;
+}
+
+Status StageRunner::RunBatch(const std::vector<InRecord>& records, std::vector<uint64_t> acked) {
+  state::WriteBatch wb(store_);
+  BatchContext ctx(store_, wb, next_seq_, metrics_);
+  if (!records.empty()) RETURN_IF_ERROR(stage_->Process(records, ctx).WithContext(std::string(stage_->name())));
+  std::vector<int64_t> next(input_partitions_, -1);
+  for (const auto& r : records) {
+    if (r.partition >= 0 && r.partition < input_partitions_) next[r.partition] = r.offset + 1;
+  }
+  BytesWriter w;
+  for (int32_t p = 0; p < input_partitions_; ++p) {
+    if (next[p] < 0) continue;
+    w.str().clear();
+    w.PutFixed64BE(static_cast<uint64_t>(next[p]));
+    wb.Put(state::Family::kOffsets, OffsetKey(p), w.str());
+  }
+  auto& out = ctx.emitted();
+  for (size_t i = 0; i < out.size(); ++i) wb.Put(state::Family::kOutbox, OutboxKey(next_seq_ + i), codec::EncodeOutRecord(out[i]));
+  if (!out.empty()) {
+    w.str().clear();
+    w.PutFixed64BE(next_seq_ + out.size());
+    wb.Put(state::Family::kMeta, SeqKey(), w.str());
+  }
+  for (uint64_t seq : acked) wb.Delete(state::Family::kOutbox, OutboxKey(seq));
+  RETURN_IF_ERROR(store_.Write(wb));
+  ++metrics_.commits;
+  for (int32_t p = 0; p < input_partitions_; ++p) {
+    if (next[p] >= 0) positions_[p] = next[p];
+  }
+  for (size_t i = 0; i < out.size(); ++i) {
+    ++unacked_;
+    RETURN_IF_ERROR(producer_.Produce(out[i], Opaque(index_, next_seq_ + i)));
+  }
+  next_seq_ += out.size();
+  return Status::Ok();
+}
+
+Status StageRunner::Join() {
+  if (thread_.joinable()) thread_.join();
+  return result_;
+}
+
+Status StageRunner::CommitAcked() {
+  std::vector<uint64_t> acked;
+  {
+    std::lock_guard<std::mutex> lock(acked_mu_);
+    acked.swap(acked_);
+  }
+  if (acked.empty()) return Status::Ok();
+  state::WriteBatch wb(store_);
+  for (uint64_t seq : acked) wb.Delete(state::Family::kOutbox, OutboxKey(seq));
+  return store_.Write(wb);
+}
+
+}  // namespace webindex::pipeline

@@ -1,0 +1,83 @@
+// StageRunner drives one Stage on its own thread: poll a batch, process it, commit state,
+// input offsets and outgoing records in one RocksDB write (the outbox), then hand the
+// records to Kafka and delete them from the outbox once acknowledged. A crash at any
+// instant leaves either the whole batch or none of it, and the outbox re-sends on start.
+#pragma once
+
+#include <atomic>
+#include <memory>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "kafka/client.h"
+#include "pipeline/stage.h"
+
+namespace webindex::pipeline {
+
+struct RunnerOptions {
+  size_t max_batch = 10000;   //!< records per commit at most
+  int poll_timeout_ms = 100;  //!< wait for the first record of a batch
+};
+
+class StageRunner {
+ public:
+  //! `index` tags this runner's records in the shared producer's delivery reports.
+  StageRunner(std::unique_ptr<Stage> stage, int index, int32_t input_partitions, state::Store& store,
+              kafka::Producer& producer, kafka::ClientConfig consumer_config, Metrics& metrics, RunnerOptions options);
+  ~StageRunner();
+
+  //! Re-sends the outbox, positions the consumer at the committed offsets, starts the thread.
+  Status Start();
+  void RequestStop() { stop_ = true; }
+  //! Waits for the thread; returns why it ended (Ok after RequestStop).
+  Status Join();
+  //! Removes acknowledged records from the outbox (after the thread has stopped).
+  Status CommitAcked();
+
+  //! Producer thread: a record of this stage was acknowledged (or failed).
+  void OnDelivered(uint64_t seq, const Status& status);
+  static uint64_t Opaque(int index, uint64_t seq) { return (static_cast<uint64_t>(index) << 56) | seq; }
+  static int IndexOf(uint64_t opaque) { return static_cast<int>(opaque >> 56); }
+  static uint64_t SeqOf(uint64_t opaque) { return opaque & ((1ull << 56) - 1); }
+
+  const Stage& stage() const { return *stage_; }
+  int32_t input_partitions() const { return input_partitions_; }
+  //! Next offset to read per input partition, as committed.
+  std::vector<int64_t> Positions() const;
+  uint64_t unacked() const { return unacked_; }
+  bool busy() const { return busy_; }
+  bool failed() const { return failed_; }
+
+ private:
+  void Loop();
+  Status RunBatch(const std::vector<InRecord>& records, std::vector<uint64_t> acked);
+  std::string OffsetKey(int32_t partition) const;
+  std::string OutboxKey(uint64_t seq) const;
+  std::string SeqKey() const;
+
+  std::unique_ptr<Stage> stage_;
+  const int index_;
+  const int32_t input_partitions_;
+  state::Store& store_;
+  kafka::Producer& producer_;
+  kafka::ClientConfig consumer_config_;
+  Metrics& metrics_;
+  RunnerOptions options_;
+
+  std::unique_ptr<kafka::Consumer> consumer_;
+  std::thread thread_;
+  Status result_;
+  uint64_t next_seq_ = 1;
+  std::unique_ptr<std::atomic<int64_t>[]> positions_;
+  std::atomic<bool> stop_{false};
+  std::atomic<bool> busy_{false};
+  std::atomic<bool> failed_{false};
+  std::atomic<uint64_t> unacked_{0};
+
+  std::mutex acked_mu_;
+  std::vector<uint64_t> acked_;
+  Status delivery_error_;
+};
+
+}  // namespace webindex::pipeline

@@ -1,0 +1,125 @@
+#include "pipeline/uri_stage.h"
+
+#include <map>
+
+#include "codec/state_codec.h"
+#include "common/log.h"
+#include "model/url.h"
+
+namespace webindex::pipeline {
+namespace {
+
+//! Reads the current counters of `keys` (sorted, distinct) in one MultiGet.
+Result<std::vector<codec::Counted>> ReadCounters(state::Store& store, state::Family f,
+                                                 const std::vector<std::string>& keys) {
+  std::vector<std::optional<std::string>> stored;
+  RETURN_IF_ERROR(store.MultiGet(f, keys, &stored));
+  std::vector<codec::Counted> out(keys.size());
+  for (size_t i = 0; i < keys.size(); ++i) {
+    if (stored[i]) {
+      ASSIGN_OR_RETURN(out[i], codec::DecodeCounted(*stored[i]));
+    }
+  }
+  return out;
+}
+
+template <typename Map>
+std::vector<std::string> KeysOf(const Map& m) {
+  std::vector<std::string> keys;
+  keys.reserve(m.size());
+  for (const auto& [k, v] : m) keys.push_back(k);
+  return keys;
+}
+
+}  // namespace
+
+Status UriStage::Process(const std::vector<InRecord>& records, BatchContext& ctx) {
+  std::map<std::string, model::UriInfo> combined;
+  for (const auto& r : records) {
+    auto d = decoder_.DecodeUriDelta(r.value);
+    if (!d.ok()) {
+      ++ctx.metrics().corrupt_records;
+      ctx.DeadLetter(r, layout_.names.dead_letters, d.status().message());
+      continue;
+    }
+    if (!dedupe_.Accept(r.partition, d->origin.src, d->origin.seq)) {
+      ++ctx.metrics().duplicates;
+      continue;
+    }
+    auto& c = combined[d->uri];
+    c.links_to += d->delta.links_to;
+    c.docs += d->delta.docs;
+  }
+  dedupe_.Flush(ctx.batch());
+
+  const auto keys = KeysOf(combined);
+  ASSIGN_OR_RETURN(auto current, ReadCounters(ctx.store(), state::Family::kUris, keys));
+  std::map<std::string, int64_t> domain_deltas;
+  size_t i = 0;
+  for (const auto& [uri, delta] : combined) {
+    codec::Counted& c = current[i++];
+    const model::UriInfo before = c.info;
+    c.info.links_to += delta.links_to;
+    c.info.docs += delta.docs;
+    if (c.info == before) continue;
+    if (c.info.links_to < 0 || c.info.docs < 0) {
+      LOG_ERROR("uri {} would have negative counts ({}, {}); this is a bug", uri, c.info.links_to, c.info.docs);
+    }
+    ++c.version;
+    ctx.batch().Put(state::Family::kUris, uri, codec::EncodeCounted(c));
+    codec::ExportRecord exp;
+    exp.type = codec::ExportRecord::Type::kUri;
+    exp.key = uri;
+    exp.seq = c.version;
+    exp.info = c.info;
+    ctx.Emit({layout_.names.exports, PartitionFor(uri, layout_.export_partitions), uri, codec::Encode(exp), {}});
+    if (before.Exists() != c.info.Exists()) domain_deltas[std::string(model::DomainOfUri(uri))] += c.info.Exists() ? 1 : -1;
+  }
+  for (const auto& [domain, pages] : domain_deltas) {
+    if (pages == 0) continue;
+    codec::DomainDelta d{{"uri", ctx.NextSeq()}, domain, pages};
+    ++ctx.metrics().domain_deltas;
+    ctx.Emit({layout_.names.domain_deltas, PartitionFor(domain, layout_.domain_delta_partitions), domain,
+              codec::Encode(d), {}});
+  }
+  return Status::Ok();
+}
+
+Status DomainStage::Process(const std::vector<InRecord>& records, BatchContext& ctx) {
+  std::map<std::string, int64_t> combined;
+  for (const auto& r : records) {
+    auto d = decoder_.DecodeDomainDelta(r.value);
+    if (!d.ok()) {
+      ++ctx.metrics().corrupt_records;
+      ctx.DeadLetter(r, layout_.names.dead_letters, d.status().message());
+      continue;
+    }
+    if (!dedupe_.Accept(r.partition, d->origin.src, d->origin.seq)) {
+      ++ctx.metrics().duplicates;
+      continue;
+    }
+    combined[d->domain] += d->pages;
+  }
+  dedupe_.Flush(ctx.batch());
+
+  const auto keys = KeysOf(combined);
+  ASSIGN_OR_RETURN(auto current, ReadCounters(ctx.store(), state::Family::kDomains, keys));
+  size_t i = 0;
+  for (const auto& [domain, delta] : combined) {
+    codec::Counted& c = current[i++];
+    if (delta == 0) continue;
+    c.info.docs += delta;
+    if (c.info.docs < 0) LOG_ERROR("domain {} would have {} pages; this is a bug", domain, c.info.docs);
+    ++c.version;
+    ctx.batch().Put(state::Family::kDomains, domain, codec::EncodeCounted(c));
+    codec::ExportRecord exp;
+    exp.type = codec::ExportRecord::Type::kDomain;
+    exp.key = domain;
+    exp.seq = c.version;
+    exp.pagecount = c.info.docs;
+    ctx.Emit({layout_.names.exports, PartitionFor(domain, layout_.export_partitions), domain, codec::Encode(exp), {}});
+  }
+  return Status::Ok();
+}
+
+}  // namespace webindex::pipeline

@@ -1,0 +1,41 @@
+// Uri stage: collision-free-map style aggregation of UriInfo deltas. A batch's deltas are
+// combined per URI, current values read in one MultiGet and written back in the batch;
+// each changed URI yields a uri export, each 0 <-> non-0 transition a domain delta.
+#pragma once
+
+#include "codec/records.h"
+#include "pipeline/dedupe.h"
+#include "pipeline/stage.h"
+
+namespace webindex::pipeline {
+
+class UriStage final : public Stage {
+ public:
+  explicit UriStage(TopicLayout layout) : layout_(std::move(layout)), dedupe_("uri") {}
+  Status Open(state::Store& store) override { return dedupe_.Load(store); }
+  std::string_view name() const override { return "uri"; }
+  const std::string& input_topic() const override { return layout_.names.uri_deltas; }
+  Status Process(const std::vector<InRecord>& records, BatchContext& ctx) override;
+
+ private:
+  TopicLayout layout_;
+  Dedupe dedupe_;
+  codec::RecordDecoder decoder_;
+};
+
+//! Domain stage: the same combining for per-domain page counts; emits domain exports.
+class DomainStage final : public Stage {
+ public:
+  explicit DomainStage(TopicLayout layout) : layout_(std::move(layout)), dedupe_("domain") {}
+  Status Open(state::Store& store) override { return dedupe_.Load(store); }
+  std::string_view name() const override { return "domain"; }
+  const std::string& input_topic() const override { return layout_.names.domain_deltas; }
+  Status Process(const std::vector<InRecord>& records, BatchContext& ctx) override;
+
+ private:
+  TopicLayout layout_;
+  Dedupe dedupe_;
+  codec::RecordDecoder decoder_;
+};
+
+}  // namespace webindex::pipeline

@@ -1,0 +1,77 @@
+#include "sink/sink_stage.h"
+
+#include <map>
+
+#include "common/bytes.h"
+#include "sink/table.h"
+
+namespace webindex::sink {
+namespace {
+
+using Type = codec::ExportRecord::Type;
+
+std::string VersionKey(const codec::ExportRecord& r) {
+  const char tag = r.type == Type::kPage ? 'P' : r.type == Type::kUri ? 'U' : 'D';
+  return std::string(1, tag) + r.key;
+}
+
+}  // namespace
+
+Status SinkStage::Process(const std::vector<InRecord>& records, pipeline::BatchContext& ctx) {
+  // Keep only the newest export per key: later ones carry the full value.
+  std::map<std::string, codec::ExportRecord> newest;
+  for (const auto& r : records) {
+    auto e = decoder_.DecodeExport(r.value);
+    if (!e.ok()) {
+      ++ctx.metrics().corrupt_records;
+      ctx.DeadLetter(r, layout_.names.dead_letters, e.status().message());
+      continue;
+    }
+    std::string vkey = VersionKey(*e);
+    auto it = newest.find(vkey);
+    if (it == newest.end()) {
+      newest.emplace(std::move(vkey), std::move(e).value());
+    } else {
+      ++ctx.metrics().stale_exports;
+      if (e->seq > it->second.seq) it->second = std::move(e).value();
+    }
+  }
+  std::vector<std::string> keys;
+  keys.reserve(newest.size());
+  for (const auto& [k, v] : newest) keys.push_back(k);
+  std::vector<std::optional<std::string>> applied;
+  RETURN_IF_ERROR(ctx.store().MultiGet(state::Family::kVersions, keys, &applied));
+
+  TableWriter table(ctx.store(), ctx.batch());
+  size_t i = 0;
+  for (const auto& [vkey, e] : newest) {
+    const auto& seen = applied[i++];
+    if (seen) {
+      uint64_t last = 0;
+      BytesReader r(*seen);
+      if (!r.GetFixed64BE(&last)) return Status::Corruption("sink version of " + vkey);
+      if (e.seq <= last) {
+        ++ctx.metrics().stale_exports;
+        continue;
+      }
+    }
+    switch (e.type) {
+      case Type::kPage:
+        RETURN_IF_ERROR(table.SetPage(e.key, e.page, e.page ? codec::EncodePageJson(*e.page) : std::string()));
+        break;
+      case Type::kUri:
+        RETURN_IF_ERROR(table.SetUriInfo(e.key, e.info));
+        break;
+      case Type::kDomain:
+        table.SetDomainCount(e.key, e.pagecount);
+        break;
+    }
+    BytesWriter w;
+    w.PutFixed64BE(e.seq);
+    ctx.batch().Put(state::Family::kVersions, vkey, w.str());
+    ++ctx.metrics().exports;
+  }
+  return Status::Ok();
+}
+
+}  // namespace webindex::sink

@@ -1,0 +1,138 @@
+#include "sink/table.h"
+
+#include <charconv>
+#include <unordered_map>
+
+#include "codec/records.h"
+#include "model/lexicoder.h"
+#include "model/url.h"
+
+namespace webindex::sink {
+namespace {
+
+void AppendPart(std::string* out, std::string_view part) {
+  for (char c : part) {
+    out->push_back(c);
+    if (c == '\0') out->push_back('\xff');
+  }
+  out->push_back('\0');
+  out->push_back('\x01');
+}
+
+bool ReadPart(std::string_view* in, std::string* out) {
+  out->clear();
+  while (!in->empty()) {
+    char c = in->front();
+    in->remove_prefix(1);
+    if (c != '\0') {
+      out->push_back(c);
+      continue;
+    }
+    if (in->empty()) return false;
+    char next = in->front();
+    in->remove_prefix(1);
+    if (next == '\x01') return true;
+    if (next != '\xff') return false;
+    out->push_back('\0');
+  }
+  return false;
+}
+
+constexpr std::string_view kPage = "page", kCur = "cur", kIncount = "incount", kInlinks = "inlinks",
+                           kDomain = "domain", kPagecount = "pagecount", kRank = "rank";
+
+}  // namespace
+
+std::string EncodeCellKey(std::string_view row, std::string_view cf, std::string_view cq) {
+  std::string key;
+  key.reserve(row.size() + cf.size() + cq.size() + 6);
+  AppendPart(&key, row);
+  AppendPart(&key, cf);
+  AppendPart(&key, cq);
+  return key;
+}
+
+bool DecodeCellKey(std::string_view key, std::string* row, std::string* cf, std::string* cq) {
+  return ReadPart(&key, row) && ReadPart(&key, cf) && ReadPart(&key, cq) && key.empty();
+}
+
+std::string RowPrefixKey(std::string_view row_prefix) {
+  std::string key;
+  for (char c : row_prefix) {
+    key.push_back(c);
+    if (c == '\0') key.push_back('\xff');
+  }
+  return key;
+}
+
+std::string DomainRow(std::string_view domain) { return "d:" + std::string(domain); }
+std::string RankRow(std::string_view domain, uint64_t count, std::string_view uri) {
+  return "d:" + std::string(domain) + ":" + model::ReverseCountHex(count) + ":" + std::string(uri);
+}
+std::string PageRow(std::string_view uri) { return "p:" + std::string(uri); }
+std::string TotalRow(uint64_t count, std::string_view uri) {
+  return "t:" + model::ReverseCountHex(count) + ":" + std::string(uri);
+}
+
+void TableWriter::Put(std::string_view row, std::string_view cf, std::string_view cq, std::string_view value) {
+  batch_.Put(state::Family::kTable, EncodeCellKey(row, cf, cq), value);
+}
+void TableWriter::Delete(std::string_view row, std::string_view cf, std::string_view cq) {
+  batch_.Delete(state::Family::kTable, EncodeCellKey(row, cf, cq));
+}
+
+Status TableWriter::SetPage(std::string_view uri, const std::optional<model::Page>& page,
+                            const std::string& page_json) {
+  const std::string row = PageRow(uri);
+  ASSIGN_OR_RETURN(auto old_json, store_.Get(state::Family::kTable, EncodeCellKey(row, kPage, kCur)));
+  std::unordered_map<std::string, std::string> old_links;
+  if (old_json) {
+    thread_local codec::RecordDecoder decoder;
+    ASSIGN_OR_RETURN(model::Page old, decoder.DecodePageJson(*old_json));
+    for (auto& l : old.links) old_links.emplace(std::move(l.uri), std::move(l.anchor_text));
+  }
+  if (page) {
+    for (const auto& l : page->links) {
+      auto it = old_links.find(l.uri);
+      if (it == old_links.end() || it->second != l.anchor_text) Put(PageRow(l.uri), kInlinks, uri, l.anchor_text);
+      if (it != old_links.end()) old_links.erase(it);
+    }
+    Put(row, kPage, kCur, page_json);
+  } else if (old_json) {
+    Delete(row, kPage, kCur);
+  }
+  for (const auto& [target, anchor] : old_links) Delete(PageRow(target), kInlinks, uri);
+  return Status::Ok();
+}
+
+Status TableWriter::SetUriInfo(std::string_view uri, const model::UriInfo& info) {
+  const std::string row = PageRow(uri);
+  const std::string domain(model::DomainOfUri(uri));
+  ASSIGN_OR_RETURN(auto old, store_.Get(state::Family::kTable, EncodeCellKey(row, kPage, kIncount)));
+  if (old) {
+    uint64_t n = 0;
+    std::from_chars(old->data(), old->data() + old->size(), n);
+    Delete(TotalRow(n, uri), "", "");
+    Delete(RankRow(domain, n, uri), kRank, "");
+  }
+  if (info.Exists()) {
+    const auto n = static_cast<uint64_t>(info.links_to);
+    const std::string value = std::to_string(n);
+    Put(row, kPage, kIncount, value);
+    Put(TotalRow(n, uri), "", "", value);
+    Put(RankRow(domain, n, uri), kRank, "", value);
+  } else if (old) {
+    Delete(row, kPage, kIncount);
+  }
+  return Status::Ok();
+}
+
+void TableWriter::SetDomainCount(std::string_view domain, int64_t pagecount) {
+  if (pagecount > 0) {
+    Put(DomainRow(domain), kDomain, kPagecount, std::to_string(pagecount));
+  } else {
+    Delete(DomainRow(domain), kDomain, kPagecount);
+  }
+}
+
+}  // namespace webindex::sink

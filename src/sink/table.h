@@ -1,0 +1,47 @@
+// The query table's layout (spec §4): cells (row, cf, cq) -> value in the kTable family,
+// keyed so that RocksDB's byte order is the order of (row, cf, cq). Stateless helpers.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "model/page.h"
+#include "state/store.h"
+
+namespace webindex::sink {
+
+struct Cell {
+  std::string row, cf, cq, value;
+};
+
+//! Each part with 0x00 escaped as 00 ff and ended by 00 01, so tuple order = byte order.
+std::string EncodeCellKey(std::string_view row, std::string_view cf, std::string_view cq);
+bool DecodeCellKey(std::string_view key, std::string* row, std::string* cf, std::string* cq);
+//! The smallest key of any cell whose row starts with `row_prefix`.
+std::string RowPrefixKey(std::string_view row_prefix);
+
+//! Row names of the three row families.
+std::string DomainRow(std::string_view domain);                                   // d:<domain>
+std::string RankRow(std::string_view domain, uint64_t count, std::string_view uri);  // d:<domain>:<rev>:<uri>
+std::string PageRow(std::string_view uri);                                        // p:<uri>
+std::string TotalRow(uint64_t count, std::string_view uri);                        // t:<rev>:<uri>
+
+//! Writes of one export's new value; reads the current table where the old value matters.
+class TableWriter {
+ public:
+  TableWriter(state::Store& store, state::WriteBatch& batch) : store_(store), batch_(batch) {}
+  //! Replaces page|cur and the inlinks rows the page's links make (old ones read from page|cur).
+  Status SetPage(std::string_view uri, const std::optional<model::Page>& page, const std::string& page_json);
+  //! Replaces incount, the t: row and the d: rank row of `uri`.
+  Status SetUriInfo(std::string_view uri, const model::UriInfo& info);
+  void SetDomainCount(std::string_view domain, int64_t pagecount);
+
+ private:
+  void Put(std::string_view row, std::string_view cf, std::string_view cq, std::string_view value);
+  void Delete(std::string_view row, std::string_view cf, std::string_view cq);
+  state::Store& store_;
+  state::WriteBatch& batch_;
+};
+
+}  // namespace webindex::sink

@@ -1,0 +1,164 @@
+#include "state/store.h"
+
+#include <rocksdb/db.h>
+#include <rocksdb/filter_policy.h>
+#include <rocksdb/table.h>
+#include <rocksdb/write_batch.h>
+
+#include <array>
+
+namespace webindex::state {
+namespace {
+
+constexpr std::array<const char*, static_cast<int>(Family::kCount)> kFamilyNames = {
+    "pages", "uris", "domains", "offsets", "outbox", "dedupe", "meta", "table", "versions"};
+
+Status FromRocks(const rocksdb::Status& s, const char* what) {
+  if (s.ok()) return Status::Ok();
+  if (s.IsNotFound()) return Status::NotFound(std::string(what) + ": " + s.ToString());
+  if (s.IsCorruption()) return Status::Corruption(std::string(what) + ": " + s.ToString());
+  return Status::IoError(std::string(what) + ": " + s.ToString());
+}
+
+rocksdb::Slice ToSlice(std::string_view v) { return {v.data(), v.size()}; }
+std::string_view ToView(const rocksdb::Slice& s) { return {s.data(), s.size()}; }
+
+class RocksIterator final : public Iterator {
+ public:
+  explicit RocksIterator(rocksdb::Iterator* it) : it_(it) {}
+  void Seek(std::string_view key) override { it_->Seek(ToSlice(key)); }
+  void SeekToFirst() override { it_->SeekToFirst(); }
+  bool Valid() const override { return it_->Valid(); }
+  void Next() override { it_->Next(); }
+  std::string_view key() const override { return ToView(it_->key()); }
+  std::string_view value() const override { return ToView(it_->value()); }
+  Status status() const override { return FromRocks(it_->status(), "iterator"); }
+
+ private:
+  std::unique_ptr<rocksdb::Iterator> it_;
+};
+
+}  // namespace
+
+struct Snapshot::Impl {
+  rocksdb::DB* db;
+  const rocksdb::Snapshot* snap;
+  ~Impl() { db->ReleaseSnapshot(snap); }
+};
+Snapshot::Snapshot(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Snapshot::~Snapshot() = default;
+
+struct Store::Impl {
+  std::unique_ptr<rocksdb::DB> db;
+  std::vector<rocksdb::ColumnFamilyHandle*> handles;
+  rocksdb::WriteOptions write_options;
+  rocksdb::ColumnFamilyHandle* h(Family f) const { return handles[static_cast<int>(f)]; }
+  rocksdb::ReadOptions Read(const Snapshot* snap) const {
+    rocksdb::ReadOptions ro;
+    if (snap) ro.snapshot = snap->impl_->snap;
+    return ro;
+  }
+  ~Impl() {
+    if (!db) return;
+    for (auto* handle : handles) db->DestroyColumnFamilyHandle(handle).PermitUncheckedError();
+    db->Close().PermitUncheckedError();
+  }
+};
+
+struct WriteBatch::Impl {
+  const Store::Impl* store;
+  rocksdb::WriteBatch batch;
+};
+
+WriteBatch::WriteBatch(const Store& store) : impl_(std::make_unique<Impl>()) { impl_->store = store.impl_.get(); }
+WriteBatch::~WriteBatch() = default;
+WriteBatch::WriteBatch(WriteBatch&&) noexcept = default;
+void WriteBatch::Put(Family f, std::string_view key, std::string_view value) {
+  impl_->batch.Put(impl_->store->h(f), ToSlice(key), ToSlice(value)).PermitUncheckedError();
+}
+void WriteBatch::Delete(Family f, std::string_view key) {
+  impl_->batch.Delete(impl_->store->h(f), ToSlice(key)).PermitUncheckedError();
+}
+size_t WriteBatch::Count() const { return impl_->batch.Count(); }
+size_t WriteBatch::ByteSize() const { return impl_->batch.GetDataSize(); }
+
+Store::Store(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Store::~Store() = default;
+
+Result<std::unique_ptr<Store>> Store::Open(const std::string& dir, const StoreOptions& options) {
+  rocksdb::Options db_opts;
+  db_opts.create_if_missing = true;
+  db_opts.create_missing_column_families = true;
+  db_opts.IncreaseParallelism(2);
+  db_opts.max_open_files = 512;
+  rocksdb::BlockBasedTableOptions table;
+  table.block_cache = rocksdb::NewLRUCache(options.block_cache_bytes);
+  table.filter_policy.reset(rocksdb::NewBloomFilterPolicy(10));
+  table.cache_index_and_filter_blocks = true;
+  rocksdb::ColumnFamilyOptions cf_opts;
+  cf_opts.write_buffer_size = options.write_buffer_bytes;
+  cf_opts.table_factory.reset(rocksdb::NewBlockBasedTableFactory(table));
+  cf_opts.compression = rocksdb::kLZ4Compression;
+  std::vector<rocksdb::ColumnFamilyDescriptor> cfs;
+  cfs.emplace_back(rocksdb::kDefaultColumnFamilyName, cf_opts);
+  for (const char* name : kFamilyNames) cfs.emplace_back(name, cf_opts);
+
+  auto impl = std::make_unique<Impl>();
+  std::vector<rocksdb::ColumnFamilyHandle*> handles;
+  rocksdb::DB* raw = nullptr;
+  rocksdb::Status s = options.read_only ? rocksdb::DB::OpenForReadOnly(db_opts, dir, cfs, &handles, &raw)
+                                        : rocksdb::DB::Open(db_opts, dir, cfs, &handles, &raw);
+  if (!s.ok()) return FromRocks(s, ("opening data dir " + dir).c_str());
+  impl->db.reset(raw);
+  raw->DestroyColumnFamilyHandle(handles[0]).PermitUncheckedError();  // default family is unused
+  impl->handles.assign(handles.begin() + 1, handles.end());
+  impl->write_options.sync = options.sync_commits;
+  return std::unique_ptr<Store>(new Store(std::move(impl)));
+}
+
+Result<std::optional<std::string>> Store::Get(Family f, std::string_view key, const Snapshot* snap) {
+  std::string value;
+  auto s = impl_->db->Get(impl_->Read(snap), impl_->h(f), ToSlice(key), &value);
+  if (s.IsNotFound()) return std::optional<std::string>();
+  RETURN_IF_ERROR(FromRocks(s, "get"));
+  return std::optional<std::string>(std::move(value));
+}
+
+Status Store::MultiGet(Family f, const std::vector<std::string>& keys, std::vector<std::optional<std::string>>* out) {
+  std::vector<rocksdb::Slice> slices;
+  slices.reserve(keys.size());
+  for (const auto& k : keys) slices.emplace_back(k);
+  std::vector<rocksdb::PinnableSlice> values(keys.size());
+  std::vector<rocksdb::Status> statuses(keys.size());
+  impl_->db->MultiGet(rocksdb::ReadOptions(), impl_->h(f), keys.size(), slices.data(), values.data(),
+                      statuses.data());
+  out->assign(keys.size(), std::nullopt);
+  for (size_t i = 0; i < keys.size(); ++i) {
+    if (statuses[i].IsNotFound()) continue;
+    RETURN_IF_ERROR(FromRocks(statuses[i], "multiget"));
+    (*out)[i] = values[i].ToString();
+  }
+  return Status::Ok();
+}
+
+Status Store::Write(WriteBatch& batch) {
+  return FromRocks(impl_->db->Write(impl_->write_options, &batch.impl_->batch), "commit");
+}
+
+std::unique_ptr<Iterator> Store::NewIterator(Family f, const Snapshot* snap) {
+  return std::make_unique<RocksIterator>(impl_->db->NewIterator(impl_->Read(snap), impl_->h(f)));
+}
+
+std::unique_ptr<Snapshot> Store::GetSnapshot() {
+  auto impl = std::make_unique<Snapshot::Impl>();
+  impl->db = impl_->db.get();
+  impl->snap = impl_->db->GetSnapshot();
+  return std::unique_ptr<Snapshot>(new Snapshot(std::move(impl)));
+}
+
+Status Store::Flush() {
+  rocksdb::FlushOptions fo;
+  return FromRocks(impl_->db->Flush(fo, impl_->handles), "flush");
+}
+
+}  // namespace webindex::state

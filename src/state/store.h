@@ -1,0 +1,104 @@
+// The one RocksDB database of a webindex data dir: a column family per store, atomic
+// multi-family write batches, snapshots for consistent reads. Thread-safe (RocksDB is).
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/status.h"
+
+namespace webindex::state {
+
+enum class Family : int {
+  kPages = 0,   //!< page stage: uri -> PageState
+  kUris,        //!< uri stage: uri -> Counted
+  kDomains,     //!< domain stage: domain -> Counted
+  kOffsets,     //!< consumer positions: "<group>/<topic>/<partition>" -> next offset
+  kOutbox,      //!< records committed but not yet acknowledged by Kafka
+  kDedupe,      //!< highest applied seq per (input partition, src)
+  kMeta,        //!< counters: next outbox seq, next origin seq
+  kTable,       //!< the query table (sink)
+  kVersions,    //!< sink: last applied export seq per key
+  kCount,
+};
+
+struct StoreOptions {
+  size_t block_cache_bytes = 256u << 20;
+  size_t write_buffer_bytes = 64u << 20;
+  bool sync_commits = false;  //!< fsync the WAL on every commit (power-loss safety)
+  bool read_only = false;
+};
+
+class Store;
+
+//! A set of writes applied atomically by Store::Write. Not thread-safe.
+class WriteBatch {
+ public:
+  explicit WriteBatch(const Store& store);
+  ~WriteBatch();
+  WriteBatch(WriteBatch&&) noexcept;
+  void Put(Family f, std::string_view key, std::string_view value);
+  void Delete(Family f, std::string_view key);
+  size_t Count() const;
+  size_t ByteSize() const;
+
+ private:
+  friend class Store;
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+//! A point-in-time view; reads through it see one consistent state.
+class Snapshot {
+ public:
+  ~Snapshot();
+  Snapshot(const Snapshot&) = delete;
+  Snapshot& operator=(const Snapshot&) = delete;
+
+ private:
+  friend class Store;
+  struct Impl;
+  explicit Snapshot(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+//! Forward iterator over one family. Owned by the caller; one thread.
+class Iterator {
+ public:
+  virtual ~Iterator() = default;
+  virtual void Seek(std::string_view key) = 0;
+  virtual void SeekToFirst() = 0;
+  virtual bool Valid() const = 0;
+  virtual void Next() = 0;
+  virtual std::string_view key() const = 0;
+  virtual std::string_view value() const = 0;
+  virtual Status status() const = 0;
+};
+
+class Store {
+ public:
+  friend class WriteBatch;
+  static Result<std::unique_ptr<Store>> Open(const std::string& dir, const StoreOptions& options);
+  ~Store();
+  Store(const Store&) = delete;
+  Store& operator=(const Store&) = delete;
+
+  Result<std::optional<std::string>> Get(Family f, std::string_view key, const Snapshot* snap = nullptr);
+  //! out[i] is the value of keys[i], or nullopt.
+  Status MultiGet(Family f, const std::vector<std::string>& keys, std::vector<std::optional<std::string>>* out);
+  Status Write(WriteBatch& batch);
+  std::unique_ptr<Iterator> NewIterator(Family f, const Snapshot* snap = nullptr);
+  std::unique_ptr<Snapshot> GetSnapshot();
+  //! Flushes memtables so that a reopen does not replay the WAL (used on clean shutdown).
+  Status Flush();
+
+ private:
+  struct Impl;
+  explicit Store(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace webindex::state
