@@ -173,6 +173,19 @@ struct MessageBatch::Impl {
 MessageBatch::MessageBatch() : impl_(std::make_unique<Impl>()) {}
 MessageBatch::~MessageBatch() = default;
 MessageBatch::MessageBatch(MessageBatch&&) noexcept = default;
+std::vector<std::pair<std::string, std::string>> MessageBatch::Headers(size_t i) const {
+  std::vector<std::pair<std::string, std::string>> out;
+  rd_kafka_headers_t* hdrs = nullptr;
+  if (rd_kafka_message_headers(impl_->messages[i].get(), &hdrs) || !hdrs) return out;
+  const char* name;
+  const void* value;
+  size_t size;
+  for (size_t idx = 0; !rd_kafka_header_get_all(hdrs, idx, &name, &value, &size); ++idx) {
+    out.emplace_back(name, std::string(static_cast<const char*>(value), size));
+  }
+  return out;
+}
+
 void MessageBatch::Clear() {
   records_.clear();
   impl_->messages.clear();
@@ -362,7 +375,10 @@ EmbeddedBroker::~EmbeddedBroker() = default;
 
 Result<std::unique_ptr<EmbeddedBroker>> EmbeddedBroker::Start(int brokers) {
   ConfPtr conf(rd_kafka_conf_new());
-  rd_kafka_conf_set_log_cb(conf.get(), LogCallback);
+  // This handle only hosts the cluster; it has no bootstrap servers and needs none.
+  rd_kafka_conf_set_log_cb(conf.get(), [](const rd_kafka_t* rk, int level, const char* fac, const char* buf) {
+    if (std::string_view(fac) != "CONFWARN") LogCallback(rk, level, fac, buf);
+  });
   auto impl = std::make_unique<Impl>();
   ASSIGN_OR_RETURN(impl->rk, MakeHandle(RD_KAFKA_PRODUCER, std::move(conf)));
   impl->cluster = rd_kafka_mock_cluster_new(impl->rk.get(), brokers);

@@ -59,6 +59,8 @@ class MessageBatch {
   MessageBatch(MessageBatch&&) noexcept;
   const std::vector<InRecord>& records() const { return records_; }
   bool empty() const { return records_.empty(); }
+  //! Headers of records()[i], copied.
+  std::vector<std::pair<std::string, std::string>> Headers(size_t i) const;
   void Clear();
 
  private:

@@ -1,0 +1,33 @@
+// The reference: a batch computation of the query table (spec §4) over the current pages
+// (spec §3) of a sequence of crawl events, written as plainly as possible.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "model/page.h"
+
+namespace webindex::testing {
+
+class BatchModel {
+ public:
+  //! Folds one raw event value (invalid ones change nothing), in topic order.
+  void Apply(const std::string& value);
+  //! The table's text lines, sorted, as `webindex dump` prints them.
+  std::vector<std::string> TableLines() const;
+  size_t invalid_events() const { return invalid_; }
+  size_t current_pages() const;
+
+ private:
+  struct UriState {
+    std::optional<int64_t> date_ns;
+    std::optional<std::string> date_text;
+    std::optional<model::Page> page;
+  };
+  std::map<std::string, UriState> pages_;
+  size_t invalid_ = 0;
+};
+
+}  // namespace webindex::testing

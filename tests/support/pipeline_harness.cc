@@ -1,0 +1,136 @@
+#include "pipeline_harness.h"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <thread>
+
+#include "common/log.h"
+#include "query/table_reader.h"
+
+namespace webindex::testing {
+
+std::string MakeTempDir(const std::string& prefix) {
+  std::random_device rd;
+  auto dir = std::filesystem::temp_directory_path() / (prefix + "-" + std::to_string(rd()) + std::to_string(rd()));
+  std::filesystem::create_directories(dir);
+  return dir.string();
+}
+
+std::vector<std::string> ReadLines(const std::string& path) {
+  std::ifstream in(path);
+  EXPECT_TRUE(in.good()) << "cannot read " << path;
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+
+std::string TestData(const std::string& name) { return std::string(WEBINDEX_TEST_DATA) + "/" + name; }
+
+PipelineHarness::PipelineHarness(int partitions) {
+  InitLogging(std::getenv("WEBINDEX_TEST_LOG") ? std::getenv("WEBINDEX_TEST_LOG") : "warn");
+  auto broker = kafka::EmbeddedBroker::Start();
+  EXPECT_TRUE(broker.ok()) << broker.status().ToString();
+  broker_ = std::move(broker).value();
+  brokers_ = broker_->bootstrap_servers();
+  data_dir_ = MakeTempDir("webindex-test");
+  config_.kafka.brokers = brokers_;
+  config_.data_dir = data_dir_ + "/data";
+  config_.progress_interval_ms = 60000;
+  config_.runner.poll_timeout_ms = 20;
+  for (const auto& spec : app::TopicSpecs(config_)) {
+    config_.partitions[spec.name] = partitions;
+    EXPECT_TRUE(broker_->CreateTopic(spec.name, partitions).ok());
+  }
+  auto producer = kafka::Producer::Create(config_.kafka, [](uint64_t, const Status& st) {
+    EXPECT_TRUE(st.ok()) << st.ToString();
+  });
+  EXPECT_TRUE(producer.ok()) << producer.status().ToString();
+  producer_ = std::move(producer).value();
+}
+
+PipelineHarness::~PipelineHarness() {
+  producer_.reset();
+  broker_.reset();
+  std::error_code ec;
+  std::filesystem::remove_all(data_dir_, ec);
+}
+
+void PipelineHarness::Produce(const std::vector<std::pair<std::string, std::string>>& keyed_values, int partition) {
+  for (const auto& [key, value] : keyed_values) {
+    ASSERT_TRUE(producer_->Produce({config_.topics.pages, partition, key, value, {}}, 0).ok());
+  }
+  ASSERT_TRUE(producer_->Flush(30000).ok());
+}
+
+void PipelineHarness::ProduceTo(const std::vector<std::tuple<int, std::string, std::string>>& records) {
+  for (const auto& [partition, key, value] : records) {
+    ASSERT_TRUE(producer_->Produce({config_.topics.pages, partition, key, value, {}}, 0).ok());
+  }
+  ASSERT_TRUE(producer_->Flush(30000).ok());
+}
+
+std::string PipelineHarness::RunUntilIdle() {
+  app::Processor processor(config_);
+  Status st = processor.Start();
+  EXPECT_TRUE(st.ok()) << st.ToString();
+  if (!st.ok()) return {};
+  std::atomic<bool> stop{false};
+  st = processor.Run(/*exit_when_idle=*/true, stop);
+  EXPECT_TRUE(st.ok()) << st.ToString();
+  st = processor.Stop();
+  EXPECT_TRUE(st.ok()) << st.ToString();
+  return processor.metrics().Summary();
+}
+
+std::vector<std::string> PipelineHarness::Dump() {
+  state::StoreOptions opts;
+  opts.read_only = true;
+  auto store = state::Store::Open(config_.data_dir, opts);
+  EXPECT_TRUE(store.ok()) << store.status().ToString();
+  if (!store.ok()) return {};
+  std::vector<std::string> lines;
+  Status st = query::ScanRows(**store, "", [&](const sink::Cell& c) {
+    lines.push_back(query::CellLine(c));
+    return true;
+  });
+  EXPECT_TRUE(st.ok()) << st.ToString();
+  return lines;
+}
+
+std::vector<PipelineHarness::Consumed> PipelineHarness::ReadTopic(const std::string& topic) {
+  std::vector<Consumed> out;
+  auto admin = kafka::Admin::Create(config_.kafka);
+  EXPECT_TRUE(admin.ok());
+  auto partitions = (*admin)->PartitionCount(topic, 5000);
+  EXPECT_TRUE(partitions.ok()) << partitions.status().ToString();
+  auto consumer = kafka::Consumer::Create(config_.kafka, "webindex-test-reader");
+  EXPECT_TRUE(consumer.ok());
+  std::vector<kafka::TopicPartitionOffset> assignment;
+  int64_t remaining = 0;
+  for (int32_t p = 0; p < *partitions; ++p) {
+    auto marks = (*admin)->Watermarks(topic, p, 5000);
+    EXPECT_TRUE(marks.ok());
+    remaining += marks->second - marks->first;
+    assignment.push_back({topic, p, kafka::kBeginning});
+  }
+  EXPECT_TRUE((*consumer)->Assign(assignment).ok());
+  kafka::MessageBatch batch;
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (remaining > 0 && std::chrono::steady_clock::now() < deadline) {
+    EXPECT_TRUE((*consumer)->PollBatch(1000, 100, &batch).ok());
+    for (size_t i = 0; i < batch.records().size(); ++i) {
+      const auto& r = batch.records()[i];
+      out.push_back({r.partition, r.offset, std::string(r.key), std::string(r.value), batch.Headers(i)});
+      --remaining;
+    }
+  }
+  EXPECT_EQ(remaining, 0) << "timed out reading " << topic;
+  return out;
+}
+
+}  // namespace webindex::testing

@@ -1,0 +1,59 @@
+// An in-process webindex for integration tests: an embedded broker with the topics, a temp
+// data dir, and helpers to produce events, run the processor until idle, and read the table.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "app/processor.h"
+#include "kafka/client.h"
+
+namespace webindex::testing {
+
+class PipelineHarness {
+ public:
+  //! `partitions` for every topic.
+  explicit PipelineHarness(int partitions = 3);
+  ~PipelineHarness();
+
+  const std::string& brokers() const { return brokers_; }
+  const std::string& data_dir() const { return data_dir_; }
+  app::ProcessorConfig& config() { return config_; }
+
+  //! Produces values to the pages topic; partition -1 lets the key decide.
+  void Produce(const std::vector<std::pair<std::string, std::string>>& keyed_values, int partition = -1);
+  //! Produces values to an explicit partition each.
+  void ProduceTo(const std::vector<std::tuple<int, std::string, std::string>>& records);
+  //! Starts a processor on the data dir, waits until idle, stops it. Returns its metrics summary.
+  std::string RunUntilIdle();
+  //! The query table's text lines, sorted.
+  std::vector<std::string> Dump();
+  //! All records of a topic from the beginning (value and headers).
+  struct Consumed {
+    int32_t partition;
+    int64_t offset;
+    std::string key, value;
+    std::vector<std::pair<std::string, std::string>> headers;
+  };
+  std::vector<Consumed> ReadTopic(const std::string& topic);
+
+ private:
+  std::unique_ptr<kafka::EmbeddedBroker> broker_;
+  std::string brokers_;
+  std::string data_dir_;
+  app::ProcessorConfig config_;
+  std::unique_ptr<kafka::Producer> producer_;
+};
+
+//! A fresh directory under the system temp dir, removed by the caller.
+std::string MakeTempDir(const std::string& prefix);
+
+//! Lines of a text file, without the trailing newline.
+std::vector<std::string> ReadLines(const std::string& path);
+
+//! Path of a file in tests/data.
+std::string TestData(const std::string& name);
+
+}  // namespace webindex::testing
