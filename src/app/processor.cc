@@ -54,6 +54,8 @@ Status Processor::Start() {
     }
   };
   ASSIGN_OR_RETURN(producer_, kafka::Producer::Create(config_.kafka, route));
+  const auto& n = config_.topics;
+  RETURN_IF_ERROR(producer_->WarmUp({n.uri_deltas, n.domain_deltas, n.exports, n.dead_letters}, kAdminTimeoutMs));
 
   std::vector<std::unique_ptr<pipeline::Stage>> stages;
   stages.push_back(std::make_unique<pipeline::PageStage>(layout, config_.limits));

@@ -9,6 +9,7 @@ using namespace webindex;
 int main(int argc, char** argv) {
   CLI::App app{"webindex: keeps a live, exact index of the web's link graph from crawl events in Kafka"};
   app.require_subcommand(1);
+  app.fallthrough();  // global options may follow the subcommand
   std::string config_path, brokers, log_level, data_dir;
   std::vector<std::string> kafka_props;
   app.add_option("-c,--config", config_path, "TOML configuration file (defaults: config/webindex.toml)");

@@ -153,6 +153,18 @@ Status Producer::Produce(const OutRecord& r, uint64_t opaque) {
   }
 }
 
+Status Producer::WarmUp(const std::vector<std::string>& topics, int timeout_ms) {
+  for (const auto& name : topics) {
+    rd_kafka_topic_t* rkt = rd_kafka_topic_new(impl_->rk.get(), name.c_str(), nullptr);
+    const rd_kafka_metadata_t* md = nullptr;
+    rd_kafka_resp_err_t err = rd_kafka_metadata(impl_->rk.get(), 0, rkt, &md, timeout_ms);
+    if (md) rd_kafka_metadata_destroy(md);
+    rd_kafka_topic_destroy(rkt);
+    if (err) return KafkaError(err, "metadata of " + name);
+  }
+  return Status::Ok();
+}
+
 Status Producer::Flush(int timeout_ms) {
   rd_kafka_resp_err_t err = rd_kafka_flush(impl_->rk.get(), timeout_ms);
   if (err) return KafkaError(err, "flush");
@@ -209,6 +221,7 @@ Result<std::unique_ptr<Consumer>> Consumer::Create(const ClientConfig& config, c
                                                    {"auto.offset.reset", "earliest"},
                                                    {"enable.partition.eof", "false"},
                                                    {"fetch.wait.max.ms", "20"},
+                                                   {"fetch.error.backoff.ms", "10"},
                                                    {"queued.max.messages.kbytes", "65536"}}));
   auto impl = std::make_unique<Impl>();
   ASSIGN_OR_RETURN(impl->rk, MakeHandle(RD_KAFKA_CONSUMER, std::move(conf)));
@@ -220,8 +233,15 @@ Status Consumer::Assign(const std::vector<TopicPartitionOffset>& partitions) {
   std::unique_ptr<rd_kafka_topic_partition_list_t, PartitionListDeleter> list(
       rd_kafka_topic_partition_list_new(static_cast<int>(partitions.size())));
   for (const auto& p : partitions) {
-    rd_kafka_topic_partition_list_add(list.get(), p.topic.c_str(), p.partition)->offset =
-        p.offset == kBeginning ? RD_KAFKA_OFFSET_BEGINNING : p.offset;
+    int64_t offset = p.offset;
+    if (offset == kBeginning) {
+      // Resolving the start here saves the client's delayed logical-offset lookup.
+      int64_t lo = 0, hi = 0;
+      offset = rd_kafka_query_watermark_offsets(impl_->rk.get(), p.topic.c_str(), p.partition, &lo, &hi, 5000)
+                   ? RD_KAFKA_OFFSET_BEGINNING
+                   : lo;
+    }
+    rd_kafka_topic_partition_list_add(list.get(), p.topic.c_str(), p.partition)->offset = offset;
   }
   rd_kafka_resp_err_t err = rd_kafka_assign(impl_->rk.get(), list.get());
   if (err) return KafkaError(err, "assigning partitions");

@@ -33,6 +33,8 @@ class Producer {
   ~Producer();
   //! Copies the record; blocks (serving callbacks) while the local queue is full.
   Status Produce(const OutRecord& record, uint64_t opaque);
+  //! Learns the partitions of `topics` now, so the first record to each is not delayed.
+  Status WarmUp(const std::vector<std::string>& topics, int timeout_ms);
   //! Waits until every produced record is acknowledged or `timeout_ms` passes.
   Status Flush(int timeout_ms);
   //! A fatal producer error (idempotence broken); the process must restart from its outbox.

@@ -151,6 +151,8 @@ Status StageRunner::RunBatch(const std::vector<InRecord>& records, std::vector<u
   for (uint64_t seq : acked) wb.Delete(state::Family::kOutbox, OutboxKey(seq));
   RETURN_IF_ERROR(store_.Write(wb));
   ++metrics_.commits;
+  LOG_DEBUG("stage {}: committed {} records in, {} out, {} acknowledged", stage_->name(), records.size(), out.size(),
+            acked.size());
   for (int32_t p = 0; p < input_partitions_; ++p) {
     if (next[p] >= 0) positions_[p] = next[p];
   }

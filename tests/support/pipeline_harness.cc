@@ -39,6 +39,7 @@ PipelineHarness::PipelineHarness(int partitions) {
   brokers_ = broker_->bootstrap_servers();
   data_dir_ = MakeTempDir("webindex-test");
   config_.kafka.brokers = brokers_;
+  if (const char* debug = std::getenv("WEBINDEX_TEST_KAFKA_DEBUG")) config_.kafka.properties["debug"] = debug;
   config_.data_dir = data_dir_ + "/data";
   config_.progress_interval_ms = 60000;
   config_.runner.poll_timeout_ms = 20;
