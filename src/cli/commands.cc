@@ -9,7 +9,10 @@
 #include <iostream>
 #include <thread>
 
+#include <fmt/format.h>
+
 #include "codec/event.h"
+#include "model/url.h"
 #include "common/log.h"
 #include "kafka/client.h"
 #include "query/table_reader.h"
@@ -71,29 +74,30 @@ int RunBroker(const Settings& settings, const BrokerOptions& options) {
   return 0;
 }
 
-int RunLoad(const Settings& settings, const LoadOptions& options) {
-  const std::string topic = options.topic.empty() ? settings.processor.topics.pages : options.topic;
-  auto admin = kafka::Admin::Create(settings.processor.kafka);
-  if (!admin.ok()) return Fail(admin.status());
+namespace {
+
+//! Produces JSON-lines files to `topic`; bad lines are reported as file:line and skipped.
+Status LoadFiles(const Settings& settings, const std::string& topic, const std::vector<std::string>& files,
+                 uint64_t* bad_lines) {
+  ASSIGN_OR_RETURN(auto admin, kafka::Admin::Create(settings.processor.kafka));
   kafka::TopicSpec spec{topic, 1, 1, {}};
   if (auto it = settings.processor.partitions.find(topic); it != settings.processor.partitions.end()) {
     spec.partitions = it->second;
   }
-  if (Status st = (*admin)->EnsureTopics({spec}, 10000); !st.ok()) {
-    return Fail(st.WithContext("cannot reach Kafka at " + settings.processor.kafka.brokers));
-  }
+  RETURN_IF_ERROR(
+      admin->EnsureTopics({spec}, 10000).WithContext("cannot reach Kafka at " + settings.processor.kafka.brokers));
   std::atomic<uint64_t> failed{0};
-  auto producer = kafka::Producer::Create(settings.processor.kafka, [&](uint64_t, const Status& st) {
-    if (!st.ok() && failed++ == 0) LOG_ERROR("{}", st.ToString());
-  });
-  if (!producer.ok()) return Fail(producer.status());
-  uint64_t sent = 0, bad = 0;
-  for (const auto& file : options.files) {
+  ASSIGN_OR_RETURN(auto producer, kafka::Producer::Create(settings.processor.kafka, [&](uint64_t, const Status& st) {
+                     if (!st.ok() && failed++ == 0) LOG_ERROR("{}", st.ToString());
+                   }));
+  uint64_t sent = 0;
+  *bad_lines = 0;
+  for (const auto& file : files) {
     std::ifstream in_file;
     std::istream* in = &std::cin;
     if (file != "-") {
       in_file.open(file);
-      if (!in_file) return Fail(Status::IoError("cannot open " + file));
+      if (!in_file) return Status::IoError("cannot open " + file);
       in = &in_file;
     }
     std::string line;
@@ -102,16 +106,83 @@ int RunLoad(const Settings& settings, const LoadOptions& options) {
       auto url = codec::ExtractEventUrl(line);
       if (!url.ok()) {
         std::cerr << file << ":" << lineno << ": " << url.status().message() << " (line skipped)\n";
-        ++bad;
+        ++*bad_lines;
         continue;
       }
-      if (Status st = (*producer)->Produce({topic, -1, *url, line, {}}, sent); !st.ok()) return Fail(st);
+      RETURN_IF_ERROR(producer->Produce({topic, -1, *url, line, {}}, sent));
       ++sent;
     }
   }
-  if (Status st = (*producer)->Flush(60000); !st.ok()) return Fail(st.WithContext("waiting for acknowledgements"));
-  LOG_INFO("loaded {} events into {} ({} lines skipped, {} not acknowledged)", sent, topic, bad, failed.load());
-  return bad == 0 && failed == 0 ? 0 : 2;
+  RETURN_IF_ERROR(producer->Flush(60000).WithContext("waiting for acknowledgements"));
+  if (failed) return Status::Unavailable(std::to_string(failed) + " events were not acknowledged");
+  LOG_INFO("loaded {} events into {} ({} lines skipped)", sent, topic, *bad_lines);
+  return Status::Ok();
+}
+
+}  // namespace
+
+int RunLoad(const Settings& settings, const LoadOptions& options) {
+  const std::string topic = options.topic.empty() ? settings.processor.topics.pages : options.topic;
+  uint64_t bad = 0;
+  if (Status st = LoadFiles(settings, topic, options.files, &bad); !st.ok()) return Fail(st);
+  return bad == 0 ? 0 : 2;
+}
+
+int RunDemo(Settings settings, const DemoOptions& options) {
+  auto embedded = MaybeEmbedded(&settings);
+  if (!embedded.ok()) return Fail(embedded.status());
+  if (settings.processor.data_dir.empty()) {
+    char tmpl[] = "/tmp/webindex-demo-XXXXXX";
+    if (!mkdtemp(tmpl)) return Fail(Status::IoError("cannot create a temporary data dir"));
+    settings.processor.data_dir = tmpl;
+  }
+  if (*embedded) {
+    for (const auto& spec : app::TopicSpecs(settings.processor)) {
+      if (Status st = (*embedded)->CreateTopic(spec.name, spec.partitions); !st.ok()) return Fail(st);
+    }
+  }
+  uint64_t bad = 0;
+  if (Status st = LoadFiles(settings, settings.processor.topics.pages, {options.file}, &bad); !st.ok()) {
+    return Fail(st);
+  }
+  const auto& stop = InstallStopSignals();
+  {
+    app::Processor processor(settings.processor);
+    if (Status st = processor.Start(); !st.ok()) return Fail(st);
+    Status run = processor.Run(/*exit_when_idle=*/true, stop);
+    Status stopped = processor.Stop();
+    if (!run.ok()) return Fail(run);
+    if (!stopped.ok()) return Fail(stopped);
+  }
+  state::StoreOptions opts = settings.processor.store;
+  opts.read_only = true;
+  auto store = state::Store::Open(settings.processor.data_dir, opts);
+  if (!store.ok()) return Fail(store.status());
+  auto top = query::TopUris(**store, 10);
+  if (!top.ok()) return Fail(top.status());
+  auto show = [](const query::RankedUri& r) {
+    auto url = model::UrlFromUri(r.uri);
+    std::cout << fmt::format("  {:>6}  {}\n", r.count, url.ok() ? url->ToString() : r.uri);
+  };
+  std::cout << "\nMost linked-to pages (inlinks, URL):\n";
+  for (const auto& r : *top) show(r);
+  std::string domain = options.domain;
+  if (domain.empty()) {
+    auto largest = query::LargestDomain(**store);
+    if (!largest.ok()) return Fail(largest.status());
+    domain = *largest;
+  } else if (auto url = model::ParseUrl("http://" + domain + "/"); url.ok()) {
+    domain = url->ReverseDomain();
+  }
+  uint64_t pagecount = 0;
+  auto pages = query::DomainUris(**store, domain, 10, &pagecount);
+  if (!pages.ok()) return Fail(pages.status());
+  auto domain_url = model::UrlFromUri(domain + ">>o>/");
+  std::cout << "\nMost linked-to pages of domain " << (domain_url.ok() ? domain_url->domain : domain) << " ("
+            << pagecount << " pages known):\n";
+  for (const auto& r : *pages) show(r);
+  std::cout << "\nThe whole table: webindex dump --data-dir " << settings.processor.data_dir << "\n";
+  return 0;
 }
 
 int RunProcessor(Settings settings, const RunOptions& options) {

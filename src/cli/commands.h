@@ -28,6 +28,13 @@ int RunProcessor(Settings settings, const RunOptions& options);
 
 int RunDump(const Settings& settings);
 
+struct DemoOptions {
+  std::string file;    //!< JSON-lines crawl events
+  std::string domain;  //!< domain to list; default: the top page's
+};
+//! Embedded broker + load + run until idle + the top pages and a domain's pages.
+int RunDemo(Settings settings, const DemoOptions& options);
+
 //! Installs SIGINT/SIGTERM handlers: the first asks to stop, the second exits at once.
 const std::atomic<bool>& InstallStopSignals();
 

@@ -38,6 +38,12 @@ int main(int argc, char** argv) {
   auto* dump = app.add_subcommand("dump", "print the query table as row|cf|cq|value lines");
   dump->add_option("--data-dir", data_dir, "state and query table directory")->required();
 
+  cli::DemoOptions demo_opts{WEBINDEX_SAMPLE_DATA, ""};
+  auto* demo = app.add_subcommand("demo", "embedded broker + sample crawl + processing, then the top pages");
+  demo->add_option("file", demo_opts.file, "JSON-lines crawl events (default: the bundled sample)")->capture_default_str();
+  demo->add_option("--domain", demo_opts.domain, "domain to list, e.g. stackoverflow.com");
+  demo->add_option("--data-dir", data_dir, "where to keep the table (default: a new temporary dir)");
+
   CLI11_PARSE(app, argc, argv);
 
   auto settings = cli::LoadSettings(config_path);
@@ -63,5 +69,9 @@ int main(int argc, char** argv) {
   if (*load) return cli::RunLoad(*settings, load_opts);
   if (*run) return cli::RunProcessor(std::move(settings).value(), run_opts);
   if (*dump) return cli::RunDump(*settings);
+  if (*demo) {
+    settings->processor.kafka.brokers = brokers.empty() ? "embedded" : brokers;
+    return cli::RunDemo(std::move(settings).value(), demo_opts);
+  }
   return 1;
 }

@@ -272,3 +272,31 @@ Result<Url> ResolveLink(const Url& base, std::string_view link) {
 std::string_view DomainOfUri(std::string_view uri) { return uri.substr(0, uri.find('>')); }
 
 }  // namespace webindex::model
+
+namespace webindex::model {
+
+Result<Url> UrlFromUri(std::string_view uri) {
+  const auto parts = Split(uri, '>');
+  if (parts.size() < 4 || parts[2].empty() || (parts[2][0] != 's' && parts[2][0] != 'o')) {
+    return Status::InvalidArgument("not a webindex URI: '" + std::string(uri) + "'");
+  }
+  Url url;
+  url.secure = parts[2][0] == 's';
+  url.port = url.secure ? 443 : 80;
+  if (parts[2].size() > 1) {
+    auto port = ParsePort(parts[2].substr(1));
+    if (!port) return Status::InvalidArgument("bad port in URI '" + std::string(uri) + "'");
+    url.port = *port;
+  }
+  const std::string reversed = std::string(parts[0]) + std::string(parts[1]);
+  url.ip_host = IsIpv4(reversed);
+  url.host = url.ip_host ? reversed : ReverseHost(reversed);
+  url.domain = url.ip_host ? std::string(parts[0]) : ReverseHost(parts[0]);
+  // The path is everything after the third '>' (paths never hold '>', but stay exact anyway).
+  size_t pos = 0;
+  for (int i = 0; i < 3; ++i) pos = uri.find('>', pos) + 1;
+  url.path = std::string(uri.substr(pos));
+  return url;
+}
+
+}  // namespace webindex::model

@@ -31,6 +31,9 @@ Result<Url> ParseUrl(std::string_view raw);
 //! Resolves a link found on `base` (RFC 3986 §5); absolute links are parsed as they are.
 Result<Url> ResolveLink(const Url& base, std::string_view link);
 
+//! The URL a URI stands for (inverse of Url::ToUri).
+Result<Url> UrlFromUri(std::string_view uri);
+
 //! The domain key of a URI (its first field), without parsing the rest.
 std::string_view DomainOfUri(std::string_view uri);
 
