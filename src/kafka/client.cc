@@ -206,6 +206,35 @@ void MessageBatch::Clear() {
 struct Consumer::Impl {
   RdKafkaPtr rk;
   std::atomic<uint64_t> errors{0};
+  std::vector<Consumer::DataLoss> losses;
+
+  //! The committed position fell below the partition's start: report the gap, go on from the start.
+  void OnOffsetReset(const rd_kafka_message_t* m) {
+    const char* topic = rd_kafka_topic_name(m->rkt);
+    int64_t lo = 0, hi = 0;
+    if (rd_kafka_query_watermark_offsets(rk.get(), topic, m->partition, &lo, &hi, 5000)) {
+      LOG_ERROR("consuming {}[{}]: offset {} is out of range and the range could not be read; retrying", topic,
+                m->partition, m->offset);
+      return;
+    }
+    if (m->offset >= 0 && m->offset < lo) {
+      losses.push_back({topic, m->partition, m->offset, lo});
+      LOG_ERROR("DATA LOSS: {}[{}] offsets [{}, {}) were removed by retention before they were read; "
+                "continuing at {}",
+                topic, m->partition, m->offset, lo, lo);
+    } else {
+      LOG_ERROR("consuming {}[{}]: offset {} is out of range [{}, {}); continuing at {}", topic, m->partition,
+                m->offset, lo, hi, m->offset < lo ? lo : hi);
+    }
+    const int64_t restart = m->offset < lo ? lo : hi;
+    std::unique_ptr<rd_kafka_topic_partition_list_t, PartitionListDeleter> list(rd_kafka_topic_partition_list_new(1));
+    rd_kafka_topic_partition_list_add(list.get(), topic, m->partition)->offset = restart;
+    rd_kafka_error_t* err = rd_kafka_seek_partitions(rk.get(), list.get(), 5000);
+    if (err) {
+      LOG_ERROR("seeking {}[{}] to {}: {}", topic, m->partition, restart, rd_kafka_error_string(err));
+      rd_kafka_error_destroy(err);
+    }
+  }
 };
 
 Consumer::Consumer(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -218,7 +247,7 @@ Result<std::unique_ptr<Consumer>> Consumer::Create(const ClientConfig& config, c
   ASSIGN_OR_RETURN(ConfPtr conf, MakeConf(config, {{"group.id", group},
                                                    {"enable.auto.commit", "false"},
                                                    {"enable.auto.offset.store", "false"},
-                                                   {"auto.offset.reset", "earliest"},
+                                                   {"auto.offset.reset", "error"},
                                                    {"enable.partition.eof", "false"},
                                                    {"fetch.wait.max.ms", "20"},
                                                    {"fetch.error.backoff.ms", "10"},
@@ -258,6 +287,10 @@ Status Consumer::PollBatch(size_t max, int timeout_ms, MessageBatch* out) {
     if (m->err) {
       if (m->err == RD_KAFKA_RESP_ERR__PARTITION_EOF) continue;
       ++impl_->errors;
+      if (m->err == RD_KAFKA_RESP_ERR__AUTO_OFFSET_RESET && m->rkt) {
+        impl_->OnOffsetReset(m.get());
+        continue;
+      }
       const char* topic = m->rkt ? rd_kafka_topic_name(m->rkt) : "?";
       LOG_ERROR("consuming {}[{}] at offset {}: {}", topic, m->partition, m->offset, rd_kafka_message_errstr(m.get()));
       continue;
@@ -275,6 +308,8 @@ Status Consumer::PollBatch(size_t max, int timeout_ms, MessageBatch* out) {
 }
 
 uint64_t Consumer::error_count() const { return impl_->errors; }
+
+std::vector<Consumer::DataLoss> Consumer::TakeDataLoss() { return std::exchange(impl_->losses, {}); }
 
 // ---------------------------------------------------------------------------------------------
 // Admin
@@ -404,6 +439,19 @@ Result<std::unique_ptr<EmbeddedBroker>> EmbeddedBroker::Start(int brokers) {
   impl->cluster = rd_kafka_mock_cluster_new(impl->rk.get(), brokers);
   if (!impl->cluster) return Status::Unavailable("could not start the embedded broker");
   return std::unique_ptr<EmbeddedBroker>(new EmbeddedBroker(std::move(impl)));
+}
+
+void EmbeddedBroker::PushRequestErrors(int api_key, const std::vector<int>& errors) {
+  std::vector<rd_kafka_resp_err_t> codes;
+  for (int e : errors) codes.push_back(static_cast<rd_kafka_resp_err_t>(e));
+  rd_kafka_mock_push_request_errors_array(impl_->cluster, static_cast<int16_t>(api_key), codes.size(), codes.data());
+}
+
+Status EmbeddedBroker::SetBrokerUp(bool up) {
+  rd_kafka_resp_err_t err = up ? rd_kafka_mock_broker_set_up(impl_->cluster, 1)
+                               : rd_kafka_mock_broker_set_down(impl_->cluster, 1);
+  if (err) return KafkaError(err, up ? "broker up" : "broker down");
+  return Status::Ok();
 }
 
 std::string EmbeddedBroker::bootstrap_servers() const { return rd_kafka_mock_cluster_bootstraps(impl_->cluster); }

@@ -81,8 +81,17 @@ class Consumer {
   Status Assign(const std::vector<TopicPartitionOffset>& partitions);
   //! Waits up to `timeout_ms` for a first record, then takes what is ready, up to `max`.
   Status PollBatch(size_t max, int timeout_ms, MessageBatch* out);
-  //! Number of consume errors seen (logged as they happen), such as offsets out of range.
+  //! Number of consume errors seen (logged as they happen).
   uint64_t error_count() const;
+
+  //! Input removed by retention before it was read: [from, to) of a partition, skipped.
+  struct DataLoss {
+    std::string topic;
+    int32_t partition = 0;
+    int64_t from = 0, to = 0;
+  };
+  //! Data losses detected since the last call.
+  std::vector<DataLoss> TakeDataLoss();
 
  private:
   struct Impl;
@@ -125,6 +134,11 @@ class EmbeddedBroker {
   ~EmbeddedBroker();
   std::string bootstrap_servers() const;
   Status CreateTopic(const std::string& name, int partitions);
+  //! Fault injection: the next `errors.size()` requests of Kafka API `api_key` (0 Produce,
+  //! 1 Fetch, 2 ListOffsets, 3 Metadata, ...) fail with these Kafka error codes, in order.
+  void PushRequestErrors(int api_key, const std::vector<int>& errors);
+  //! Takes the broker down or brings it back up.
+  Status SetBrokerUp(bool up);
 
  private:
   struct Impl;

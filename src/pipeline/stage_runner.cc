@@ -103,6 +103,7 @@ void StageRunner::Loop() {
     while (!stop_ && st.ok()) {
       st = consumer_->PollBatch(options_.max_batch, options_.poll_timeout_ms, &batch);
       if (!st.ok()) break;
+      for (const auto& loss : consumer_->TakeDataLoss()) metrics_.lost_records += loss.to - loss.from;
       busy_ = true;
       std::vector<uint64_t> acked;
       {
