@@ -87,8 +87,8 @@ Result<model::CrawlEvent> EventDecoder::Decode(std::string_view json) {
   if (Field(obj, "crawlDate", &el)) {
     std::string_view date;
     if (el.get_string().get(date)) return Status::InvalidArgument("crawlDate is not a string");
-    ev.crawl_time_ns = ParseRfc3339(date);
-    if (!ev.crawl_time_ns) return Status::InvalidArgument("crawlDate is not an RFC 3339 date-time");
+    ev.crawl_time = ParseRfc3339(date);
+    if (!ev.crawl_time) return Status::InvalidArgument("crawlDate is not an RFC 3339 date-time");
     ev.page.crawl_date = std::string(date);
   }
   std::string_view text;

@@ -34,8 +34,11 @@ std::string EncodePageState(const model::PageState& s) {
   BytesWriter w;
   w.str().push_back(kFormat);
   w.PutVarint(s.version);
-  w.PutBool(s.date_ns.has_value());
-  if (s.date_ns) w.PutSigned(*s.date_ns);
+  w.PutBool(s.date.has_value());
+  if (s.date) {
+    w.PutSigned(s.date->seconds);
+    w.PutVarint(static_cast<uint64_t>(s.date->nanos));
+  }
   PutOpt(w, s.date_text);
   w.PutBool(s.page.has_value());
   if (s.page) {
@@ -62,9 +65,10 @@ Result<model::PageState> DecodePageState(std::string_view v) {
   bool has_date, has_page;
   if (!r.GetVarint(&s.version) || !r.GetBool(&has_date)) return Corrupt("page state");
   if (has_date) {
-    int64_t d;
-    if (!r.GetSigned(&d)) return Corrupt("page state");
-    s.date_ns = d;
+    int64_t seconds;
+    uint64_t nanos;
+    if (!r.GetSigned(&seconds) || !r.GetVarint(&nanos) || nanos >= 1000000000) return Corrupt("page state");
+    s.date = Instant{seconds, static_cast<int32_t>(nanos)};
   }
   if (!GetOpt(r, &s.date_text) || !r.GetBool(&has_page)) return Corrupt("page state");
   if (has_page) {

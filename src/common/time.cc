@@ -28,7 +28,7 @@ bool IsLeap(int y) { return (y % 4 == 0 && y % 100 != 0) || y % 400 == 0; }
 
 }  // namespace
 
-std::optional<int64_t> ParseRfc3339(std::string_view s) {
+std::optional<Instant> ParseRfc3339(std::string_view s) {
   int year, mon, day, hour, min, sec;
   if (!Digits(s, 0, 4, &year) || s.size() < 20 || s[4] != '-' || !Digits(s, 5, 2, &mon) || s[7] != '-' ||
       !Digits(s, 8, 2, &day) || (s[10] != 'T' && s[10] != 't') || !Digits(s, 11, 2, &hour) || s[13] != ':' ||
@@ -40,11 +40,11 @@ std::optional<int64_t> ParseRfc3339(std::string_view s) {
   if (day > kDays[mon - 1] + (mon == 2 && IsLeap(year) ? 1 : 0)) return std::nullopt;
   if (hour > 23 || min > 59 || sec > 60) return std::nullopt;  // 60: leap second
   size_t pos = 19;
-  int64_t nanos = 0;
+  int32_t nanos = 0;
   if (pos < s.size() && s[pos] == '.') {
     ++pos;
     size_t start = pos;
-    int64_t scale = 100000000;
+    int32_t scale = 100000000;
     while (pos < s.size() && s[pos] >= '0' && s[pos] <= '9') {
       nanos += (s[pos] - '0') * scale;
       scale /= 10;
@@ -69,7 +69,7 @@ std::optional<int64_t> ParseRfc3339(std::string_view s) {
   }
   if (pos != s.size()) return std::nullopt;
   const int64_t secs = DaysFromCivil(year, mon, day) * 86400 + hour * 3600 + min * 60 + sec - offset_sec;
-  return secs * 1000000000 + nanos;
+  return Instant{secs, nanos};
 }
 
 }  // namespace webindex

@@ -1,14 +1,23 @@
 // RFC 3339 timestamps: parsed to an instant so that crawl dates compare by time, not spelling.
 #pragma once
 
+#include <compare>
 #include <cstdint>
 #include <optional>
 #include <string_view>
 
 namespace webindex {
 
-//! Nanoseconds since the Unix epoch, or nullopt when `text` is not an RFC 3339 date-time
+//! An instant: seconds since the Unix epoch and nanoseconds within the second. Covers every
+//! RFC 3339 year (0000-9999) exactly; compares chronologically.
+struct Instant {
+  int64_t seconds = 0;
+  int32_t nanos = 0;
+  auto operator<=>(const Instant&) const = default;
+};
+
+//! The instant `text` names, or nullopt when it is not an RFC 3339 date-time
 //! (YYYY-MM-DDTHH:MM:SS[.frac](Z|+HH:MM|-HH:MM), 'T'/'Z' in either case).
-std::optional<int64_t> ParseRfc3339(std::string_view text);
+std::optional<Instant> ParseRfc3339(std::string_view text);
 
 }  // namespace webindex

@@ -36,6 +36,7 @@ Status KafkaError(rd_kafka_resp_err_t err, const std::string& what) {
 }
 
 void LogCallback(const rd_kafka_t*, int level, const char* fac, const char* buf) {
+  if (std::string_view(fac) == "FAIL") return;  // the error callback reports these once
   if (level <= 3) {
     LOG_ERROR("kafka {}: {}", fac, buf);
   } else if (level <= 5) {
@@ -207,6 +208,7 @@ struct Consumer::Impl {
   RdKafkaPtr rk;
   std::atomic<uint64_t> errors{0};
   std::vector<Consumer::DataLoss> losses;
+  std::map<std::pair<std::string, int32_t>, int64_t> assigned_at;  // where each partition started
 
   //! The committed position fell below the partition's start: report the gap, go on from the start.
   void OnOffsetReset(const rd_kafka_message_t* m) {
@@ -227,12 +229,23 @@ struct Consumer::Impl {
                 m->offset, lo, hi, m->offset < lo ? lo : hi);
     }
     const int64_t restart = m->offset < lo ? lo : hi;
-    std::unique_ptr<rd_kafka_topic_partition_list_t, PartitionListDeleter> list(rd_kafka_topic_partition_list_new(1));
-    rd_kafka_topic_partition_list_add(list.get(), topic, m->partition)->offset = restart;
-    rd_kafka_error_t* err = rd_kafka_seek_partitions(rk.get(), list.get(), 5000);
-    if (err) {
-      LOG_ERROR("seeking {}[{}] to {}: {}", topic, m->partition, restart, rd_kafka_error_string(err));
-      rd_kafka_error_destroy(err);
+    // Assign again: every partition at its current position, this one at `restart`.
+    std::unique_ptr<rd_kafka_topic_partition_list_t, PartitionListDeleter> list;
+    rd_kafka_topic_partition_list_t* current = nullptr;
+    if (rd_kafka_assignment(rk.get(), &current)) return;
+    list.reset(current);
+    rd_kafka_position(rk.get(), list.get());
+    for (int i = 0; i < list->cnt; ++i) {
+      auto& tp = list->elems[i];
+      if (tp.partition == m->partition && std::string_view(tp.topic) == topic) {
+        tp.offset = restart;
+        assigned_at[{topic, m->partition}] = restart;
+      } else if (tp.offset < 0) {  // nothing consumed there yet
+        tp.offset = assigned_at[{tp.topic, tp.partition}];
+      }
+    }
+    if (rd_kafka_resp_err_t err = rd_kafka_assign(rk.get(), list.get())) {
+      LOG_ERROR("re-assigning {}[{}] at {}: {}", topic, m->partition, restart, rd_kafka_err2str(err));
     }
   }
 };
@@ -271,6 +284,7 @@ Status Consumer::Assign(const std::vector<TopicPartitionOffset>& partitions) {
                    : lo;
     }
     rd_kafka_topic_partition_list_add(list.get(), p.topic.c_str(), p.partition)->offset = offset;
+    impl_->assigned_at[{p.topic, p.partition}] = offset;
   }
   rd_kafka_resp_err_t err = rd_kafka_assign(impl_->rk.get(), list.get());
   if (err) return KafkaError(err, "assigning partitions");

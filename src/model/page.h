@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "common/time.h"
+
 namespace webindex::model {
 
 struct Link {
@@ -30,7 +32,7 @@ struct Page {
 //! A validated crawl event, keyed by the page's URI.
 struct CrawlEvent {
   Page page;                               //!< links already resolved and deduplicated
-  std::optional<int64_t> crawl_time_ns;    //!< parsed crawlDate
+  std::optional<Instant> crawl_time;       //!< parsed crawlDate
   bool deleted = false;
   uint32_t dropped_links = 0;              //!< links whose url did not resolve
   uint32_t truncated_links = 0;            //!< links beyond the per-page limit
@@ -39,7 +41,7 @@ struct CrawlEvent {
 //! What the page stage remembers per URI: the current page (if any) and the recorded date.
 struct PageState {
   uint64_t version = 0;                    //!< grows on every change of the exported page
-  std::optional<int64_t> date_ns;          //!< recorded crawlDate (also kept by deletes)
+  std::optional<Instant> date;             //!< recorded crawlDate (also kept by deletes)
   std::optional<std::string> date_text;
   std::optional<Page> page;                //!< nullopt: no current page
 };

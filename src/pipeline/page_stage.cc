@@ -17,11 +17,11 @@ struct Working {
 
 //! Folds one event into a page's state (spec §3); false when the event is stale.
 bool Fold(model::CrawlEvent ev, model::PageState* s) {
-  if (ev.crawl_time_ns) {
-    if (s->date_ns && *ev.crawl_time_ns < *s->date_ns) return false;
-    s->date_ns = ev.crawl_time_ns;
+  if (ev.crawl_time) {
+    if (s->date && *ev.crawl_time < *s->date) return false;
+    s->date = ev.crawl_time;
     s->date_text = ev.page.crawl_date;
-  } else if (s->date_ns) {
+  } else if (s->date) {
     ev.page.crawl_date = s->date_text;  // takes the recorded date, wins by position
   }
   if (ev.deleted) {

@@ -19,11 +19,11 @@ void BatchModel::Apply(const std::string& value) {
     return;
   }
   UriState& s = pages_[ev->page.uri];
-  if (ev->crawl_time_ns) {
-    if (s.date_ns && *ev->crawl_time_ns < *s.date_ns) return;  // stale
-    s.date_ns = ev->crawl_time_ns;
+  if (ev->crawl_time) {
+    if (s.date && *ev->crawl_time < *s.date) return;  // stale
+    s.date = ev->crawl_time;
     s.date_text = ev->page.crawl_date;
-  } else if (s.date_ns) {
+  } else if (s.date) {
     ev->page.crawl_date = s.date_text;
   }
   if (ev->deleted) {

@@ -22,7 +22,7 @@ class BatchModel {
 
  private:
   struct UriState {
-    std::optional<int64_t> date_ns;
+    std::optional<Instant> date;
     std::optional<std::string> date_text;
     std::optional<model::Page> page;
   };

@@ -76,16 +76,22 @@ void PipelineHarness::ProduceTo(const std::vector<std::tuple<int, std::string, s
 }
 
 std::string PipelineHarness::RunUntilIdle() {
+  std::string summary;
+  RunUntilIdle([&](const pipeline::Metrics& m) { summary = m.Summary(); });
+  return summary;
+}
+
+void PipelineHarness::RunUntilIdle(const std::function<void(const pipeline::Metrics&)>& inspect) {
   app::Processor processor(config_);
   Status st = processor.Start();
   EXPECT_TRUE(st.ok()) << st.ToString();
-  if (!st.ok()) return {};
+  if (!st.ok()) return;
   std::atomic<bool> stop{false};
   st = processor.Run(/*exit_when_idle=*/true, stop);
   EXPECT_TRUE(st.ok()) << st.ToString();
   st = processor.Stop();
   EXPECT_TRUE(st.ok()) << st.ToString();
-  return processor.metrics().Summary();
+  inspect(processor.metrics());
 }
 
 std::vector<std::string> PipelineHarness::Dump() {

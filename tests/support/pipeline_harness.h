@@ -2,6 +2,7 @@
 // data dir, and helpers to produce events, run the processor until idle, and read the table.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <utility>
@@ -19,6 +20,7 @@ class PipelineHarness {
   ~PipelineHarness();
 
   const std::string& brokers() const { return brokers_; }
+  kafka::EmbeddedBroker& broker() { return *broker_; }
   const std::string& data_dir() const { return data_dir_; }
   app::ProcessorConfig& config() { return config_; }
 
@@ -28,6 +30,8 @@ class PipelineHarness {
   void ProduceTo(const std::vector<std::tuple<int, std::string, std::string>>& records);
   //! Starts a processor on the data dir, waits until idle, stops it. Returns its metrics summary.
   std::string RunUntilIdle();
+  //! Like RunUntilIdle, and hands the processor's metrics to `inspect` before it goes.
+  void RunUntilIdle(const std::function<void(const pipeline::Metrics&)>& inspect);
   //! The query table's text lines, sorted.
   std::vector<std::string> Dump();
   //! All records of a topic from the beginning (value and headers).

@@ -7,27 +7,27 @@
 namespace webindex {
 namespace {
 
-constexpr int64_t kNanos = 1000000000;
+Instant At(int64_t seconds, int32_t nanos = 0) { return Instant{seconds, nanos}; }
 
-TEST(TimeTest, Epoch) { EXPECT_EQ(ParseRfc3339("1970-01-01T00:00:00Z"), 0); }
+TEST(TimeTest, Epoch) { EXPECT_EQ(ParseRfc3339("1970-01-01T00:00:00Z"), At(0)); }
 
-TEST(TimeTest, UtcDate) { EXPECT_EQ(ParseRfc3339("2015-07-28T03:06:17Z"), int64_t{1438052777} * kNanos); }
+TEST(TimeTest, UtcDate) { EXPECT_EQ(ParseRfc3339("2015-07-28T03:06:17Z"), At(1438052777)); }
 
 TEST(TimeTest, Offsets) {
-  EXPECT_EQ(ParseRfc3339("2015-07-28T05:06:17+02:00"), int64_t{1438052777} * kNanos);
-  EXPECT_EQ(ParseRfc3339("2015-07-27T21:36:17-05:30"), int64_t{1438052777} * kNanos);
-  EXPECT_EQ(ParseRfc3339("1970-01-01T00:00:00+00:00"), 0);
-  EXPECT_EQ(ParseRfc3339("1970-01-01T00:00:00-00:00"), 0);
+  EXPECT_EQ(ParseRfc3339("2015-07-28T05:06:17+02:00"), At(1438052777));
+  EXPECT_EQ(ParseRfc3339("2015-07-27T21:36:17-05:30"), At(1438052777));
+  EXPECT_EQ(ParseRfc3339("1970-01-01T00:00:00+00:00"), At(0));
+  EXPECT_EQ(ParseRfc3339("1970-01-01T00:00:00-00:00"), At(0));
 }
 
 TEST(TimeTest, Fraction) {
-  EXPECT_EQ(ParseRfc3339("1970-01-01T00:00:00.5Z"), kNanos / 2);
-  EXPECT_EQ(ParseRfc3339("2015-07-28T03:06:17.123456789Z"), int64_t{1438052777} * kNanos + 123456789);
-  EXPECT_EQ(ParseRfc3339("1970-01-01T00:00:01.25+00:00"), kNanos + kNanos / 4);
+  EXPECT_EQ(ParseRfc3339("1970-01-01T00:00:00.5Z"), At(0, 500000000));
+  EXPECT_EQ(ParseRfc3339("2015-07-28T03:06:17.123456789Z"), At(1438052777, 123456789));
+  EXPECT_EQ(ParseRfc3339("1970-01-01T00:00:01.25+00:00"), At(1, 250000000));
 }
 
 TEST(TimeTest, LowercaseSeparators) {
-  EXPECT_EQ(ParseRfc3339("2015-07-28t03:06:17z"), int64_t{1438052777} * kNanos);
+  EXPECT_EQ(ParseRfc3339("2015-07-28t03:06:17z"), At(1438052777));
   EXPECT_EQ(ParseRfc3339("2015-07-28t03:06:17Z"), ParseRfc3339("2015-07-28T03:06:17z"));
 }
 
@@ -41,6 +41,14 @@ TEST(TimeTest, LeapDay) {
   EXPECT_TRUE(ParseRfc3339("2000-02-29T00:00:00Z").has_value());
   EXPECT_FALSE(ParseRfc3339("2015-02-29T00:00:00Z").has_value());
   EXPECT_FALSE(ParseRfc3339("1900-02-29T00:00:00Z").has_value());
+}
+
+TEST(TimeTest, EveryYearKeepsOrder) {
+  EXPECT_EQ(ParseRfc3339("0000-01-01T00:00:00Z"), At(-62167219200));
+  EXPECT_EQ(ParseRfc3339("9999-12-31T23:59:59.999999999Z"), At(253402300799, 999999999));
+  EXPECT_LT(*ParseRfc3339("2262-04-11T23:47:16Z"), *ParseRfc3339("2262-04-11T23:47:17Z"));
+  EXPECT_LT(*ParseRfc3339("1600-01-01T00:00:00Z"), *ParseRfc3339("2300-01-01T00:00:00Z"));
+  EXPECT_LT(*ParseRfc3339("1969-12-31T23:59:59.5Z"), *ParseRfc3339("1970-01-01T00:00:00Z"));
 }
 
 TEST(TimeTest, Invalid) {

@@ -1,0 +1,88 @@
+// Broker faults, injected with the mock cluster's error stacks and broker down/up: the
+// processor retries, and the table still equals the batch computation — nothing lost or
+// applied twice. Input removed by retention is reported as data loss with its range.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <thread>
+
+#include "batch_model.h"
+#include "event_generator.h"
+#include "pipeline_harness.h"
+
+namespace webindex::testing {
+namespace {
+
+using namespace std::chrono_literals;
+
+// Kafka protocol error codes and API keys.
+constexpr int kNotLeader = 6, kRequestTimedOut = 7, kNotEnoughReplicas = 19, kLeaderNotAvailable = 5;
+constexpr int kProduce = 0, kFetch = 1, kListOffsets = 2;
+
+//! Loads a random stream, runs to idle under `inject`, and compares with the batch model.
+void RunWithFaults(uint64_t seed, const std::function<void(kafka::EmbeddedBroker&)>& inject) {
+  PipelineHarness h(2);
+  EventGenerator gen(seed, 2);
+  BatchModel model;
+  std::vector<std::tuple<int, std::string, std::string>> records;
+  for (auto& ev : gen.Next(400)) {
+    model.Apply(ev.value);
+    records.emplace_back(ev.partition_hint, ev.key, ev.value);
+  }
+  h.ProduceTo(records);
+  inject(h.broker());
+  h.RunUntilIdle();
+  EXPECT_EQ(h.Dump(), model.TableLines()) << "seed " << seed;
+}
+
+TEST(BrokerFaultTest, ProduceErrorsAreRetried) {
+  RunWithFaults(11, [](kafka::EmbeddedBroker& b) {
+    b.PushRequestErrors(kProduce, {kNotLeader, kRequestTimedOut, kNotEnoughReplicas, kNotLeader, kRequestTimedOut});
+  });
+}
+
+TEST(BrokerFaultTest, FetchErrorsAreRetried) {
+  RunWithFaults(12, [](kafka::EmbeddedBroker& b) {
+    b.PushRequestErrors(kFetch, {kNotLeader, kLeaderNotAvailable, kRequestTimedOut, kNotLeader});
+  });
+}
+
+TEST(BrokerFaultTest, OffsetLookupErrorsAreRetried) {
+  RunWithFaults(13, [](kafka::EmbeddedBroker& b) {
+    b.PushRequestErrors(kListOffsets, {kNotLeader, kLeaderNotAvailable, kRequestTimedOut});
+  });
+}
+
+TEST(BrokerFaultTest, BrokerDownAndUpAgain) {
+  std::thread outage;
+  RunWithFaults(14, [&](kafka::EmbeddedBroker& b) {
+    outage = std::thread([&b] {
+      std::this_thread::sleep_for(300ms);
+      EXPECT_TRUE(b.SetBrokerUp(false).ok());
+      std::this_thread::sleep_for(2s);
+      EXPECT_TRUE(b.SetBrokerUp(true).ok());
+    });
+  });
+  outage.join();
+}
+
+TEST(BrokerFaultTest, InputRemovedByRetentionIsReportedAsDataLoss) {
+  PipelineHarness h(1);
+  h.Produce({{"k", R"({"url":"http://a.com/1","outboundLinks":[{"url":"http://b.com/"}]})"}}, 0);
+  h.RunUntilIdle();  // commits position 1 of pages[0]
+  // The embedded broker keeps about 5 MiB per partition: push the committed position out.
+  const std::string padding(500, 'x');
+  std::vector<std::pair<std::string, std::string>> filler(
+      20000, {"k", R"({"url":"http://c.com/","title":")" + padding + R"("})"});
+  h.Produce(filler, 0);
+  uint64_t lost = 0;
+  h.RunUntilIdle([&](const pipeline::Metrics& m) { lost = m.lost_records; });
+  EXPECT_GT(lost, 0u) << "the test needs the broker to have dropped records";
+  EXPECT_LT(lost, 20000u);
+  const auto table = h.Dump();
+  EXPECT_NE(std::find(table.begin(), table.end(), "p:com.b>>o>/|page|incount|1"), table.end());
+  EXPECT_NE(std::find(table.begin(), table.end(), "d:com.c|domain|pagecount|1"), table.end());
+}
+
+}  // namespace
+}  // namespace webindex::testing
