@@ -67,8 +67,7 @@ Status StageRunner::Start() {
     uint64_t seq;
     if (!r.GetFixed64BE(&seq)) return Status::Corruption("outbox key");
     ASSIGN_OR_RETURN(OutRecord rec, codec::DecodeOutRecord(it->value()));
-    ++unacked_;
-    RETURN_IF_ERROR(producer_.Produce(rec, Opaque(index_, seq)));
+    RETURN_IF_ERROR(Send(rec, seq));
     ++resent;
   }
   RETURN_IF_ERROR(it->status());
@@ -80,14 +79,36 @@ Status StageRunner::Start() {
   return Status::Ok();
 }
 
+Status StageRunner::Send(const OutRecord& record, uint64_t seq) {
+  {
+    std::lock_guard<std::mutex> lock(acked_mu_);
+    in_flight_.insert(seq);  // before producing, so the acknowledgement always finds it
+  }
+  ++unacked_;
+  return producer_.Produce(record, Opaque(index_, seq));
+}
+
 void StageRunner::OnDelivered(uint64_t seq, const Status& status) {
   std::lock_guard<std::mutex> lock(acked_mu_);
   if (!status.ok()) {
     if (delivery_error_.ok()) delivery_error_ = status;
     return;
   }
-  acked_.push_back(seq);
+  in_flight_.erase(seq);
   --unacked_;
+}
+
+uint64_t StageRunner::AckedBelow() {
+  std::lock_guard<std::mutex> lock(acked_mu_);
+  return in_flight_.empty() ? next_seq_ : *in_flight_.begin();
+}
+
+bool StageRunner::DeleteAcked(state::WriteBatch& wb) {
+  const uint64_t below = AckedBelow();
+  if (below <= deleted_below_) return false;
+  wb.DeleteRange(state::Family::kOutbox, OutboxKey(deleted_below_), OutboxKey(below));
+  deleted_below_ = below;
+  return true;
 }
 
 std::vector<int64_t> StageRunner::Positions() const {
@@ -105,14 +126,12 @@ void StageRunner::Loop() {
       if (!st.ok()) break;
       for (const auto& loss : consumer_->TakeDataLoss()) metrics_.lost_records += loss.to - loss.from;
       busy_ = true;
-      std::vector<uint64_t> acked;
       {
         std::lock_guard<std::mutex> lock(acked_mu_);
         st = delivery_error_;
-        acked.swap(acked_);
       }
       if (st.ok()) st = producer_.FatalError();
-      if (st.ok() && (!batch.empty() || !acked.empty())) st = RunBatch(batch.records(), std::move(acked));
+      if (st.ok() && (!batch.empty() || AckedBelow() > deleted_below_)) st = RunBatch(batch.records());
       batch.Clear();
       busy_ = false;
     }
@@ -127,7 +146,7 @@ void StageRunner::Loop() {
   result_ = st;
 }
 
-Status StageRunner::RunBatch(const std::vector<InRecord>& records, std::vector<uint64_t> acked) {
+Status StageRunner::RunBatch(const std::vector<InRecord>& records) {
   state::WriteBatch wb(store_);
   BatchContext ctx(store_, wb, next_seq_, metrics_);
   if (!records.empty()) RETURN_IF_ERROR(stage_->Process(records, ctx).WithContext(std::string(stage_->name())));
@@ -149,19 +168,21 @@ Status StageRunner::RunBatch(const std::vector<InRecord>& records, std::vector<u
     w.PutFixed64BE(next_seq_ + out.size());
     wb.Put(state::Family::kMeta, SeqKey(), w.str());
   }
-  for (uint64_t seq : acked) wb.Delete(state::Family::kOutbox, OutboxKey(seq));
+  const uint64_t deleted_from = deleted_below_;
+  DeleteAcked(wb);
   RETURN_IF_ERROR(store_.Write(wb));
   ++metrics_.commits;
   LOG_DEBUG("stage {}: committed {} records in, {} out, {} acknowledged", stage_->name(), records.size(), out.size(),
-            acked.size());
+            deleted_below_ - deleted_from);
   for (int32_t p = 0; p < input_partitions_; ++p) {
     if (next[p] >= 0) positions_[p] = next[p];
   }
-  for (size_t i = 0; i < out.size(); ++i) {
-    ++unacked_;
-    RETURN_IF_ERROR(producer_.Produce(out[i], Opaque(index_, next_seq_ + i)));
+  const uint64_t first = next_seq_;
+  {
+    std::lock_guard<std::mutex> lock(acked_mu_);
+    next_seq_ += out.size();  // AckedBelow reads it under the same lock
   }
-  next_seq_ += out.size();
+  for (size_t i = 0; i < out.size(); ++i) RETURN_IF_ERROR(Send(out[i], first + i));
   return Status::Ok();
 }
 
@@ -171,14 +192,8 @@ Status StageRunner::Join() {
 }
 
 Status StageRunner::CommitAcked() {
-  std::vector<uint64_t> acked;
-  {
-    std::lock_guard<std::mutex> lock(acked_mu_);
-    acked.swap(acked_);
-  }
-  if (acked.empty()) return Status::Ok();
   state::WriteBatch wb(store_);
-  for (uint64_t seq : acked) wb.Delete(state::Family::kOutbox, OutboxKey(seq));
+  if (!DeleteAcked(wb)) return Status::Ok();
   return store_.Write(wb);
 }
 

@@ -7,6 +7,7 @@
 #include <atomic>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <thread>
 #include <vector>
 
@@ -51,7 +52,13 @@ class StageRunner {
 
  private:
   void Loop();
-  Status RunBatch(const std::vector<InRecord>& records, std::vector<uint64_t> acked);
+  Status RunBatch(const std::vector<InRecord>& records);
+  //! Sends a committed record; it stays in the outbox until acknowledged.
+  Status Send(const OutRecord& record, uint64_t seq);
+  //! Outbox records below this seq are all acknowledged.
+  uint64_t AckedBelow();
+  //! Adds the deletion of every acknowledged outbox record not deleted yet; true if any.
+  bool DeleteAcked(state::WriteBatch& wb);
   std::string OffsetKey(int32_t partition) const;
   std::string OutboxKey(uint64_t seq) const;
   std::string SeqKey() const;
@@ -76,8 +83,9 @@ class StageRunner {
   std::atomic<uint64_t> unacked_{0};
 
   std::mutex acked_mu_;
-  std::vector<uint64_t> acked_;
+  std::set<uint64_t> in_flight_;  // sent, not yet acknowledged
   Status delivery_error_;
+  uint64_t deleted_below_ = 0;    // outbox records below this are deleted (runner thread)
 };
 
 }  // namespace webindex::pipeline

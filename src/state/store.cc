@@ -79,6 +79,9 @@ void WriteBatch::Put(Family f, std::string_view key, std::string_view value) {
 void WriteBatch::Delete(Family f, std::string_view key) {
   impl_->batch.Delete(impl_->store->h(f), ToSlice(key)).PermitUncheckedError();
 }
+void WriteBatch::DeleteRange(Family f, std::string_view begin, std::string_view end) {
+  impl_->batch.DeleteRange(impl_->store->h(f), ToSlice(begin), ToSlice(end)).PermitUncheckedError();
+}
 size_t WriteBatch::Count() const { return impl_->batch.Count(); }
 size_t WriteBatch::ByteSize() const { return impl_->batch.GetDataSize(); }
 

@@ -42,6 +42,8 @@ class WriteBatch {
   WriteBatch(WriteBatch&&) noexcept;
   void Put(Family f, std::string_view key, std::string_view value);
   void Delete(Family f, std::string_view key);
+  //! Deletes every key in [begin, end) with one range tombstone.
+  void DeleteRange(Family f, std::string_view begin, std::string_view end);
   size_t Count() const;
   size_t ByteSize() const;
 
