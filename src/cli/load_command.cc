@@ -1,0 +1,182 @@
+#include "cli/load_command.h"
+
+#include <atomic>
+#include <filesystem>
+#include <iostream>
+#include <memory>
+
+#include <fmt/format.h>
+
+#include "codec/event.h"
+#include "common/log.h"
+#include "common/progress.h"
+#include "ingest/byte_reader.h"
+#include "kafka/client.h"
+
+namespace webindex::cli {
+namespace {
+
+constexpr size_t kMaxLineBytes = 256 << 20;  //!< a longer JSON line is an error, not a memory hog
+
+//! One input file as keyed crawl events: JSON lines or WAT records.
+class EventSource {
+ public:
+  virtual ~EventSource() = default;
+  //! The next event; false at the end of the file.
+  virtual Result<bool> Next(ingest::KeyedEvent* event) = 0;
+  virtual uint64_t records() const = 0;
+  virtual uint64_t bytes_read() const = 0;
+  virtual void AddTo(LoadSummary* summary) const = 0;
+};
+
+//! JSON lines, keyed by their "url"; lines without one are reported as file:line and skipped.
+class JsonLinesSource : public EventSource {
+ public:
+  JsonLinesSource(std::unique_ptr<ingest::ByteReader> in, Progress* progress)
+      : in_(std::move(in)), progress_(progress) {}
+
+  Result<bool> Next(ingest::KeyedEvent* event) override {
+    for (;;) {
+      event->value.clear();
+      ASSIGN_OR_RETURN(const bool got, in_->ReadLine(&event->value, kMaxLineBytes));
+      if (!got) return false;
+      ++lines_;
+      if (event->value.find_first_not_of(" \t\r") == std::string::npos) continue;
+      auto url = codec::ExtractEventUrl(event->value);
+      if (url.ok()) {
+        event->key = std::move(url).value();
+        return true;
+      }
+      progress_->Finish();
+      std::cerr << in_->path() << ":" << lines_ << ": " << url.status().message() << " (line skipped)\n";
+      ++bad_lines_;
+    }
+  }
+  uint64_t records() const override { return lines_; }
+  uint64_t bytes_read() const override { return in_->compressed_offset(); }
+  void AddTo(LoadSummary* summary) const override { summary->bad_lines += bad_lines_; }
+
+ private:
+  std::unique_ptr<ingest::ByteReader> in_;
+  Progress* progress_;
+  uint64_t lines_ = 0;
+  uint64_t bad_lines_ = 0;
+};
+
+//! The response pages of a Common Crawl WAT file.
+class WatSource : public EventSource {
+ public:
+  explicit WatSource(std::unique_ptr<ingest::WatEventReader> reader) : reader_(std::move(reader)) {}
+  Result<bool> Next(ingest::KeyedEvent* event) override { return reader_->Next(event); }
+  uint64_t records() const override { return reader_->stats().records; }
+  uint64_t bytes_read() const override { return reader_->bytes_read(); }
+  void AddTo(LoadSummary* summary) const override { summary->wat.Add(reader_->stats()); }
+
+ private:
+  std::unique_ptr<ingest::WatEventReader> reader_;
+};
+
+Result<std::unique_ptr<EventSource>> OpenSource(const std::string& file, const LoadOptions& options,
+                                                Progress* progress) {
+  if (options.format == "wat") {
+    ingest::WatOptions wat;
+    wat.all_links = options.all_links;
+    ASSIGN_OR_RETURN(auto reader, ingest::WatEventReader::Open(file, wat));
+    return std::unique_ptr<EventSource>(std::make_unique<WatSource>(std::move(reader)));
+  }
+  if (options.format != "json") return Status::InvalidArgument("unknown input format '" + options.format + "'");
+  ASSIGN_OR_RETURN(auto in, ingest::ByteReader::Open(file));
+  return std::unique_ptr<EventSource>(std::make_unique<JsonLinesSource>(std::move(in), progress));
+}
+
+//! Sum of the files' sizes; 0 (unknown) when one is stdin or not a regular file.
+uint64_t TotalBytes(const std::vector<std::string>& files) {
+  uint64_t total = 0;
+  for (const auto& f : files) {
+    std::error_code ec;
+    const auto size = f == "-" ? 0 : std::filesystem::file_size(f, ec);
+    if (f == "-" || ec) return 0;
+    total += size;
+  }
+  return total;
+}
+
+//! Reads every file and hands its events to the producer, counting into `summary`.
+Status ProduceFiles(kafka::Producer* producer, const std::string& topic, const LoadOptions& options, Progress* progress,
+                    LoadSummary* summary, uint64_t* sent) {
+  uint64_t bytes_before = 0;
+  for (const auto& file : options.files) {
+    ASSIGN_OR_RETURN(auto source, OpenSource(file, options, progress));
+    ingest::KeyedEvent event;
+    Status st;
+    for (;;) {
+      auto got = source->Next(&event);
+      if (!got.ok()) st = got.status();
+      if (!got.ok() || !*got) break;
+      st = producer->Produce({topic, -1, std::move(event.key), std::move(event.value), {}}, *sent);
+      if (!st.ok()) break;
+      ++*sent;
+      progress->Update(summary->records + source->records(), bytes_before + source->bytes_read());
+    }
+    summary->records += source->records();
+    bytes_before += source->bytes_read();
+    source->AddTo(summary);
+    RETURN_IF_ERROR(st);
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+std::string LoadSummary::ToString(const std::string& format) const {
+  std::string out =
+      fmt::format("loaded {} {}: {} events produced", records, format == "wat" ? "records" : "lines", events);
+  if (format == "wat") {
+    out += fmt::format(", skipped {}; {} links kept, {} dropped (unresolvable), {} within the page's domain left out",
+                       wat.SkippedSummary(), wat.links, wat.dropped_links, wat.internal_links);
+  } else {
+    out += fmt::format(", {} lines skipped", bad_lines);
+  }
+  return out + fmt::format("; {:.1f} s", seconds);
+}
+
+Status LoadFiles(const Settings& settings, const std::string& topic, const LoadOptions& options, LoadSummary* summary) {
+  ASSIGN_OR_RETURN(auto admin, kafka::Admin::Create(settings.processor.kafka));
+  kafka::TopicSpec spec{topic, 1, 1, {}};
+  if (auto it = settings.processor.partitions.find(topic); it != settings.processor.partitions.end()) {
+    spec.partitions = it->second;
+  }
+  RETURN_IF_ERROR(
+      admin->EnsureTopics({spec}, 10000).WithContext("cannot reach Kafka at " + settings.processor.kafka.brokers));
+  std::atomic<uint64_t> failed{0};
+  ASSIGN_OR_RETURN(auto producer, kafka::Producer::Create(settings.processor.kafka, [&](uint64_t, const Status& st) {
+                     if (!st.ok() && failed++ == 0) LOG_ERROR("{}", st.ToString());
+                   }));
+  Progress::Options progress_options;
+  progress_options.total_bytes = TotalBytes(options.files);
+  Progress progress(progress_options);
+  uint64_t sent = 0;
+  const Status read = ProduceFiles(producer.get(), topic, options, &progress, summary, &sent);
+  progress.Finish();
+  // Events read before a failure are produced all the same: wait for them either way.
+  const Status flushed = producer->Flush(60000).WithContext("waiting for acknowledgements");
+  summary->events = sent - failed;
+  summary->seconds = progress.elapsed_seconds();
+  LOG_INFO("{} (topic {})", summary->ToString(options.format), topic);
+  RETURN_IF_ERROR(read);
+  RETURN_IF_ERROR(flushed);
+  if (failed) return Status::Unavailable(std::to_string(failed) + " events were not acknowledged");
+  return Status::Ok();
+}
+
+int RunLoad(const Settings& settings, const LoadOptions& options) {
+  const std::string topic = options.topic.empty() ? settings.processor.topics.pages : options.topic;
+  LoadSummary summary;
+  if (Status st = LoadFiles(settings, topic, options, &summary); !st.ok()) {
+    LOG_ERROR("{}", st.ToString());
+    return 1;
+  }
+  return summary.bad_lines == 0 ? 0 : 2;
+}
+
+}  // namespace webindex::cli

@@ -1,0 +1,72 @@
+#include "common/progress.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+#include <fmt/format.h>
+
+#include "common/log.h"
+
+namespace webindex {
+
+std::string FormatDuration(double seconds) {
+  const auto s = static_cast<uint64_t>(std::max(0.0, std::round(seconds)));
+  if (s >= 3600) return fmt::format("{}:{:02}:{:02}", s / 3600, s / 60 % 60, s % 60);
+  return fmt::format("{}:{:02}", s / 60, s % 60);
+}
+
+Progress::Progress(Options options)
+    : options_(std::move(options)),
+      terminal_(options_.terminal.value_or(isatty(STDERR_FILENO) == 1)),
+      start_(Clock::now()),
+      next_(start_ + (terminal_ ? options_.terminal_interval : options_.log_interval)) {}
+
+Progress::~Progress() { Finish(); }
+
+double Progress::elapsed_seconds() const { return std::chrono::duration<double>(Clock::now() - start_).count(); }
+
+std::string Progress::Line(uint64_t records, uint64_t bytes, double elapsed_s) const {
+  const double mb = static_cast<double>(bytes) / 1e6;
+  const double secs = std::max(elapsed_s, 1e-3);
+  std::string line = fmt::format("{} {}, {:.1f} MB read, {:.0f} {}/s, {:.1f} MB/s", records, options_.unit, mb,
+                                 static_cast<double>(records) / secs, options_.unit, mb / secs);
+  if (options_.total_bytes > 0) {
+    const double done = std::min(1.0, static_cast<double>(bytes) / static_cast<double>(options_.total_bytes));
+    line += fmt::format(", {:.0f}%", done * 100);
+    if (bytes > 0) {
+      const double left = static_cast<double>(options_.total_bytes - std::min(bytes, options_.total_bytes));
+      line += ", ETA " + FormatDuration(left / (static_cast<double>(bytes) / secs));
+    }
+  }
+  return line;
+}
+
+void Progress::Update(uint64_t records, uint64_t bytes) {
+  const Clock::time_point now = Clock::now();
+  if (now < next_) return;
+  next_ = now + (terminal_ ? options_.terminal_interval : options_.log_interval);
+  const std::string line = Line(records, bytes, std::chrono::duration<double>(now - start_).count());
+  if (options_.sink) {
+    options_.sink(line);
+  } else if (terminal_) {
+    fmt::print(stderr, "\r{}\033[K", line);  // rewrite the line in place, erasing its old tail
+    std::fflush(stderr);
+  } else {
+    LOG_INFO("{}", line);
+  }
+  line_shown_ = terminal_;
+}
+
+void Progress::Finish() {
+  if (!line_shown_) return;
+  line_shown_ = false;
+  if (!options_.sink) {
+    fmt::print(stderr, "\r\033[K");
+    std::fflush(stderr);
+  }
+}
+
+}  // namespace webindex
