@@ -1,0 +1,92 @@
+#include "cli/query_command.h"
+
+#include <iostream>
+
+#include "common/log.h"
+#include "query/query_json.h"
+#include "query/query_service.h"
+
+namespace webindex::cli {
+namespace {
+
+Result<std::string> Answer(query::QueryService& q, const QueryOptions& o) {
+  auto required = [](const std::string& v, const char* flag) {
+    return v.empty() ? Status::InvalidArgument(std::string("missing ") + flag) : Status::Ok();
+  };
+  if (o.what == "top") {
+    ASSIGN_OR_RETURN(auto r, q.Top(o.limit, o.next));
+    return query::ToJson(r);
+  }
+  if (o.what == "pages") {
+    RETURN_IF_ERROR(required(o.domain, "--domain"));
+    ASSIGN_OR_RETURN(auto r, q.Pages(o.domain, o.limit, o.next));
+    return query::ToJson(r);
+  }
+  RETURN_IF_ERROR(required(o.url, "--url"));
+  if (o.what == "page") {
+    ASSIGN_OR_RETURN(auto r, q.Page(o.url));
+    return query::ToJson(r);
+  }
+  if (o.what == "links") {
+    ASSIGN_OR_RETURN(auto type, query::ParseLinkType(o.link_type));
+    ASSIGN_OR_RETURN(auto r, q.Links(o.url, type, o.limit, o.next));
+    return query::ToJson(r);
+  }
+  return Status::InvalidArgument("unknown query '" + o.what + "' (top, pages, page, links)");
+}
+
+//! Pipeline counters and consumer lag for /metrics.
+void WriteProcessorMetrics(app::Processor& processor, http::PrometheusWriter& w) {
+  http::WritePipelineMetrics(processor.metrics(), w);
+  auto lag = processor.Lag();
+  if (!lag.ok()) LOG_WARN("metrics: consumer lag unavailable: {}", lag.status().ToString());
+  w.Family("webindex_consumer_lag_up", "gauge", "1 when the brokers answered the watermark queries of this scrape.");
+  w.Sample("webindex_consumer_lag_up", {}, static_cast<uint64_t>(lag.ok() ? 1 : 0));
+  if (!lag.ok()) return;
+  w.Family("webindex_consumer_lag", "gauge",
+           "Records of a stage's input partition not yet committed (high watermark - committed position).");
+  for (const auto& s : *lag) {
+    w.Sample("webindex_consumer_lag",
+             {{"stage", s.stage}, {"topic", s.topic}, {"partition", std::to_string(s.partition)}}, s.lag);
+  }
+}
+
+}  // namespace
+
+int RunQuery(const Settings& settings, const QueryOptions& options) {
+  state::StoreOptions opts = settings.processor.store;
+  opts.read_only = true;
+  auto store = state::Store::Open(settings.processor.data_dir, opts);
+  if (!store.ok()) {
+    LOG_ERROR("{}", store.status().ToString());
+    return 1;
+  }
+  query::QueryService service(**store);
+  auto json = Answer(service, options);
+  if (json.ok()) {
+    std::cout << *json << std::endl;
+    return 0;
+  }
+  std::cout << query::ErrorJson(json.status().message()) << std::endl;
+  switch (json.status().code()) {
+    case Status::Code::kInvalidArgument:
+      return 2;
+    case Status::Code::kNotFound:
+      return 3;
+    default:
+      LOG_ERROR("{}", json.status().ToString());
+      return 1;
+  }
+}
+
+Result<std::unique_ptr<http::Server>> StartHttp(const Settings& settings, app::Processor& processor) {
+  if (settings.http.listen.empty()) return std::unique_ptr<http::Server>();
+  if (!processor.store()) return Status::Internal("the processor has no store yet");
+  auto server =
+      std::make_unique<http::Server>(*processor.store(), settings.http,
+                                     [&processor](http::PrometheusWriter& w) { WriteProcessorMetrics(processor, w); });
+  RETURN_IF_ERROR(server->Start().WithContext("http"));
+  return server;
+}
+
+}  // namespace webindex::cli

@@ -1,0 +1,28 @@
+// `webindex query`: one question to the query table, answered as the HTTP API's JSON; and the
+// HTTP server of `webindex run`. Called from main's thread.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "app/processor.h"
+#include "cli/config.h"
+#include "http/server.h"
+
+namespace webindex::cli {
+
+struct QueryOptions {
+  std::string what;  //!< top, pages, page or links
+  size_t limit = 25;
+  std::string next, domain, url;
+  std::string link_type = "in";
+};
+//! Prints the JSON answer; exit code 0, or 2 for a bad argument, 3 for not found, 1 otherwise
+//! (with {"error": ...} printed as the API would).
+int RunQuery(const Settings& settings, const QueryOptions& options);
+
+//! Serves the query API on the processor's store (started) when settings.http.listen is set;
+//! nullptr when it is not. Stop the server before the processor.
+Result<std::unique_ptr<http::Server>> StartHttp(const Settings& settings, app::Processor& processor);
+
+}  // namespace webindex::cli

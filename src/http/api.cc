@@ -1,0 +1,164 @@
+#include "http/api.h"
+
+#include <charconv>
+#include <chrono>
+#include <exception>
+
+#include "common/log.h"
+#include "http/query_string.h"
+#include "http/ui_assets.h"
+#include "query/query_json.h"
+
+namespace webindex::http {
+namespace {
+
+constexpr std::string_view kOther = "other";
+constexpr std::string_view kUi = "ui";  //!< the web UI's files (ui_assets.h)
+
+int HttpStatus(const Status& st) {
+  switch (st.code()) {
+    case Status::Code::kInvalidArgument:
+      return 400;
+    case Status::Code::kNotFound:
+      return 404;
+    case Status::Code::kUnavailable:
+      return 503;
+    default:
+      return 500;
+  }
+}
+
+Result<size_t> LimitParam(const Target& t) {
+  auto it = t.params.find("limit");
+  if (it == t.params.end()) return query::kDefaultLimit;
+  size_t n = 0;
+  const std::string& v = it->second;
+  const auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
+  if (v.empty() || ec != std::errc() || end != v.data() + v.size()) {
+    return Status::InvalidArgument("limit must be a number between 1 and " + std::to_string(query::kMaxLimit));
+  }
+  RETURN_IF_ERROR(query::CheckLimit(n));
+  return n;
+}
+
+Result<std::string> RequiredParam(const Target& t, const std::string& name) {
+  auto it = t.params.find(name);
+  if (it == t.params.end() || it->second.empty()) return Status::InvalidArgument("missing parameter '" + name + "'");
+  return it->second;
+}
+
+std::string OptionalParam(const Target& t, const std::string& name, const std::string& fallback = "") {
+  auto it = t.params.find(name);
+  return it == t.params.end() ? fallback : it->second;
+}
+
+//! The JSON body of a route, or the status that becomes its error.
+Result<std::string> RouteJson(query::QueryService& q, const std::string& route, const Target& t) {
+  if (route == "/healthz") return std::string(R"({"status":"ok"})");
+  if (route == "/api/page") {
+    ASSIGN_OR_RETURN(std::string url, RequiredParam(t, "url"));
+    ASSIGN_OR_RETURN(auto page, q.Page(url));
+    return query::ToJson(page);
+  }
+  ASSIGN_OR_RETURN(size_t limit, LimitParam(t));
+  const std::string next = OptionalParam(t, "next");
+  if (route == "/api/top") {
+    ASSIGN_OR_RETURN(auto top, q.Top(limit, next));
+    return query::ToJson(top);
+  }
+  if (route == "/api/pages") {
+    ASSIGN_OR_RETURN(std::string domain, RequiredParam(t, "domain"));
+    ASSIGN_OR_RETURN(auto pages, q.Pages(domain, limit, next));
+    return query::ToJson(pages);
+  }
+  ASSIGN_OR_RETURN(std::string url, RequiredParam(t, "url"));
+  ASSIGN_OR_RETURN(auto type, query::ParseLinkType(OptionalParam(t, "linkType", "in")));
+  ASSIGN_OR_RETURN(auto links, q.Links(url, type, limit, next));
+  return query::ToJson(links);
+}
+
+}  // namespace
+
+const std::vector<std::string>& Api::Routes() {
+  static const std::vector<std::string> kRoutes = {"/api/top", "/api/pages", "/api/page",      "/api/links",
+                                                   "/healthz", "/metrics",   std::string(kUi), std::string(kOther)};
+  return kRoutes;
+}
+
+Api::Api(state::Store& store, MetricsSource metrics) : query_(store), metrics_(std::move(metrics)) {
+  for (const auto& r : Routes()) latency_[r];
+}
+
+void Api::Count(std::string_view route, int status) {
+  std::lock_guard lock(counts_mu_);
+  ++counts_[{std::string(route), status}];
+}
+
+ApiResponse Api::Error(int status, std::string_view message, std::string_view route) {
+  Count(route, status);
+  ApiResponse r;
+  r.status = status;
+  r.body = query::ErrorJson(message);
+  return r;
+}
+
+ApiResponse Api::Handle(const ApiRequest& request) {
+  const auto start = std::chrono::steady_clock::now();
+  ApiResponse response;
+  std::string route(kOther);
+  try {
+    auto target = ParseTarget(request.target);
+    if (target.ok() && latency_.count(target->path) && target->path != kOther) route = target->path;
+    const auto asset = target.ok() ? FindUiAsset(target->path) : std::nullopt;
+    if (asset) route = kUi;
+    if (!target.ok()) {
+      response = Error(400, target.status().message());
+    } else if (route == kOther) {
+      response = Error(404, "no such route: " + target->path);
+    } else if (request.method != "GET") {
+      response = Error(405, "method " + std::string(request.method) + " not allowed; use GET", route);
+      response.allow_get = true;
+    } else if (request.has_body) {
+      response = Error(400, "GET requests take no body", route);
+    } else if (asset) {
+      Count(route, 200);
+      response.content_type = asset->content_type;
+      response.cache_control = asset->cache_control;
+      response.body = asset->body;
+    } else if (route == "/metrics") {
+      Count(route, 200);
+      response.content_type = std::string(kPrometheusContentType);
+      response.body = Metrics();
+    } else if (auto body = RouteJson(query_, route, *target); body.ok()) {
+      Count(route, 200);
+      response.body = std::move(body).value();
+    } else {
+      const int status = HttpStatus(body.status());
+      if (status >= 500) LOG_WARN("{} {}: {}", request.method, route, body.status().ToString());
+      response = Error(status, body.status().message(), route);
+    }
+  } catch (const std::exception& e) {
+    LOG_ERROR("{} {}: {}", request.method, route, e.what());
+    response = Error(500, std::string("internal error: ") + e.what(), route);
+  }
+  latency_.find(route)->second.Observe(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+  return response;
+}
+
+std::string Api::Metrics() {
+  PrometheusWriter w;
+  if (metrics_) metrics_(w);
+  w.Family("webindex_http_request_duration_seconds", "histogram",
+           "Time to answer an HTTP request, by route (other: unknown routes and malformed requests).");
+  for (const auto& route : Routes()) {
+    latency_.find(route)->second.Write(w, "webindex_http_request_duration_seconds", {{"route", route}});
+  }
+  w.Family("webindex_http_responses_total", "counter", "HTTP responses by route and status code.");
+  std::lock_guard lock(counts_mu_);
+  for (const auto& [key, n] : counts_) {
+    w.Sample("webindex_http_responses_total", {{"route", key.first}, {"code", std::to_string(key.second)}}, n);
+  }
+  return w.Take();
+}
+
+}  // namespace webindex::http

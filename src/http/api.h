@@ -1,0 +1,61 @@
+// Api: the HTTP routes of webindex without the transport — a request (method, target) in, a
+// status and body out — so it is tested without sockets. Keeps per-route latency histograms
+// and response counters. Borrows the store; Handle is called from any server thread.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <utility>
+
+#include "http/histogram.h"
+#include "http/prometheus.h"
+#include "query/query_service.h"
+#include "state/store.h"
+
+namespace webindex::http {
+
+struct ApiRequest {
+  std::string_view method;  //!< "GET", ...
+  std::string_view target;  //!< "/api/top?limit=10"
+  bool has_body = false;
+};
+
+struct ApiResponse {
+  int status = 200;
+  std::string content_type = "application/json";
+  std::string body;
+  bool allow_get = false;  //!< add "Allow: GET" (405)
+  std::string cache_control = "no-store";
+};
+
+class Api {
+ public:
+  //! Appends process metrics (pipeline counters, lag) to a /metrics scrape; may be empty.
+  using MetricsSource = std::function<void(PrometheusWriter&)>;
+
+  Api(state::Store& store, MetricsSource metrics);
+
+  ApiResponse Handle(const ApiRequest& request);
+  //! A JSON error, counted under `route` ("other" for requests that never reached a route).
+  ApiResponse Error(int status, std::string_view message, std::string_view route = "other");
+  //! The /metrics body.
+  std::string Metrics();
+
+  //! The routes, in the order /metrics lists them.
+  static const std::vector<std::string>& Routes();
+
+ private:
+  ApiResponse Dispatch(const ApiRequest& request, const std::string& route);
+  void Count(std::string_view route, int status);
+
+  query::QueryService query_;
+  MetricsSource metrics_;
+  std::map<std::string, LatencyHistogram, std::less<>> latency_;  //!< fixed after construction
+  std::mutex counts_mu_;
+  std::map<std::pair<std::string, int>, uint64_t> counts_;  //!< (route, status) -> responses
+};
+
+}  // namespace webindex::http

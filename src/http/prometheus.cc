@@ -1,0 +1,89 @@
+#include "http/prometheus.h"
+
+#include <fmt/format.h>
+
+namespace webindex::http {
+namespace {
+
+void AppendLabelValue(std::string* out, std::string_view v) {
+  for (char c : v) {
+    if (c == '\\') {
+      *out += "\\\\";
+    } else if (c == '"') {
+      *out += "\\\"";
+    } else if (c == '\n') {
+      *out += "\\n";
+    } else {
+      out->push_back(c);
+    }
+  }
+}
+
+}  // namespace
+
+void PrometheusWriter::Family(std::string_view name, std::string_view type, std::string_view help) {
+  out_ += fmt::format("# HELP {} {}\n# TYPE {} {}\n", name, help, name, type);
+}
+
+void PrometheusWriter::Head(std::string_view name, const Labels& labels) {
+  out_ += name;
+  if (labels.empty()) {
+    out_.push_back(' ');
+    return;
+  }
+  out_.push_back('{');
+  for (size_t i = 0; i < labels.size(); ++i) {
+    if (i > 0) out_.push_back(',');
+    out_ += labels[i].first;
+    out_ += "=\"";
+    AppendLabelValue(&out_, labels[i].second);
+    out_.push_back('"');
+  }
+  out_ += "} ";
+}
+
+void PrometheusWriter::Sample(std::string_view name, const Labels& labels, uint64_t value) {
+  Head(name, labels);
+  out_ += std::to_string(value);
+  out_.push_back('\n');
+}
+
+void PrometheusWriter::Sample(std::string_view name, const Labels& labels, int64_t value) {
+  Head(name, labels);
+  out_ += std::to_string(value);
+  out_.push_back('\n');
+}
+
+void PrometheusWriter::Sample(std::string_view name, const Labels& labels, double value) {
+  Head(name, labels);
+  out_ += fmt::format("{}\n", value);
+}
+
+void PrometheusWriter::Counter(std::string_view name, std::string_view help, uint64_t value) {
+  Family(name, "counter", help);
+  Sample(name, {}, value);
+}
+
+void WritePipelineMetrics(const pipeline::Metrics& m, PrometheusWriter& w) {
+  w.Counter("webindex_events_total", "Crawl events consumed.", m.events.load());
+  w.Counter("webindex_invalid_events_total", "Invalid crawl events, sent to the dead-letter topic.",
+            m.invalid_events.load());
+  w.Counter("webindex_stale_events_total", "Crawl events older than the recorded crawlDate, ignored.",
+            m.stale_events.load());
+  w.Counter("webindex_dead_lettered_total",
+            "Records sent to the dead-letter topic (invalid events and corrupt "
+            "internal records).",
+            m.invalid_events.load() + m.corrupt_records.load());
+  w.Counter("webindex_dropped_links_total", "Links whose URL did not resolve.", m.dropped_links.load());
+  w.Counter("webindex_truncated_links_total", "Links beyond the per-page limit.", m.truncated_links.load());
+  w.Counter("webindex_uri_deltas_total", "URI count deltas applied.", m.uri_deltas.load());
+  w.Counter("webindex_domain_deltas_total", "Domain count deltas applied.", m.domain_deltas.load());
+  w.Counter("webindex_duplicates_total", "Internal records seen before, skipped.", m.duplicates.load());
+  w.Counter("webindex_exports_total", "Export records applied to the query table.", m.exports.load());
+  w.Counter("webindex_stale_exports_total", "Export records older than the table, skipped.", m.stale_exports.load());
+  w.Counter("webindex_corrupt_records_total", "Undecodable internal records.", m.corrupt_records.load());
+  w.Counter("webindex_lost_records_total", "Input removed by retention before it was read.", m.lost_records.load());
+  w.Counter("webindex_commits_total", "Stage batch commits.", m.commits.load());
+}
+
+}  // namespace webindex::http

@@ -1,0 +1,53 @@
+// Server: the HTTP/1.1 front of the Api on Boost.Beast — an acceptor and keep-alive sessions
+// served by an io_context that `threads` threads run. Owned by the command that serves;
+// Start/Stop from one thread, both idempotent; Stop closes the acceptor and every connection
+// and returns once no handler runs, so the store can close right after.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "common/status.h"
+#include "http/api.h"
+
+namespace webindex::http {
+
+struct ServerOptions {
+  std::string listen;  //!< required: "host:port", ":port" or "port" (loopback), "[v6]:port"
+  int threads = 2;
+  std::chrono::milliseconds read_timeout{10000};  //!< to receive a whole request once it began; per write
+  std::chrono::milliseconds idle_timeout{30000};  //!< keep-alive wait for the next request
+  size_t header_limit = size_t{8} << 10;
+  size_t body_limit = size_t{1} << 20;
+  size_t max_connections = 1024;  //!< further connections are closed at once
+};
+
+//! Host and port of a listen address; InvalidArgument with the reason.
+struct ListenAddress {
+  std::string host;
+  uint16_t port = 0;
+};
+Result<ListenAddress> ParseListenAddress(const std::string& text);
+
+class Server {
+ public:
+  Server(state::Store& store, ServerOptions options, Api::MetricsSource metrics = {});
+  ~Server();
+  Server(const Server&) = delete;
+  Server& operator=(const Server&) = delete;
+
+  //! Binds, listens and starts the threads. Aborted after Stop.
+  Status Start();
+  void Stop();
+  //! The bound port (after Start; the real one when listening on port 0).
+  uint16_t port() const;
+  Api& api();
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace webindex::http

@@ -1,0 +1,87 @@
+// QueryService: the four questions the query table answers (top pages, a domain's pages, one
+// page, a page's in- or outlinks), paged by cursors. Every call reads one RocksDB snapshot.
+// Borrows the store (which must outlive it); stateless otherwise, so any thread may call it.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/status.h"
+#include "state/store.h"
+
+namespace webindex::query {
+
+inline constexpr size_t kDefaultLimit = 25;
+inline constexpr size_t kMaxLimit = 1000;
+
+//! One ranked page: its URL, URI and the number of pages linking to it.
+struct RankedPage {
+  std::string url, uri;
+  uint64_t count = 0;
+};
+
+//! One link: the page at the other end and the anchor text.
+struct LinkItem {
+  std::string url, uri, anchor_text;
+};
+
+struct TopResult {
+  std::vector<RankedPage> results;
+  std::optional<std::string> next;  //!< cursor of the next page; nullopt at the end
+};
+
+struct PagesResult {
+  std::string domain;  //!< registrable domain, e.g. "stackoverflow.com"
+  uint64_t total = 0;  //!< pagecount: existing URIs of the domain
+  std::vector<RankedPage> results;
+  std::optional<std::string> next;
+};
+
+struct PageResult {
+  std::string url, uri, domain;
+  uint64_t incount = 0;
+  uint64_t num_outbound = 0;
+  bool crawled = false;  //!< has a current page (page|cur); false: only linked to
+  std::optional<std::string> crawl_date, title, server;
+};
+
+enum class LinkType { kIn, kOut };
+
+struct LinksResult {
+  std::string url, uri;
+  LinkType type = LinkType::kIn;
+  uint64_t total = 0;  //!< in: incount; out: numOutbound
+  std::vector<LinkItem> results;
+  std::optional<std::string> next;
+};
+
+class QueryService {
+ public:
+  explicit QueryService(state::Store& store) : store_(store) {}
+
+  //! The most linked-to pages, count descending then URI (the t: rows). `cursor` "" = first page.
+  Result<TopResult> Top(size_t limit, std::string_view cursor);
+  //! A domain's most linked-to pages; `domain` is any host of it, an IP, or an http(s) URL.
+  Result<PagesResult> Pages(std::string_view domain, size_t limit, std::string_view cursor);
+  //! One page by URL; NotFound when the table knows no such URI.
+  Result<PageResult> Page(std::string_view url);
+  //! Pages linking to `url` (in, by source URI) or linked from it (out, by target URI).
+  Result<LinksResult> Links(std::string_view url, LinkType type, size_t limit, std::string_view cursor);
+
+ private:
+  state::Store& store_;
+};
+
+//! Validates a limit: 1..kMaxLimit, else InvalidArgument.
+Status CheckLimit(size_t limit);
+//! "in" / "out"; InvalidArgument otherwise.
+Result<LinkType> ParseLinkType(std::string_view text);
+//! The domain key ("com.stackoverflow") and display name ("stackoverflow.com") of a host, IP or URL.
+Status NormalizeDomain(std::string_view text, std::string* key, std::string* name);
+//! The URL a URI stands for, as text; the URI itself if it does not decode.
+std::string DisplayUrl(std::string_view uri);
+
+}  // namespace webindex::query

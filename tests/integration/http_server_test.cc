@@ -1,0 +1,158 @@
+// The HTTP server's connection handling: keep-alive and pipelining, read and idle timeouts,
+// concurrent clients, Start/Stop; and `webindex run --http` serving the live table.
+#include <signal.h>
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include "child_process.h"
+#include "http_test_client.h"
+
+namespace webindex::testing {
+namespace {
+
+using HttpServerTest = HttpFixture;
+
+TEST_F(HttpServerTest, KeepAliveServesSeveralRequestsOnOneConnection) {
+  Conn c(port_);
+  for (int i = 0; i < 3; ++i) {
+    ASSERT_TRUE(c.Send("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n"));
+    auto r = Parse(c.ReadResponse());
+    EXPECT_EQ(r.status, 200);
+    EXPECT_EQ(r.body, R"({"status":"ok"})");
+  }
+  // Pipelined: two requests in one write, two responses in order.
+  ASSERT_TRUE(c.Send("GET /api/top?limit=1 HTTP/1.1\r\nHost: x\r\n\r\nGET /healthz HTTP/1.1\r\nHost: x\r\n\r\n"));
+  EXPECT_EQ(Parse(c.ReadResponse()).body, query::ToJson(service().Top(1, "").value()));
+  EXPECT_EQ(Parse(c.ReadResponse()).body, R"({"status":"ok"})");
+}
+
+TEST_F(HttpServerTest, SlowClientIsDisconnectedAfterTheReadTimeout) {
+  Conn c(port_);
+  ASSERT_TRUE(c.Send("GET /api/top HTTP/1.1\r\nHost: x\r\n"));  // never finishes the header
+  const auto start = Clock::now();
+  const std::string got = c.ReadToEnd();
+  const auto waited = std::chrono::duration<double>(Clock::now() - start).count();
+  EXPECT_TRUE(got.empty()) << got;
+  EXPECT_GT(waited, 0.5);
+  EXPECT_LT(waited, 5.0) << "the server kept a half request open";
+}
+
+TEST_F(HttpServerTest, TricklingClientIsDisconnectedAfterTheReadTimeout) {
+  // The read timeout bounds the whole request, not the gap between two bytes.
+  Conn c(port_);
+  const std::string request = "GET /api/top HTTP/1.1\r\nHost: x\r\nX-Slow: " + std::string(50, 'a') + "\r\n\r\n";
+  const auto start = Clock::now();
+  bool cut = false;
+  for (char byte : request) {
+    if (!c.Send(std::string_view(&byte, 1))) {
+      cut = true;
+      break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  const std::string got = c.ReadToEnd();
+  EXPECT_TRUE(cut || got.empty()) << got;
+  EXPECT_LT(std::chrono::duration<double>(Clock::now() - start).count(), 4.0);
+}
+
+TEST_F(HttpServerTest, IdleConnectionIsClosedAfterTheIdleTimeout) {
+  Conn c(port_);
+  const auto start = Clock::now();
+  EXPECT_TRUE(c.ReadToEnd().empty());
+  const auto waited = std::chrono::duration<double>(Clock::now() - start).count();
+  EXPECT_GT(waited, 1.5);
+  EXPECT_LT(waited, 6.0);
+}
+
+TEST_F(HttpServerTest, ConcurrentRequestsAllSucceed) {
+  const std::string expected_top = query::ToJson(service().Top(5, "").value());
+  const std::string expected_pages = query::ToJson(service().Pages("stackoverflow.com", 25, "").value());
+  std::atomic<int> ok{0}, bad{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 8; ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < 20; ++i) {
+        const bool top = (i + t) % 2 == 0;
+        auto r = Get(port_, top ? "/api/top?limit=5" : "/api/pages?domain=stackoverflow.com");
+        (r.status == 200 && r.body == (top ? expected_top : expected_pages) ? ok : bad)++;
+      }
+    });
+  }
+  for (auto& th : threads) th.join();
+  EXPECT_EQ(ok, 160);
+  EXPECT_EQ(bad, 0);
+}
+
+TEST_F(HttpServerTest, StartStopAreIdempotentAndStopClosesConnections) {
+  Conn idle(port_);
+  ASSERT_TRUE(idle.connected());
+  ASSERT_TRUE(idle.Send("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n"));
+  EXPECT_EQ(Parse(idle.ReadResponse()).status, 200);
+  EXPECT_TRUE(server_->Start().ok());  // already started
+  const auto start = Clock::now();
+  server_->Stop();
+  server_->Stop();
+  EXPECT_LT(std::chrono::duration<double>(Clock::now() - start).count(), 1.0);
+  EXPECT_TRUE(idle.ReadToEnd().empty());  // closed by Stop, well before the idle timeout
+  EXPECT_EQ(server_->Start().code(), Status::Code::kAborted);
+  Conn refused(port_);
+  EXPECT_FALSE(refused.connected());
+
+  http::Server never_started(*store_, Options());
+  never_started.Stop();
+  http::ServerOptions taken = Options();
+  http::Server other(*store_, Options());
+  ASSERT_TRUE(other.Start().ok());
+  taken.listen = "127.0.0.1:" + std::to_string(other.port());
+  http::Server clash(*store_, taken);
+  EXPECT_EQ(clash.Start().code(), Status::Code::kIoError);
+}
+
+//! The port `webindex run --http 127.0.0.1:0` logged, or 0.
+uint16_t LoggedPort(const std::string& log) {
+  std::ifstream in(log);
+  std::stringstream text;
+  text << in.rdbuf();
+  std::smatch m;
+  const std::string s = text.str();
+  if (std::regex_search(s, m, std::regex(R"(query API on \S+ \(port (\d+)\))"))) return std::stoi(m[1]);
+  return 0;
+}
+
+TEST(HttpRunTest, RunServesTheLiveTable) {
+  PipelineHarness h(2);
+  const std::string log = h.data_dir() + "/run.log";
+  ChildProcess run(
+      {WEBINDEX_BINARY, "run", "--brokers", h.brokers(), "--data-dir", h.data_dir() + "/live", "--http", "127.0.0.1:0"},
+      log);
+  uint16_t port = 0;
+  for (auto deadline = Clock::now() + std::chrono::seconds(60); port == 0 && Clock::now() < deadline;) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    port = LoggedPort(log);
+  }
+  ASSERT_NE(port, 0) << "no port in " << log;
+  EXPECT_EQ(Get(port, "/api/pages?domain=stackoverflow.com").body,
+            R"({"domain":"stackoverflow.com","total":0,"results":[],"next":null})");
+  ProduceSample(h);  // ingested while serving
+  std::string body;
+  for (auto deadline = Clock::now() + std::chrono::seconds(60); Clock::now() < deadline;) {
+    body = Get(port, "/api/pages?domain=stackoverflow.com&limit=1").body;
+    if (body.find(R"("total":4)") != std::string::npos) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  }
+  EXPECT_NE(body.find(std::string(R"("total":4,"results":[{"url":")") + kBlog), std::string::npos) << body;
+  auto metrics = Get(port, "/metrics").body;
+  EXPECT_TRUE(std::regex_search(metrics, std::regex("\nwebindex_events_total [1-9]"))) << metrics;
+  EXPECT_NE(metrics.find("webindex_consumer_lag_up 1\n"), std::string::npos) << metrics;
+  EXPECT_NE(metrics.find("webindex_consumer_lag{stage=\""), std::string::npos) << metrics;
+  run.Signal(SIGTERM);
+  EXPECT_EQ(run.Wait(), 0);
+}
+
+}  // namespace
+}  // namespace webindex::testing
