@@ -1,5 +1,6 @@
 #include "app/processor.h"
 
+#include <algorithm>
 #include <chrono>
 #include <thread>
 
@@ -11,6 +12,7 @@
 namespace webindex::app {
 namespace {
 constexpr int kAdminTimeoutMs = 10000;
+constexpr int kLagTimeoutMs = 2000;  // a metrics scrape must not hang on a slow broker
 }
 
 std::vector<kafka::TopicSpec> TopicSpecs(const ProcessorConfig& config) {
@@ -87,6 +89,22 @@ Result<bool> Processor::Idle() {
     if (runner->busy() || runner->unacked() > 0) return false;
   }
   return true;
+}
+
+Result<std::vector<Processor::LagSample>> Processor::Lag() {
+  std::vector<LagSample> out;
+  for (auto& runner : runners_) {
+    const auto positions = runner->Positions();
+    for (int32_t p = 0; p < runner->input_partitions(); ++p) {
+      LagSample s{std::string(runner->stage().name()), runner->stage().input_topic(), p};
+      ASSIGN_OR_RETURN(auto marks, admin_->Watermarks(s.topic, p, kLagTimeoutMs));
+      s.position = positions[p] < 0 ? marks.first : positions[p];
+      s.end = marks.second;
+      s.lag = std::max<int64_t>(0, s.end - s.position);
+      out.push_back(std::move(s));
+    }
+  }
+  return out;
 }
 
 void Processor::LogProgress() { LOG_INFO("progress: {}", metrics_.Summary()); }

@@ -45,6 +45,19 @@ class Processor {
   //! True when every input partition is read to its end and every output acknowledged.
   Result<bool> Idle();
   const pipeline::Metrics& metrics() const { return metrics_; }
+  //! The data dir's store, for readers of the query table (after Start, until Stop).
+  state::Store* store() { return store_.get(); }
+
+  //! How far one stage's consumer is behind the end of one input partition.
+  struct LagSample {
+    std::string stage, topic;
+    int32_t partition = 0;
+    int64_t position = 0;  //!< next offset to read, as committed
+    int64_t end = 0;       //!< high watermark
+    int64_t lag = 0;       //!< end - position, at least 0
+  };
+  //! Asks the brokers for every stage's input watermarks. Any thread, between Start and Stop.
+  Result<std::vector<LagSample>> Lag();
 
  private:
   Status EnsureTopics();

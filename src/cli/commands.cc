@@ -11,7 +11,8 @@
 
 #include <fmt/format.h>
 
-#include "codec/event.h"
+#include "cli/load_command.h"
+#include "cli/query_command.h"
 #include "model/url.h"
 #include "common/log.h"
 #include "kafka/client.h"
@@ -74,60 +75,6 @@ int RunBroker(const Settings& settings, const BrokerOptions& options) {
   return 0;
 }
 
-namespace {
-
-//! Produces JSON-lines files to `topic`; bad lines are reported as file:line and skipped.
-Status LoadFiles(const Settings& settings, const std::string& topic, const std::vector<std::string>& files,
-                 uint64_t* bad_lines) {
-  ASSIGN_OR_RETURN(auto admin, kafka::Admin::Create(settings.processor.kafka));
-  kafka::TopicSpec spec{topic, 1, 1, {}};
-  if (auto it = settings.processor.partitions.find(topic); it != settings.processor.partitions.end()) {
-    spec.partitions = it->second;
-  }
-  RETURN_IF_ERROR(
-      admin->EnsureTopics({spec}, 10000).WithContext("cannot reach Kafka at " + settings.processor.kafka.brokers));
-  std::atomic<uint64_t> failed{0};
-  ASSIGN_OR_RETURN(auto producer, kafka::Producer::Create(settings.processor.kafka, [&](uint64_t, const Status& st) {
-                     if (!st.ok() && failed++ == 0) LOG_ERROR("{}", st.ToString());
-                   }));
-  uint64_t sent = 0;
-  *bad_lines = 0;
-  for (const auto& file : files) {
-    std::ifstream in_file;
-    std::istream* in = &std::cin;
-    if (file != "-") {
-      in_file.open(file);
-      if (!in_file) return Status::IoError("cannot open " + file);
-      in = &in_file;
-    }
-    std::string line;
-    for (uint64_t lineno = 1; std::getline(*in, line); ++lineno) {
-      if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
-      auto url = codec::ExtractEventUrl(line);
-      if (!url.ok()) {
-        std::cerr << file << ":" << lineno << ": " << url.status().message() << " (line skipped)\n";
-        ++*bad_lines;
-        continue;
-      }
-      RETURN_IF_ERROR(producer->Produce({topic, -1, *url, line, {}}, sent));
-      ++sent;
-    }
-  }
-  RETURN_IF_ERROR(producer->Flush(60000).WithContext("waiting for acknowledgements"));
-  if (failed) return Status::Unavailable(std::to_string(failed) + " events were not acknowledged");
-  LOG_INFO("loaded {} events into {} ({} lines skipped)", sent, topic, *bad_lines);
-  return Status::Ok();
-}
-
-}  // namespace
-
-int RunLoad(const Settings& settings, const LoadOptions& options) {
-  const std::string topic = options.topic.empty() ? settings.processor.topics.pages : options.topic;
-  uint64_t bad = 0;
-  if (Status st = LoadFiles(settings, topic, options.files, &bad); !st.ok()) return Fail(st);
-  return bad == 0 ? 0 : 2;
-}
-
 int RunDemo(Settings settings, const DemoOptions& options) {
   auto embedded = MaybeEmbedded(&settings);
   if (!embedded.ok()) return Fail(embedded.status());
@@ -141,8 +88,10 @@ int RunDemo(Settings settings, const DemoOptions& options) {
       if (Status st = (*embedded)->CreateTopic(spec.name, spec.partitions); !st.ok()) return Fail(st);
     }
   }
-  uint64_t bad = 0;
-  if (Status st = LoadFiles(settings, settings.processor.topics.pages, {options.file}, &bad); !st.ok()) {
+  LoadOptions load;
+  load.files = {options.file};
+  LoadSummary loaded;
+  if (Status st = LoadFiles(settings, settings.processor.topics.pages, load, &loaded); !st.ok()) {
     return Fail(st);
   }
   const auto& stop = InstallStopSignals();
@@ -191,7 +140,10 @@ int RunProcessor(Settings settings, const RunOptions& options) {
   const auto& stop = InstallStopSignals();
   app::Processor processor(settings.processor);
   if (Status st = processor.Start(); !st.ok()) return Fail(st);
+  auto server = StartHttp(settings, processor);
+  if (!server.ok()) return Fail(server.status());
   Status run = processor.Run(options.exit_when_idle, stop);
+  if (*server) (*server)->Stop();  // before the processor closes the store it serves
   Status stopped = processor.Stop();
   if (!run.ok()) return Fail(run);
   if (!stopped.ok()) return Fail(stopped);

@@ -54,6 +54,12 @@ Status ApplyConfig(const toml::table& t, Settings* s) {
   p.runner.poll_timeout_ms = t["pipeline"]["poll_timeout_ms"].value_or(p.runner.poll_timeout_ms);
   p.progress_interval_ms = t["pipeline"]["progress_interval_ms"].value_or(p.progress_interval_ms);
   s->log_level = t["log"]["level"].value_or(s->log_level);
+  auto& h = s->http;
+  h.listen = t["http"]["listen"].value_or(h.listen);
+  h.threads = t["http"]["threads"].value_or(h.threads);
+  h.read_timeout = std::chrono::milliseconds(t["http"]["read_timeout_ms"].value_or(h.read_timeout.count()));
+  h.idle_timeout = std::chrono::milliseconds(t["http"]["idle_timeout_ms"].value_or(h.idle_timeout.count()));
+  if (h.threads < 1) return Status::InvalidArgument("http.threads must be >= 1");
   if (p.runner.max_batch == 0) return Status::InvalidArgument("pipeline.max_batch must be > 0");
   return Status::Ok();
 }

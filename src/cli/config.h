@@ -6,12 +6,14 @@
 
 #include "app/processor.h"
 #include "common/status.h"
+#include "http/server.h"
 
 namespace webindex::cli {
 
 struct Settings {
   app::ProcessorConfig processor;
   std::string log_level = "info";
+  http::ServerOptions http;  //!< [http]; listen "" (the default): no HTTP server
 };
 
 //! Defaults and topic definitions, overlaid with the TOML file at `path` (if not empty).

@@ -1,7 +1,9 @@
 // webindex: a live index of the web's link graph, built from page-crawl events in Kafka.
 #include <CLI/CLI.hpp>
 
+#include "cli/bench_command.h"
 #include "cli/commands.h"
+#include "cli/query_command.h"
 #include "common/log.h"
 
 using namespace webindex;
@@ -22,10 +24,13 @@ int main(int argc, char** argv) {
   broker->add_option("--address-file", broker_opts.address_file, "write the bootstrap address to this file");
 
   cli::LoadOptions load_opts;
-  auto* load = app.add_subcommand("load", "produce JSON-lines crawl events, keyed by URL");
+  auto* load = app.add_subcommand("load", "produce crawl events (JSON lines or Common Crawl WAT), keyed by URL");
   load->add_option("--brokers", brokers, "Kafka bootstrap servers")->required();
   load->add_option("--topic", load_opts.topic, "topic to write (default: pages)");
-  load->add_option("files", load_opts.files, "files of JSON lines, - for stdin")->required();
+  load->add_option("--format", load_opts.format, "json: JSON-lines events; wat: Common Crawl WAT (WARC) records")
+      ->check(CLI::IsMember({"json", "wat"}));
+  load->add_flag("--all-links", load_opts.all_links, "wat: keep links within the page's own domain too");
+  load->add_option("files", load_opts.files, "files, plain or gzip; - for stdin")->required();
 
   cli::RunOptions run_opts;
   int partitions = 0;
@@ -34,6 +39,21 @@ int main(int argc, char** argv) {
   run->add_option("--data-dir", data_dir, "state and query table directory")->required();
   run->add_option("--partitions", partitions, "partitions of the topics it creates")->check(CLI::PositiveNumber);
   run->add_flag("--exit-when-idle", run_opts.exit_when_idle, "exit 0 once all input is consumed and applied");
+  std::string http_listen;
+  run->add_option("--http", http_listen, "serve the query API (docs/api.md) on [HOST:]PORT; HOST defaults to 127.0.0.1");
+
+  cli::QueryOptions query_opts;
+  auto* query = app.add_subcommand("query", "answer one query from the table as JSON, like the HTTP API");
+  query->add_option("what", query_opts.what, "top, pages, page or links")
+      ->required()
+      ->check(CLI::IsMember({"top", "pages", "page", "links"}));
+  query->add_option("--data-dir", data_dir, "state and query table directory")->required();
+  query->add_option("--limit", query_opts.limit, "results per answer, 1..1000")->capture_default_str();
+  query->add_option("--next", query_opts.next, "continue after a previous answer: its \"next\" cursor");
+  query->add_option("--domain", query_opts.domain, "pages: any host name of the domain, or an IP");
+  query->add_option("--url", query_opts.url, "page, links: the page's URL");
+  query->add_option("--link-type", query_opts.link_type, "links: in (pages linking to it) or out")
+      ->check(CLI::IsMember({"in", "out"}));
 
   auto* dump = app.add_subcommand("dump", "print the query table as row|cf|cq|value lines");
   dump->add_option("--data-dir", data_dir, "state and query table directory")->required();
@@ -43,6 +63,11 @@ int main(int argc, char** argv) {
   demo->add_option("file", demo_opts.file, "JSON-lines crawl events (default: the bundled sample)")->capture_default_str();
   demo->add_option("--domain", demo_opts.domain, "domain to list, e.g. stackoverflow.com");
   demo->add_option("--data-dir", data_dir, "where to keep the table (default: a new temporary dir)");
+
+  cli::BenchOptions bench_opts;
+  auto* bench = app.add_subcommand("bench", "end-to-end benchmark: synthetic crawl through the embedded broker and "
+                                            "the whole pipeline; throughput, latency, memory, raw consume rate");
+  cli::AddBenchOptions(bench, &bench_opts);
 
   CLI11_PARSE(app, argc, argv);
 
@@ -61,6 +86,7 @@ int main(int argc, char** argv) {
   }
   if (!brokers.empty()) settings->processor.kafka.brokers = brokers;
   if (!data_dir.empty()) settings->processor.data_dir = data_dir;
+  if (!http_listen.empty()) settings->http.listen = http_listen;
   if (partitions > 0) {
     for (auto& [topic, n] : settings->processor.partitions) n = partitions;
   }
@@ -69,6 +95,8 @@ int main(int argc, char** argv) {
   if (*load) return cli::RunLoad(*settings, load_opts);
   if (*run) return cli::RunProcessor(std::move(settings).value(), run_opts);
   if (*dump) return cli::RunDump(*settings);
+  if (*query) return cli::RunQuery(*settings, query_opts);
+  if (*bench) return cli::RunBench(*settings, std::move(bench_opts));
   if (*demo) {
     settings->processor.kafka.brokers = brokers.empty() ? "embedded" : brokers;
     return cli::RunDemo(std::move(settings).value(), demo_opts);
