@@ -107,6 +107,14 @@ Result<std::vector<Processor::LagSample>> Processor::Lag() {
   return out;
 }
 
+std::vector<Processor::StageTiming> Processor::Timings() const {
+  std::vector<StageTiming> out;
+  for (const auto& runner : runners_) {
+    out.push_back({std::string(runner->stage().name()), runner->batches(), runner->batch_nanos() / 1e9});
+  }
+  return out;
+}
+
 void Processor::LogProgress() { LOG_INFO("progress: {}", metrics_.Summary()); }
 
 Status Processor::Run(bool exit_when_idle, const std::atomic<bool>& stop) {

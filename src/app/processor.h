@@ -58,6 +58,13 @@ class Processor {
   };
   //! Asks the brokers for every stage's input watermarks. Any thread, between Start and Stop.
   Result<std::vector<LagSample>> Lag();
+  //! Per stage: batches committed and seconds spent processing and committing them.
+  struct StageTiming {
+    std::string stage;
+    uint64_t batches = 0;
+    double seconds = 0;
+  };
+  std::vector<StageTiming> Timings() const;
 
  private:
   Status EnsureTopics();

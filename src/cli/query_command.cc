@@ -38,6 +38,12 @@ Result<std::string> Answer(query::QueryService& q, const QueryOptions& o) {
 //! Pipeline counters and consumer lag for /metrics.
 void WriteProcessorMetrics(app::Processor& processor, http::PrometheusWriter& w) {
   http::WritePipelineMetrics(processor.metrics(), w);
+  const auto timings = processor.Timings();
+  w.Family("webindex_stage_batches_total", "counter", "Batches a stage committed (the sink's are table applies).");
+  for (const auto& t : timings) w.Sample("webindex_stage_batches_total", {{"stage", t.stage}}, t.batches);
+  w.Family("webindex_stage_batch_seconds_total", "counter",
+           "Seconds a stage spent processing and committing batches; divided by batches, the apply latency.");
+  for (const auto& t : timings) w.Sample("webindex_stage_batch_seconds_total", {{"stage", t.stage}}, t.seconds);
   auto lag = processor.Lag();
   if (!lag.ok()) LOG_WARN("metrics: consumer lag unavailable: {}", lag.status().ToString());
   w.Family("webindex_consumer_lag_up", "gauge", "1 when the brokers answered the watermark queries of this scrape.");

@@ -1,5 +1,7 @@
 #include "pipeline/stage_runner.h"
 
+#include <chrono>
+
 #include "codec/state_codec.h"
 #include "common/bytes.h"
 #include "common/log.h"
@@ -147,6 +149,7 @@ void StageRunner::Loop() {
 }
 
 Status StageRunner::RunBatch(const std::vector<InRecord>& records) {
+  const auto started = std::chrono::steady_clock::now();
   state::WriteBatch wb(store_);
   BatchContext ctx(store_, wb, next_seq_, metrics_);
   if (!records.empty()) RETURN_IF_ERROR(stage_->Process(records, ctx).WithContext(std::string(stage_->name())));
@@ -172,6 +175,9 @@ Status StageRunner::RunBatch(const std::vector<InRecord>& records) {
   DeleteAcked(wb);
   RETURN_IF_ERROR(store_.Write(wb));
   ++metrics_.commits;
+  ++batches_;
+  batch_nanos_ += static_cast<uint64_t>(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - started).count());
   LOG_DEBUG("stage {}: committed {} records in, {} out, {} acknowledged", stage_->name(), records.size(), out.size(),
             deleted_below_ - deleted_from);
   for (int32_t p = 0; p < input_partitions_; ++p) {

@@ -48,6 +48,9 @@ class StageRunner {
   std::vector<int64_t> Positions() const;
   uint64_t unacked() const { return unacked_; }
   bool busy() const { return busy_; }
+  //! Batches committed, and the time spent processing and committing them (thread-safe).
+  uint64_t batches() const { return batches_; }
+  uint64_t batch_nanos() const { return batch_nanos_; }
   bool failed() const { return failed_; }
 
  private:
@@ -81,6 +84,8 @@ class StageRunner {
   std::atomic<bool> busy_{false};
   std::atomic<bool> failed_{false};
   std::atomic<uint64_t> unacked_{0};
+  std::atomic<uint64_t> batches_{0};
+  std::atomic<uint64_t> batch_nanos_{0};
 
   std::mutex acked_mu_;
   std::set<uint64_t> in_flight_;  // sent, not yet acknowledged

@@ -150,6 +150,8 @@ TEST(HttpRunTest, RunServesTheLiveTable) {
   EXPECT_TRUE(std::regex_search(metrics, std::regex("\nwebindex_events_total [1-9]"))) << metrics;
   EXPECT_NE(metrics.find("webindex_consumer_lag_up 1\n"), std::string::npos) << metrics;
   EXPECT_NE(metrics.find("webindex_consumer_lag{stage=\""), std::string::npos) << metrics;
+  EXPECT_NE(metrics.find("webindex_stage_batch_seconds_total{stage=\"sink\"}"), std::string::npos) << metrics;
+  EXPECT_NE(metrics.find("webindex_stage_batches_total{stage=\"page\"}"), std::string::npos) << metrics;
   run.Signal(SIGTERM);
   EXPECT_EQ(run.Wait(), 0);
 }
