@@ -78,17 +78,19 @@ Status Processor::Start() {
 }
 
 Result<bool> Processor::Idle() {
-  for (auto& runner : runners_) {
-    if (runner->busy() || runner->unacked() > 0) return false;
-    const auto positions = runner->Positions();
-    for (int32_t p = 0; p < runner->input_partitions(); ++p) {
-      ASSIGN_OR_RETURN(auto marks, admin_->Watermarks(runner->stage().input_topic(), p, kAdminTimeoutMs));
-      const int64_t pos = positions[p] < 0 ? marks.first : positions[p];
-      if (pos < marks.second) return false;
-    }
-    if (runner->busy() || runner->unacked() > 0) return false;
+  auto quiet = [this] {
+    return std::all_of(runners_.begin(), runners_.end(), [](const auto& r) { return !r->busy() && r->unacked() == 0; });
+  };
+  if (!quiet()) return false;
+  auto lag = Lag();  // runners in flow order: upstream positions are read before downstream ends
+  if (!lag.ok()) {
+    LOG_WARN("idle check: {}; trying again", lag.status().ToString());
+    return false;
   }
-  return true;
+  for (const auto& s : *lag) {
+    if (s.lag > 0) return false;
+  }
+  return quiet();
 }
 
 Result<std::vector<Processor::LagSample>> Processor::Lag() {
