@@ -36,6 +36,9 @@ int Fail(const Status& st) {
 Result<std::unique_ptr<kafka::EmbeddedBroker>> MaybeEmbedded(Settings* settings) {
   if (settings->processor.kafka.brokers != "embedded") return std::unique_ptr<kafka::EmbeddedBroker>();
   ASSIGN_OR_RETURN(auto broker, kafka::EmbeddedBroker::Start());
+  for (const auto& spec : app::TopicSpecs(settings->processor)) {
+    RETURN_IF_ERROR(broker->CreateTopic(spec.name, spec.partitions));
+  }
   settings->processor.kafka.brokers = broker->bootstrap_servers();
   LOG_INFO("embedded broker listening on {}", settings->processor.kafka.brokers);
   return broker;
@@ -82,11 +85,6 @@ int RunDemo(Settings settings, const DemoOptions& options) {
     char tmpl[] = "/tmp/webindex-demo-XXXXXX";
     if (!mkdtemp(tmpl)) return Fail(Status::IoError("cannot create a temporary data dir"));
     settings.processor.data_dir = tmpl;
-  }
-  if (*embedded) {
-    for (const auto& spec : app::TopicSpecs(settings.processor)) {
-      if (Status st = (*embedded)->CreateTopic(spec.name, spec.partitions); !st.ok()) return Fail(st);
-    }
   }
   LoadOptions load;
   load.files = {options.file};
