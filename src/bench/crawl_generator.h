@@ -12,12 +12,12 @@
 namespace webindex::bench {
 
 struct CrawlShape {
-  uint64_t pages = 100000;        //!< crawled pages, one event each (URI indices 0..pages-1)
-  uint32_t links_per_page = 10;   //!< mean outlinks per page (uniform in [n/2, 3n/2])
-  uint32_t domains = 5000;        //!< registrable domains the URI space is spread over
-  uint64_t uri_space = 0;         //!< URIs links may point to; 0: 4 x pages
-  double zipf = 0.9;              //!< in-degree skew: P(rank r) ~ r^-zipf
-  double internal_links = 0.3;    //!< share of links to the page's own domain (relative URLs)
+  uint64_t pages = 100000;       //!< crawled pages, one event each (URI indices 0..pages-1)
+  uint32_t links_per_page = 10;  //!< mean outlinks per page (uniform in [n/2, 3n/2])
+  uint32_t domains = 5000;       //!< registrable domains the URI space is spread over
+  uint64_t uri_space = 0;        //!< URIs links may point to; 0: 4 x pages
+  double zipf = 0.9;             //!< in-degree skew: P(rank r) ~ r^-zipf
+  double internal_links = 0.3;   //!< share of links to the page's own domain (relative URLs)
   uint64_t seed = 1;
 };
 

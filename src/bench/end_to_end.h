@@ -1,7 +1,7 @@
 // `webindex bench`, the end-to-end benchmark: starts the embedded broker and an app::Processor
 // on a fresh data dir in this process, feeds them a SyntheticCrawl while they run, and
-// measures in one run (a) throughput, (b) event-to-query latency at a fixed rate, (c) peak RSS
-// and RocksDB size, (d) the raw consume rate of the same records. Blocking; one thread.
+// measures in one run (a) throughput, (d) the raw consume rate of the records (a) consumed,
+// (b) event-to-query latency at a fixed rate, (c) peak RSS and RocksDB size. Blocking; one thread.
 #pragma once
 
 #include <string>

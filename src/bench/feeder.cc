@@ -13,7 +13,7 @@ namespace {
 // rarely while the backlog is full (it takes the sink about a second to drain the cap).
 constexpr auto kLagCheckEvery = std::chrono::milliseconds(10);
 constexpr auto kFullBacklogWait = std::chrono::milliseconds(50);
-constexpr uint64_t kMaxBudget = 5000;  // events between lag checks at most
+constexpr uint64_t kMaxBudget = 5000;   // events between lag checks at most
 constexpr size_t kRecordOverhead = 24;  // per-record framing in a Kafka record batch
 constexpr int kSampleEvents = 32;
 }  // namespace
@@ -107,8 +107,8 @@ Result<uint64_t> Feeder::Headroom() {
                               (deltas_total * uri_export_bytes_ + pages_total * event_exports) / o.export_partitions;
   const double cap = static_cast<double>(o.backlog_cap_bytes);
   if (other_max * 200 > cap) return 0;
-  const double room = std::min({(cap - fill_pages) / gain_pages, (cap - fill_deltas) / gain_deltas,
-                                (cap - fill_exports) / gain_exports});
+  const double room = std::min(
+      {(cap - fill_pages) / gain_pages, (cap - fill_deltas) / gain_deltas, (cap - fill_exports) / gain_exports});
   return room <= 0 ? 0 : std::min<uint64_t>(static_cast<uint64_t>(room), kMaxBudget);
 }
 

@@ -23,7 +23,7 @@ namespace webindex::bench {
 inline constexpr uint64_t kBrokerRetentionBytes = 5u << 20;
 
 struct FeederOptions {
-  std::string topic;                //!< the pages topic
+  std::string topic;  //!< the pages topic
   int pages_partitions = 1;
   int uri_delta_partitions = 1;
   int export_partitions = 1;
@@ -56,8 +56,7 @@ class Feeder {
   double lag_check_seconds() const { return lag_check_seconds_; }
 
  private:
-  Feeder(const SyntheticCrawl& crawl, app::Processor& processor, FeederOptions options,
-         std::function<Status()> health);
+  Feeder(const SyntheticCrawl& crawl, app::Processor& processor, FeederOptions options, std::function<Status()> health);
   void EstimateSizes();
   Status WaitForRoom();
   //! How many more events fit: every partition's backlog plus what the backlog upstream of it

@@ -17,8 +17,8 @@ struct RawConsumeResult {
 };
 
 //! Reads `topic` from its low to its high watermarks, in passes of a fresh consumer each,
-//! for at least `min_seconds` and 3 passes (at most 20). A pass is timed from assigning the
-//! partitions to its last record (the client is created, and connects, before).
+//! for at least `min_seconds` and 3 passes (at most 20). Each pass connects a fresh consumer
+//! first, then times re-assigning the start offsets through reading the last record.
 Result<RawConsumeResult> MeasureRawConsume(const kafka::ClientConfig& kafka, const std::string& topic,
                                            double min_seconds);
 

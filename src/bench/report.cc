@@ -51,21 +51,24 @@ std::string FormatText(const BenchReport& r) {
                      r.cpus, r.avg_event_bytes);
   out += fmt::format("integrity: produced {}, acknowledged {}, consumed {}, invalid {}, lost {} (throttled {}x)\n",
                      r.produced, r.acked, r.consumed, r.invalid, r.lost, r.throttled_waits);
-  out += fmt::format("(a) throughput: {:.0f} pages/s, {:.0f} links/s over {:.2f} s "
-                     "(page stage done after {:.2f} s; {:.2f} cores busy)\n",
-                     r.pages_per_s, r.links_per_s, r.throughput_seconds, r.page_stage_seconds, r.cpu_cores);
+  out += fmt::format(
+      "(a) throughput: {:.0f} pages/s, {:.0f} links/s over {:.2f} s "
+      "(page stage done after {:.2f} s; {:.2f} cores busy)\n",
+      r.pages_per_s, r.links_per_s, r.throughput_seconds, r.page_stage_seconds, r.cpu_cores);
   out += fmt::format("(b) event-to-query latency at {:.0f} events/s (achieved {:.0f}):\n", r.latency_rate,
                      r.latency_achieved_rate);
   out += LatencyLine("page row (p:<uri>|page|cur)", r.page_latency);
   out += LatencyLine("link count (incount)", r.count_latency);
   out += LatencyLine("both (event-to-query)", r.full_latency);
-  out += fmt::format("(c) memory: peak RSS {:.1f} MiB (includes the broker's log, at most {:.0f} MiB); "
-                     "RocksDB {:.1f} MiB on disk; {} distinct URIs; block cache {:.0f} MiB, write buffer {:.0f} MiB\n",
-                     Mib(r.peak_rss_bytes), Mib(r.broker_retention_bytes), Mib(r.rocksdb_bytes), r.distinct_uris,
-                     Mib(r.block_cache_bytes), Mib(r.write_buffer_bytes));
-  out += fmt::format("(d) raw consume of the same records: {:.0f} records/s, {:.1f} MiB/s ({} records x {} passes); "
-                     "pipeline reaches {:.1f}% of it\n",
-                     r.raw_records_per_s, r.raw_mb_per_s, r.raw_records, r.raw_passes, 100 * r.raw_ratio);
+  out += fmt::format(
+      "(c) memory: peak RSS {:.1f} MiB in the throughput phase (includes the broker's log, at most {:.0f} MiB); "
+      "RocksDB {:.1f} MiB on disk; {} distinct URIs; block cache {:.0f} MiB, write buffer {:.0f} MiB\n",
+      Mib(r.peak_rss_bytes), Mib(r.broker_retention_bytes), Mib(r.rocksdb_bytes), r.distinct_uris,
+      Mib(r.block_cache_bytes), Mib(r.write_buffer_bytes));
+  out += fmt::format(
+      "(d) raw consume of the throughput phase's records: {:.0f} records/s, {:.1f} MiB/s ({} records x {} passes); "
+      "pipeline reaches {:.1f}% of it\n",
+      r.raw_records_per_s, r.raw_mb_per_s, r.raw_records, r.raw_passes, 100 * r.raw_ratio);
   out += fmt::format("total {:.1f} s\n", r.total_seconds);
   return out;
 }
@@ -83,8 +86,8 @@ std::string FormatJson(const BenchReport& r) {
                      R"("page_stage_seconds":{:.3f},"cpu_cores":{:.2f}}},)",
                      r.throughput_seconds, r.pages_per_s, r.links_per_s, r.page_stage_seconds, r.cpu_cores);
   out += fmt::format(R"("latency":{{"rate":{:.1f},"achieved_rate":{:.1f},"page":{},"count":{},"full":{}}},)",
-                     r.latency_rate, r.latency_achieved_rate, LatencyJson(r.page_latency),
-                     LatencyJson(r.count_latency), LatencyJson(r.full_latency));
+                     r.latency_rate, r.latency_achieved_rate, LatencyJson(r.page_latency), LatencyJson(r.count_latency),
+                     LatencyJson(r.full_latency));
   out += fmt::format(R"("memory":{{"peak_rss_bytes":{},"rocksdb_bytes":{},"distinct_uris":{},)"
                      R"("block_cache_bytes":{},"write_buffer_bytes":{},"broker_retention_bytes":{}}},)",
                      r.peak_rss_bytes, r.rocksdb_bytes, r.distinct_uris, r.block_cache_bytes, r.write_buffer_bytes,

@@ -41,14 +41,14 @@ struct BenchReport {
   LatencySummary full_latency;   //!< produce -> both readable (event-to-query)
 
   // (c) memory and disk.
-  uint64_t peak_rss_bytes = 0;     //!< VmHWM before the raw-consume phase
-  uint64_t rocksdb_bytes = 0;      //!< data dir after a clean stop
-  uint64_t distinct_uris = 0;      //!< keys of the uri stage's state (0: not counted)
+  uint64_t peak_rss_bytes = 0;  //!< VmHWM at the end of the throughput phase
+  uint64_t rocksdb_bytes = 0;   //!< data dir after a clean stop
+  uint64_t distinct_uris = 0;   //!< keys of the uri stage's state (0: not counted)
   uint64_t block_cache_bytes = 0, write_buffer_bytes = 0;
   uint64_t broker_retention_bytes = 0;  //!< upper bound of the embedded broker's log memory
 
   // (d) baseline: the same records read with a plain consumer.
-  uint64_t raw_records = 0;  //!< records in the pages topic read per pass
+  uint64_t raw_records = 0;  //!< per pass: the pages topic as the throughput phase left it
   int raw_passes = 0;
   double raw_records_per_s = 0, raw_mb_per_s = 0;
   double raw_ratio = 0;  //!< pages_per_s / raw_records_per_s

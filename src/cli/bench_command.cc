@@ -14,9 +14,14 @@ void AddBenchOptions(CLI::App* command, BenchOptions* options) {
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
   command->add_option("--links-per-page", c.crawl.links_per_page, "mean outlinks per page")->capture_default_str();
-  command->add_option("--domains", c.crawl.domains, "registrable domains")->capture_default_str()->check(CLI::PositiveNumber);
-  command->add_option("--uris", c.crawl.uri_space, "URI space links point into (0: 4 x all pages)")->capture_default_str();
-  command->add_option("--zipf", c.crawl.zipf, "in-degree skew exponent")->capture_default_str()->check(CLI::Range(0.0, 3.0));
+  command->add_option("--domains", c.crawl.domains, "registrable domains")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  command->add_option("--uris", c.crawl.uri_space, "URI space links point into (0: 4 x all pages)")
+      ->capture_default_str();
+  command->add_option("--zipf", c.crawl.zipf, "in-degree skew exponent")
+      ->capture_default_str()
+      ->check(CLI::Range(0.0, 3.0));
   command->add_option("--seed", c.crawl.seed, "generator seed")->capture_default_str();
   command->add_option("--rate", c.rate, "latency phase produce rate, events/s (0: half the measured maximum)")
       ->capture_default_str();

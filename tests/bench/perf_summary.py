@@ -18,9 +18,8 @@ ROLES = [  # (role, frame pattern) for webindex's own threads
     ("uri stage", r"UriStage::Process"),
     ("domain stage", r"DomainStage::Process"),
     ("sink stage", r"SinkStage::Process"),
-    ("bench feeder (generate + produce)", r"bench::Feeder::|BenchRun::ThroughputPhase|BenchRun::LatencyPhase"),
+    ("bench main thread (generate, produce, lag checks, raw consume)", r"bench::(Feeder::|.*BenchRun::|MeasureRawConsume)"),
     ("bench latency poller", r"LatencyProbes::Poll"),
-    ("bench raw consume", r"MeasureRawConsume|ConsumeOnce"),
     ("producer poll thread", r"Producer::Create"),
 ]
 
@@ -51,7 +50,7 @@ def read_samples(path):
                     yield comm, tid, frames
                 comm, frames = None, []
                 continue
-            if not line.startswith(("\t", " " * 8)) or comm is None and not line.startswith("\t"):
+            if not line.startswith("\t"):  # "<comm> <tid>"; stack frames are tab-indented
                 parts = line.split()
                 comm, tid = " ".join(parts[:-1]), parts[-1]
                 continue

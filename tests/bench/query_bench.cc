@@ -91,7 +91,8 @@ void BM_TopUris(benchmark::State& state) {
     rows += top->size();
   }
   state.SetItemsProcessed(static_cast<int64_t>(rows));
-  state.counters["queries/s"] = benchmark::Counter(static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
+  state.counters["queries/s"] =
+      benchmark::Counter(static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
 }
 BENCHMARK(BM_TopUris)->ArgNames({"limit"})->Arg(10)->Arg(100)->Arg(1000);
 
@@ -109,7 +110,8 @@ void BM_DomainUris(benchmark::State& state) {
     rows += top->size();
   }
   state.SetItemsProcessed(static_cast<int64_t>(rows));
-  state.counters["queries/s"] = benchmark::Counter(static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
+  state.counters["queries/s"] =
+      benchmark::Counter(static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
 }
 BENCHMARK(BM_DomainUris);
 

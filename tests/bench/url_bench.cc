@@ -15,7 +15,7 @@ std::vector<std::string> AbsoluteUrls() {
   std::vector<std::string> out;
   for (uint64_t j = 0; j < kUrls; ++j) {
     std::string url = crawl.PageUrl(j * 7919 % crawl.uri_space());
-    if (j % 4 == 1) url.replace(0, 4, "HTTP");         // case to normalize
+    if (j % 4 == 1) url.replace(0, 4, "HTTP");  // case to normalize
     if (j % 4 == 2) url += "?utm_source=x&id=" + std::to_string(j);
     if (j % 8 == 3) url.insert(url.find('/', 8), ":80");  // default port to drop
     out.push_back(std::move(url));
@@ -67,7 +67,7 @@ void ResolveLinks(benchmark::State& state, const std::vector<std::string>& links
 void BM_ResolveLinkRelative(benchmark::State& state) {
   std::vector<std::string> links;
   for (int j = 0; j < 1024; ++j) {
-    links.push_back(j % 3 == 0 ? "/a/" + std::to_string(j) + ".html"
+    links.push_back(j % 3 == 0   ? "/a/" + std::to_string(j) + ".html"
                     : j % 3 == 1 ? "../c/" + std::to_string(j) + "?q=" + std::to_string(j)
                                  : std::to_string(j) + ".html#frag");
   }
