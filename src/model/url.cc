@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <string_view>
 #include <vector>
 
@@ -105,7 +106,7 @@ const psl_ctx_t* Psl() {
 
 //! The registrable domain of `host` (private suffixes included), or nullopt when `host` is not strictly under a
 //! listed public suffix (the implicit "*" rule does not count).
-std::optional<std::string> RegistrableDomain(const std::string& host) {
+std::optional<std::string> LookUpRegistrableDomain(const std::string& host) {
   const psl_ctx_t* psl = Psl();
   if (psl == nullptr) return std::nullopt;
   const char* reg = psl_registrable_domain(psl, host.c_str());
@@ -118,6 +119,18 @@ std::optional<std::string> RegistrableDomain(const std::string& host) {
   const bool under = host == domain || (host.size() > domain.size() && host.ends_with(domain) &&
                                         host[host.size() - domain.size() - 1] == '.');
   if (!under) return std::nullopt;
+  return domain;
+}
+
+//! LookUpRegistrableDomain with a per-thread memo: crawls repeat hosts, and the suffix lookup
+//! dominates URL parsing. Bounded: cleared when it reaches kMaxHosts entries.
+std::optional<std::string> RegistrableDomain(const std::string& host) {
+  constexpr size_t kMaxHosts = 1 << 16;
+  thread_local std::unordered_map<std::string, std::optional<std::string>> memo;
+  if (auto it = memo.find(host); it != memo.end()) return it->second;
+  if (memo.size() >= kMaxHosts) memo.clear();
+  auto domain = LookUpRegistrableDomain(host);
+  memo.emplace(host, domain);
   return domain;
 }
 

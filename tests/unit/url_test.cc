@@ -223,3 +223,23 @@ TEST(UrlTest, DomainOfUri) {
 
 }  // namespace
 }  // namespace webindex::model
+
+namespace webindex::model {
+namespace {
+
+// Registrable domains are memoized per thread and the memo is cleared at 65,536 hosts: results
+// must not change across the clear.
+TEST(UrlMemoTest, ResultsStayExactPastTheMemoBound) {
+  for (int i = 0; i < 70000; ++i) {
+    auto url = ParseUrl("http://h" + std::to_string(i) + ".example.com/");
+    ASSERT_TRUE(url.ok()) << i;
+    ASSERT_EQ(url->domain, "example.com") << i;
+  }
+  EXPECT_FALSE(ParseUrl("http://co.uk/").ok());
+  EXPECT_FALSE(ParseUrl("http://co.uk/").ok());  // a memoized rejection stays a rejection
+  EXPECT_EQ(ParseUrl("http://a.b.co.uk/")->domain, "b.co.uk");
+  EXPECT_EQ(ParseUrl("http://x.me.blogspot.com/")->domain, "me.blogspot.com");
+}
+
+}  // namespace
+}  // namespace webindex::model
