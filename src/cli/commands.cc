@@ -101,9 +101,7 @@ int RunDemo(Settings settings, const DemoOptions& options) {
     if (!run.ok()) return Fail(run);
     if (!stopped.ok()) return Fail(stopped);
   }
-  state::StoreOptions opts = settings.processor.store;
-  opts.read_only = true;
-  auto store = state::Store::Open(settings.processor.data_dir, opts);
+  auto store = OpenTableReadOnly(settings);
   if (!store.ok()) return Fail(store.status());
   auto top = query::TopUris(**store, 10);
   if (!top.ok()) return Fail(top.status());
@@ -149,9 +147,7 @@ int RunProcessor(Settings settings, const RunOptions& options) {
 }
 
 int RunDump(const Settings& settings) {
-  state::StoreOptions opts = settings.processor.store;
-  opts.read_only = true;
-  auto store = state::Store::Open(settings.processor.data_dir, opts);
+  auto store = OpenTableReadOnly(settings);
   if (!store.ok()) return Fail(store.status());
   std::ios::sync_with_stdio(false);
   auto lines = query::DumpTable(**store, std::cout);

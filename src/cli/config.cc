@@ -91,6 +91,12 @@ Result<Settings> LoadSettings(const std::string& path) {
   return s;
 }
 
+Result<std::unique_ptr<state::Store>> OpenTableReadOnly(const Settings& settings) {
+  state::StoreOptions opts = settings.processor.store;
+  opts.read_only = true;
+  return state::Store::Open(settings.processor.data_dir, opts);
+}
+
 Status SetKafkaProperty(Settings* settings, const std::string& assignment) {
   const size_t eq = assignment.find('=');
   if (eq == std::string::npos || eq == 0) {

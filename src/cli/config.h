@@ -19,6 +19,9 @@ struct Settings {
 //! Defaults and topic definitions, overlaid with the TOML file at `path` (if not empty).
 Result<Settings> LoadSettings(const std::string& path);
 
+//! Opens the data dir's store read-only (dump, query, demo): works while `run` holds it.
+Result<std::unique_ptr<state::Store>> OpenTableReadOnly(const Settings& settings);
+
 //! Applies a librdkafka property given as "key=value" (the -X flag).
 Status SetKafkaProperty(Settings* settings, const std::string& assignment);
 

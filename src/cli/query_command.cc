@@ -60,9 +60,7 @@ void WriteProcessorMetrics(app::Processor& processor, http::PrometheusWriter& w)
 }  // namespace
 
 int RunQuery(const Settings& settings, const QueryOptions& options) {
-  state::StoreOptions opts = settings.processor.store;
-  opts.read_only = true;
-  auto store = state::Store::Open(settings.processor.data_dir, opts);
+  auto store = OpenTableReadOnly(settings);
   if (!store.ok()) {
     LOG_ERROR("{}", store.status().ToString());
     return 1;

@@ -153,9 +153,7 @@ class HttpFixture : public ::testing::Test {
     harness_ = std::make_unique<PipelineHarness>(2);
     ProduceSample(*harness_);
     harness_->RunUntilIdle();
-    state::StoreOptions opts;
-    opts.read_only = true;
-    auto store = state::Store::Open(harness_->config().data_dir, opts);
+    auto store = harness_->OpenReadOnly();
     ASSERT_TRUE(store.ok()) << store.status().ToString();
     store_ = std::move(store).value();
   }

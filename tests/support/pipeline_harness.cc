@@ -94,10 +94,14 @@ void PipelineHarness::RunUntilIdle(const std::function<void(const pipeline::Metr
   inspect(processor.metrics());
 }
 
-std::vector<std::string> PipelineHarness::Dump() {
+Result<std::unique_ptr<state::Store>> PipelineHarness::OpenReadOnly() const {
   state::StoreOptions opts;
   opts.read_only = true;
-  auto store = state::Store::Open(config_.data_dir, opts);
+  return state::Store::Open(config_.data_dir, opts);
+}
+
+std::vector<std::string> PipelineHarness::Dump() {
+  auto store = OpenReadOnly();
   EXPECT_TRUE(store.ok()) << store.status().ToString();
   if (!store.ok()) return {};
   std::vector<std::string> lines;

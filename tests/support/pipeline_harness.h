@@ -34,6 +34,8 @@ class PipelineHarness {
   void RunUntilIdle(const std::function<void(const pipeline::Metrics&)>& inspect);
   //! The query table's text lines, sorted.
   std::vector<std::string> Dump();
+  //! The data dir's store, read-only (the processor must not be running).
+  Result<std::unique_ptr<state::Store>> OpenReadOnly() const;
   //! All records of a topic from the beginning (value and headers).
   struct Consumed {
     int32_t partition;

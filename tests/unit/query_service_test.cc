@@ -32,9 +32,7 @@ class QueryServiceTest : public ::testing::Test {
                         R"({"url":"http://b.com/2","anchorText":"b2"},{"url":"http://b.com/3","anchorText":"b3"}]})");
     harness_->Produce(events);
     harness_->RunUntilIdle();
-    state::StoreOptions opts;
-    opts.read_only = true;
-    auto store = state::Store::Open(harness_->config().data_dir, opts);
+    auto store = harness_->OpenReadOnly();
     ASSERT_TRUE(store.ok()) << store.status().ToString();
     store_ = std::move(store).value();
   }
