@@ -4,6 +4,7 @@
 #include <chrono>
 #include <thread>
 
+#include "common/bytes.h"
 #include "common/log.h"
 #include "pipeline/page_stage.h"
 #include "pipeline/uri_stage.h"
@@ -47,7 +48,22 @@ Status Processor::Start() {
   ASSIGN_OR_RETURN(layout.domain_delta_partitions,
                    admin_->PartitionCount(config_.topics.domain_deltas, kAdminTimeoutMs));
   ASSIGN_OR_RETURN(layout.export_partitions, admin_->PartitionCount(config_.topics.exports, kAdminTimeoutMs));
-  ASSIGN_OR_RETURN(store_, state::Store::Open(config_.data_dir, config_.store));
+  ASSIGN_OR_RETURN(dir_, state::DataDir::Open(config_.data_dir, /*create=*/true));
+  if (config_.generation == 0) {
+    ASSIGN_OR_RETURN(generation_, dir_->Current());
+  } else {
+    generation_ = config_.generation;
+  }
+  layout.generation = generation_;
+  ASSIGN_OR_RETURN(store_, state::Store::Open(dir_->PathOf(generation_), config_.store));
+  int64_t from_ms = -1;
+  ASSIGN_OR_RETURN(auto from, store_->Get(state::Family::kMeta, kFromMsKey));
+  if (from) {
+    uint64_t v = 0;
+    BytesReader r(*from);
+    if (!r.GetFixed64BE(&v)) return Status::Corruption("generation start time in " + dir_->PathOf(generation_));
+    from_ms = static_cast<int64_t>(v);
+  }
 
   auto route = [this](uint64_t opaque, const Status& st) {
     const int index = pipeline::StageRunner::IndexOf(opaque);
@@ -60,19 +76,21 @@ Status Processor::Start() {
   RETURN_IF_ERROR(producer_->WarmUp({n.uri_deltas, n.domain_deltas, n.exports, n.dead_letters}, kAdminTimeoutMs));
 
   std::vector<std::unique_ptr<pipeline::Stage>> stages;
-  stages.push_back(std::make_unique<pipeline::PageStage>(layout, config_.limits));
+  stages.push_back(std::make_unique<pipeline::PageStage>(layout, config_.limits, from_ms));
   stages.push_back(std::make_unique<pipeline::UriStage>(layout));
   stages.push_back(std::make_unique<pipeline::DomainStage>(layout));
   stages.push_back(std::make_unique<sink::SinkStage>(layout));
   for (auto& stage : stages) {
     ASSIGN_OR_RETURN(int partitions, admin_->PartitionCount(stage->input_topic(), kAdminTimeoutMs));
     const int index = static_cast<int>(runners_.size());
+    pipeline::RunnerOptions options = config_.runner;
+    options.generation = generation_;
     runners_.push_back(std::make_unique<pipeline::StageRunner>(std::move(stage), index, partitions, *store_,
-                                                               *producer_, config_.kafka, metrics_, config_.runner));
+                                                               *producer_, config_.kafka, metrics_, options));
   }
   // Build every runner before starting any, so delivery reports always find their runner.
   for (auto& runner : runners_) RETURN_IF_ERROR(runner->Start());
-  LOG_INFO("processing {} -> query table in {} (brokers {})", config_.topics.pages, config_.data_dir,
+  LOG_INFO("processing {} -> query table in {} (brokers {})", config_.topics.pages, dir_->PathOf(generation_),
            config_.kafka.brokers);
   return Status::Ok();
 }
@@ -119,14 +137,33 @@ std::vector<Processor::StageTiming> Processor::Timings() const {
 
 void Processor::LogProgress() { LOG_INFO("progress: {}", metrics_.Summary()); }
 
+bool Processor::GenerationChanged() {
+  if (config_.generation != 0 || !dir_) return false;
+  auto current = dir_->Current();
+  if (!current.ok()) {
+    LOG_WARN("cannot read the current generation: {}", current.status().ToString());
+    return false;
+  }
+  if (*current == generation_) return false;
+  LOG_INFO("generation {} of {} became current (a replay finished); switching from generation {}", *current,
+           config_.data_dir, generation_);
+  switch_to_ = *current;
+  return true;
+}
+
 Status Processor::Run(bool exit_when_idle, const std::atomic<bool>& stop) {
   using Clock = std::chrono::steady_clock;
   auto last_progress = Clock::now();
+  auto last_generation_check = Clock::now();
   int idle_checks = 0;
   while (!stop) {
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
     for (auto& runner : runners_) {
       if (runner->failed()) return runner->Join();
+    }
+    if (Clock::now() - last_generation_check > std::chrono::milliseconds(500)) {
+      last_generation_check = Clock::now();
+      if (GenerationChanged()) break;
     }
     if (Clock::now() - last_progress > std::chrono::milliseconds(config_.progress_interval_ms)) {
       LogProgress();
@@ -139,6 +176,30 @@ Status Processor::Run(bool exit_when_idle, const std::atomic<bool>& stop) {
       LOG_INFO("all input consumed and every output acknowledged; exiting");
       break;
     }
+  }
+  return Status::Ok();
+}
+
+Status Processor::RunUntilCaughtUp(int64_t max_lag, const std::atomic<bool>& stop,
+                                   const std::function<void(int64_t lag)>& progress) {
+  using Clock = std::chrono::steady_clock;
+  auto last_check = Clock::now();
+  while (!stop) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    for (auto& runner : runners_) {
+      if (runner->failed()) return runner->Join();
+    }
+    if (Clock::now() - last_check < std::chrono::seconds(1)) continue;
+    last_check = Clock::now();
+    auto lag = Lag();
+    if (!lag.ok()) {
+      LOG_WARN("lag check: {}; trying again", lag.status().ToString());
+      continue;
+    }
+    int64_t total = 0;
+    for (const auto& s : *lag) total += s.lag;
+    if (progress) progress(total);
+    if (total <= max_lag) break;
   }
   return Status::Ok();
 }

@@ -4,8 +4,10 @@
 #pragma once
 
 #include <atomic>
+#include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -14,13 +16,17 @@
 #include "pipeline/metrics.h"
 #include "pipeline/stage_runner.h"
 #include "pipeline/topics.h"
+#include "state/data_dir.h"
 #include "state/store.h"
 
 namespace webindex::app {
 
 struct ProcessorConfig {
   kafka::ClientConfig kafka;
-  std::string data_dir;
+  std::string data_dir;  //!< see state::DataDir
+  //! 0: the data dir's current generation, switching when a replay makes another one
+  //! current (Run returns, switch_to() says which); N: generation N only (a replay).
+  uint64_t generation = 0;
   pipeline::TopicNames topics;
   std::map<std::string, int> partitions;  //!< topic -> partitions to create it with
   std::map<std::string, std::map<std::string, std::string>> topic_config;  //!< topic -> broker config
@@ -40,6 +46,11 @@ class Processor {
   //! Returns when `stop` becomes true, a stage fails, or (with exit_when_idle) every stage
   //! has consumed all of its input and nothing is in flight.
   Status Run(bool exit_when_idle, const std::atomic<bool>& stop);
+  //! Returns when `stop` becomes true, a stage fails, or the stages are at most `max_lag`
+  //! records behind the ends of their inputs, all together. Calls `progress` with that lag
+  //! about once a second.
+  Status RunUntilCaughtUp(int64_t max_lag, const std::atomic<bool>& stop,
+                          const std::function<void(int64_t lag)>& progress);
   //! Finishes the current batches, waits for Kafka's acknowledgements, commits, closes.
   Status Stop();
   //! True when every input partition is read to its end and every output acknowledged.
@@ -47,6 +58,10 @@ class Processor {
   const pipeline::Metrics& metrics() const { return metrics_; }
   //! The data dir's store, for readers of the query table (after Start, until Stop).
   state::Store* store() { return store_.get(); }
+  //! The generation of the data dir this processor runs (after Start).
+  uint64_t generation() const { return generation_; }
+  //! Set when Run returned because another generation became current.
+  std::optional<uint64_t> switch_to() const { return switch_to_; }
 
   //! How far one stage's consumer is behind the end of one input partition.
   struct LagSample {
@@ -69,6 +84,8 @@ class Processor {
  private:
   Status EnsureTopics();
   void LogProgress();
+  //! True (and switch_to_ set) when the data dir's current generation is no longer ours.
+  bool GenerationChanged();
 
   ProcessorConfig config_;
   pipeline::Metrics metrics_;
@@ -76,10 +93,16 @@ class Processor {
   std::unique_ptr<kafka::Admin> admin_;
   std::unique_ptr<kafka::Producer> producer_;
   std::vector<std::unique_ptr<pipeline::StageRunner>> runners_;
+  std::optional<state::DataDir> dir_;
+  uint64_t generation_ = 0;
+  std::optional<uint64_t> switch_to_;
   bool stopped_ = false;
 };
 
 //! The topics of `names` with their partition counts from `config` (default `fallback`).
 std::vector<kafka::TopicSpec> TopicSpecs(const ProcessorConfig& config);
+
+//! kMeta key of a generation's start time (--from of its replay), in ms since the epoch.
+inline constexpr char kFromMsKey[] = "generation/from_ms";
 
 }  // namespace webindex::app

@@ -16,6 +16,7 @@
 #include "common/log.h"
 #include "kafka/client.h"
 #include "model/url.h"
+#include "state/data_dir.h"
 
 namespace webindex::bench {
 namespace {
@@ -261,7 +262,7 @@ Status BenchRun::MeasureStore() {
   if (!config_.count_uris) return Status::Ok();
   state::StoreOptions options = processor_config_.store;
   options.read_only = true;
-  ASSIGN_OR_RETURN(auto store, state::Store::Open(config_.data_dir, options));
+  ASSIGN_OR_RETURN(auto store, state::OpenCurrent(config_.data_dir, options));
   auto it = store->NewIterator(state::Family::kUris);
   uint64_t n = 0;
   for (it->SeekToFirst(); it->Valid(); it->Next()) ++n;

@@ -11,12 +11,14 @@
 
 #include <fmt/format.h>
 
+#include "app/replay.h"
 #include "cli/load_command.h"
 #include "cli/query_command.h"
 #include "model/url.h"
 #include "common/log.h"
 #include "kafka/client.h"
 #include "query/table_reader.h"
+#include "state/data_dir.h"
 
 namespace webindex::cli {
 namespace {
@@ -130,19 +132,77 @@ int RunDemo(Settings settings, const DemoOptions& options) {
   return 0;
 }
 
+namespace {
+
+//! Takes the data dir's run lock (a replay holds it for a moment while it switches).
+Result<std::unique_ptr<state::FileLock>> LockForRun(const state::DataDir& dir) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (true) {
+    ASSIGN_OR_RETURN(auto lock, state::FileLock::TryAcquire(app::RunLockPath(dir)));
+    if (lock) return lock;
+    if (std::chrono::steady_clock::now() > deadline) {
+      return Status::Aborted("another `webindex run` uses " + dir.path() + " (it holds " + app::RunLockPath(dir) + ")");
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+}
+
+void RemoveOlderGenerations(state::DataDir& dir) {
+  auto removed = dir.RemoveOlder();
+  if (!removed.ok()) {
+    LOG_WARN("cannot remove old generations: {}", removed.status().ToString());
+  } else if (*removed > 0) {
+    LOG_INFO("removed {} old generation(s) of {}", *removed, dir.path());
+  }
+}
+
+}  // namespace
+
 int RunProcessor(Settings settings, const RunOptions& options) {
   auto embedded = MaybeEmbedded(&settings);
   if (!embedded.ok()) return Fail(embedded.status());
   const auto& stop = InstallStopSignals();
-  app::Processor processor(settings.processor);
-  if (Status st = processor.Start(); !st.ok()) return Fail(st);
-  auto server = StartHttp(settings, processor);
+  auto dir = state::DataDir::Open(settings.processor.data_dir, /*create=*/true);
+  if (!dir.ok()) return Fail(dir.status());
+  auto run_lock = LockForRun(*dir);
+  if (!run_lock.ok()) return Fail(run_lock.status());
+  RemoveOlderGenerations(*dir);
+
+  auto processor = std::make_unique<app::Processor>(settings.processor);
+  if (Status st = processor->Start(); !st.ok()) return Fail(st);
+  auto server = StartHttp(settings, *processor);
   if (!server.ok()) return Fail(server.status());
-  Status run = processor.Run(options.exit_when_idle, stop);
+  Status run;
+  while (true) {
+    run = processor->Run(options.exit_when_idle, stop);
+    if (!run.ok() || !processor->switch_to()) break;
+    // A replay made another generation current: start it, move the API over, retire ours.
+    auto next = std::make_unique<app::Processor>(settings.processor);
+    if (run = next->Start(); !run.ok()) break;
+    if (*server) SwitchHttp(**server, *next);
+    if (run = processor->Stop(); !run.ok()) break;
+    processor = std::move(next);
+    RemoveOlderGenerations(*dir);
+    LOG_INFO("now running generation {}", processor->generation());
+  }
   if (*server) (*server)->Stop();  // before the processor closes the store it serves
-  Status stopped = processor.Stop();
+  Status stopped = processor->Stop();
   if (!run.ok()) return Fail(run);
   if (!stopped.ok()) return Fail(stopped);
+  return 0;
+}
+
+int RunReplay(Settings settings, const app::ReplayOptions& options) {
+  if (settings.processor.kafka.brokers == "embedded") {
+    return Fail(Status::InvalidArgument(
+        "replay reads the input topic again: give the --brokers that hold it (an embedded broker starts empty)"));
+  }
+  const auto& stop = InstallStopSignals();
+  Status st = app::Replay(settings.processor, options, stop);
+  if (!st.ok()) {
+    LOG_ERROR("{}", st.ToString());
+    return st.code() == Status::Code::kAborted && stop ? 130 : 1;
+  }
   return 0;
 }
 

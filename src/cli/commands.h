@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "app/replay.h"
 #include "cli/config.h"
 
 namespace webindex::cli {
@@ -30,6 +31,9 @@ struct RunOptions {
 int RunProcessor(Settings settings, const RunOptions& options);
 
 int RunDump(const Settings& settings);
+
+//! Rebuilds the table from the input topic into a new generation, then switches to it.
+int RunReplay(Settings settings, const app::ReplayOptions& options);
 
 struct DemoOptions {
   std::string file;    //!< JSON-lines crawl events

@@ -5,6 +5,7 @@
 #include <toml++/toml.h>
 
 #include "cli/embedded.h"
+#include "state/data_dir.h"
 
 namespace webindex::cli {
 namespace {
@@ -94,7 +95,7 @@ Result<Settings> LoadSettings(const std::string& path) {
 Result<std::unique_ptr<state::Store>> OpenTableReadOnly(const Settings& settings) {
   state::StoreOptions opts = settings.processor.store;
   opts.read_only = true;
-  return state::Store::Open(settings.processor.data_dir, opts);
+  return state::OpenCurrent(settings.processor.data_dir, opts);
 }
 
 Status SetKafkaProperty(Settings* settings, const std::string& assignment) {

@@ -42,6 +42,20 @@ int main(int argc, char** argv) {
   std::string http_listen;
   run->add_option("--http", http_listen, "serve the query API (docs/api.md) on [HOST:]PORT; HOST defaults to 127.0.0.1");
 
+  app::ReplayOptions replay_opts;
+  auto* replay = app.add_subcommand(
+      "replay", "rebuild the state and the table from the input topic into a new generation while the current one "
+                "keeps answering, then switch to it (a running `webindex run` takes it over)");
+  replay->add_option("--brokers", brokers, "Kafka bootstrap servers holding the input topic")->required();
+  replay->add_option("--data-dir", data_dir, "state and query table directory")->required();
+  replay->add_option("--from", replay_opts.from, "earliest, or an RFC 3339 time: replay the events stamped from then on")
+      ->capture_default_str();
+  replay->add_option("--switch-lag", replay_opts.switch_lag,
+                     "switch once this few input records are left to process, all stages together")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  replay->add_flag("--abort", replay_opts.abort, "roll back an unfinished replay and exit");
+
   cli::QueryOptions query_opts;
   auto* query = app.add_subcommand("query", "answer one query from the table as JSON, like the HTTP API");
   query->add_option("what", query_opts.what, "top, pages, page or links")
@@ -95,6 +109,7 @@ int main(int argc, char** argv) {
   if (*load) return cli::RunLoad(*settings, load_opts);
   if (*run) return cli::RunProcessor(std::move(settings).value(), run_opts);
   if (*dump) return cli::RunDump(*settings);
+  if (*replay) return cli::RunReplay(std::move(settings).value(), replay_opts);
   if (*query) return cli::RunQuery(*settings, query_opts);
   if (*bench) return cli::RunBench(*settings, std::move(bench_opts));
   if (*demo) {

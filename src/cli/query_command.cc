@@ -38,6 +38,8 @@ Result<std::string> Answer(query::QueryService& q, const QueryOptions& o) {
 //! Pipeline counters and consumer lag for /metrics.
 void WriteProcessorMetrics(app::Processor& processor, http::PrometheusWriter& w) {
   http::WritePipelineMetrics(processor.metrics(), w);
+  w.Family("webindex_generation", "gauge", "The data-dir generation this process runs and serves (replays add one).");
+  w.Sample("webindex_generation", {}, processor.generation());
   const auto timings = processor.Timings();
   w.Family("webindex_stage_batches_total", "counter", "Batches a stage committed (the sink's are table applies).");
   for (const auto& t : timings) w.Sample("webindex_stage_batches_total", {{"stage", t.stage}}, t.batches);
@@ -81,6 +83,11 @@ int RunQuery(const Settings& settings, const QueryOptions& options) {
       LOG_ERROR("{}", json.status().ToString());
       return 1;
   }
+}
+
+void SwitchHttp(http::Server& server, app::Processor& processor) {
+  server.api().SetSource(*processor.store(),
+                         [&processor](http::PrometheusWriter& w) { WriteProcessorMetrics(processor, w); });
 }
 
 Result<std::unique_ptr<http::Server>> StartHttp(const Settings& settings, app::Processor& processor) {

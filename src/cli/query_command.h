@@ -24,5 +24,7 @@ int RunQuery(const Settings& settings, const QueryOptions& options);
 //! Serves the query API on the processor's store (started) when settings.http.listen is set;
 //! nullptr when it is not. Stop the server before the processor.
 Result<std::unique_ptr<http::Server>> StartHttp(const Settings& settings, app::Processor& processor);
+//! Moves a running server over to another processor's table and metrics.
+void SwitchHttp(http::Server& server, app::Processor& processor);
 
 }  // namespace webindex::cli

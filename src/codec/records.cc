@@ -23,7 +23,9 @@ void WritePage(JsonWriter& w, const model::Page& p) {
   w.EndArray().EndObject();
 }
 
-void WriteOrigin(JsonWriter& w, const Origin& o) { w.Key("src").String(o.src).Key("seq").Uint(o.seq); }
+void WriteOrigin(JsonWriter& w, const Origin& o) {
+  w.Key("src").String(o.src).Key("seq").Uint(o.seq).Key("gen").Uint(o.gen);
+}
 
 const char* TypeName(ExportRecord::Type t) {
   switch (t) {
@@ -51,9 +53,21 @@ Status GetString(dom::object obj, std::string_view what, std::string_view field,
   return Status::Ok();
 }
 
+//! The optional "gen" field: absent means generation 1.
+Status ReadGeneration(dom::object obj, std::string_view what, uint64_t* gen) {
+  dom::element e;
+  if (obj["gen"].get(e)) {
+    *gen = 1;
+    return Status::Ok();
+  }
+  if (e.get(*gen) || *gen == 0) return Bad(what, "gen");
+  return Status::Ok();
+}
+
 Status ReadOrigin(dom::object obj, std::string_view what, Origin* o) {
   RETURN_IF_ERROR(GetString(obj, what, "src", &o->src));
-  return Get(obj, what, "seq", &o->seq);
+  RETURN_IF_ERROR(Get(obj, what, "seq", &o->seq));
+  return ReadGeneration(obj, what, &o->gen);
 }
 
 Result<model::Page> ReadPage(dom::object obj) {
@@ -105,6 +119,7 @@ std::string Encode(const DomainDelta& d) {
 std::string Encode(const ExportRecord& r) {
   JsonWriter w;
   w.BeginObject().Key("type").String(TypeName(r.type)).Key("key").String(r.key).Key("seq").Uint(r.seq);
+  w.Key("gen").Uint(r.gen);
   switch (r.type) {
     case ExportRecord::Type::kPage:
       w.Key("page");
@@ -165,6 +180,7 @@ Result<ExportRecord> RecordDecoder::DecodeExport(std::string_view json) {
   RETURN_IF_ERROR(GetString(obj, "export", "type", &type));
   RETURN_IF_ERROR(GetString(obj, "export", "key", &r.key));
   RETURN_IF_ERROR(Get(obj, "export", "seq", &r.seq));
+  RETURN_IF_ERROR(ReadGeneration(obj, "export", &r.gen));
   if (type == "page") {
     r.type = ExportRecord::Type::kPage;
     dom::element page;

@@ -15,10 +15,11 @@
 namespace webindex::codec {
 
 //! Identifies where an internal record came from, for duplicate suppression downstream:
-//! seq only grows per src.
+//! seq only grows per (gen, src). Stages read only the records of their own generation.
 struct Origin {
   std::string src;
   uint64_t seq = 0;
+  uint64_t gen = 1;  //!< the data-dir generation that wrote it (absent in JSON: 1)
 };
 
 //! topic webindex.uri-deltas, keyed by uri.
@@ -44,6 +45,7 @@ struct ExportRecord {
   std::optional<model::Page> page;  //!< kPage: nullopt when the page is gone
   model::UriInfo info;              //!< kUri
   int64_t pagecount = 0;            //!< kDomain
+  uint64_t gen = 1;                 //!< generation that wrote it; seq grows per (gen, type, key)
 };
 
 std::string EncodePageJson(const model::Page& page);

@@ -22,6 +22,7 @@ struct InRecord {
   std::string_view topic;
   int32_t partition = 0;
   int64_t offset = 0;
+  int64_t timestamp_ms = -1;  //!< the record's Kafka timestamp, -1 when it has none
   std::string_view key;
   std::string_view value;
 };

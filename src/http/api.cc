@@ -85,7 +85,8 @@ const std::vector<std::string>& Api::Routes() {
   return kRoutes;
 }
 
-Api::Api(state::Store& store, MetricsSource metrics) : query_(store), metrics_(std::move(metrics)) {
+Api::Api(state::Store& store, MetricsSource metrics)
+    : query_(std::make_unique<query::QueryService>(store)), metrics_(std::move(metrics)) {
   for (const auto& r : Routes()) latency_[r];
 }
 
@@ -129,7 +130,11 @@ ApiResponse Api::Handle(const ApiRequest& request) {
       Count(route, 200);
       response.content_type = std::string(kPrometheusContentType);
       response.body = Metrics();
-    } else if (auto body = RouteJson(query_, route, *target); body.ok()) {
+    } else if (auto body = [&] {
+                 std::shared_lock lock(source_mu_);
+                 return RouteJson(*query_, route, *target);
+               }();
+               body.ok()) {
       Count(route, 200);
       response.body = std::move(body).value();
     } else {
@@ -145,9 +150,19 @@ ApiResponse Api::Handle(const ApiRequest& request) {
   return response;
 }
 
+void Api::SetSource(state::Store& store, MetricsSource metrics) {
+  auto next = std::make_unique<query::QueryService>(store);
+  std::unique_lock lock(source_mu_);
+  query_ = std::move(next);
+  metrics_ = std::move(metrics);
+}
+
 std::string Api::Metrics() {
   PrometheusWriter w;
-  if (metrics_) metrics_(w);
+  {
+    std::shared_lock lock(source_mu_);
+    if (metrics_) metrics_(w);
+  }
   w.Family("webindex_http_request_duration_seconds", "histogram",
            "Time to answer an HTTP request, by route (other: unknown routes and malformed requests).");
   for (const auto& route : Routes()) {

@@ -5,7 +5,9 @@
 
 #include <functional>
 #include <map>
+#include <memory>
 #include <mutex>
+#include <shared_mutex>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -43,6 +45,9 @@ class Api {
   ApiResponse Error(int status, std::string_view message, std::string_view route = "other");
   //! The /metrics body.
   std::string Metrics();
+  //! Serves another store from now on (a replay made another generation current). Waits
+  //! for the requests reading the old one; the old store may close when it returns.
+  void SetSource(state::Store& store, MetricsSource metrics);
 
   //! The routes, in the order /metrics lists them.
   static const std::vector<std::string>& Routes();
@@ -51,7 +56,8 @@ class Api {
   ApiResponse Dispatch(const ApiRequest& request, const std::string& route);
   void Count(std::string_view route, int status);
 
-  query::QueryService query_;
+  std::shared_mutex source_mu_;  //!< shared by requests, exclusive while switching stores
+  std::unique_ptr<query::QueryService> query_;
   MetricsSource metrics_;
   std::map<std::string, LatencyHistogram, std::less<>> latency_;  //!< fixed after construction
   std::mutex counts_mu_;

@@ -81,6 +81,12 @@ void WritePipelineMetrics(const pipeline::Metrics& m, PrometheusWriter& w) {
   w.Counter("webindex_duplicates_total", "Internal records seen before, skipped.", m.duplicates.load());
   w.Counter("webindex_exports_total", "Export records applied to the query table.", m.exports.load());
   w.Counter("webindex_stale_exports_total", "Export records older than the table, skipped.", m.stale_exports.load());
+  w.Counter("webindex_events_before_from_total",
+            "Crawl events stamped before the start time of the generation's replay (--from), skipped.",
+            m.before_from.load());
+  w.Counter("webindex_other_generation_records_total",
+            "Internal and export records written by another data-dir generation (a replay or the one it replaces), skipped.",
+            m.other_generation.load());
   w.Counter("webindex_corrupt_records_total", "Undecodable internal records.", m.corrupt_records.load());
   w.Counter("webindex_lost_records_total", "Input removed by retention before it was read.", m.lost_records.load());
   w.Counter("webindex_commits_total", "Stage batch commits.", m.commits.load());

@@ -313,6 +313,7 @@ Status Consumer::PollBatch(size_t max, int timeout_ms, MessageBatch* out) {
     r.topic = rd_kafka_topic_name(m->rkt);
     r.partition = m->partition;
     r.offset = m->offset;
+    r.timestamp_ms = rd_kafka_message_timestamp(m.get(), nullptr);
     r.key = std::string_view(static_cast<const char*>(m->key), m->key_len);
     r.value = std::string_view(static_cast<const char*>(m->payload), m->len);
     out->records_.push_back(r);
@@ -348,6 +349,24 @@ Result<std::pair<int64_t, int64_t>> Admin::Watermarks(const std::string& topic, 
       rd_kafka_query_watermark_offsets(impl_->rk.get(), topic.c_str(), partition, &lo, &hi, timeout_ms);
   if (err) return KafkaError(err, "watermarks of " + topic);
   return std::make_pair(lo, hi);
+}
+
+Result<std::vector<int64_t>> Admin::OffsetsForTime(const std::string& topic, int32_t partitions, int64_t timestamp_ms,
+                                                   int timeout_ms) {
+  std::unique_ptr<rd_kafka_topic_partition_list_t, decltype(&rd_kafka_topic_partition_list_destroy)> list(
+      rd_kafka_topic_partition_list_new(partitions), &rd_kafka_topic_partition_list_destroy);
+  for (int32_t p = 0; p < partitions; ++p) {
+    rd_kafka_topic_partition_list_add(list.get(), topic.c_str(), p)->offset = timestamp_ms;
+  }
+  rd_kafka_resp_err_t err = rd_kafka_offsets_for_times(impl_->rk.get(), list.get(), timeout_ms);
+  if (err) return KafkaError(err, "offsets for time of " + topic);
+  std::vector<int64_t> out(partitions, -1);
+  for (int i = 0; i < list->cnt; ++i) {
+    const auto& e = list->elems[i];
+    if (e.err) return KafkaError(e.err, "offset for time of " + topic + "[" + std::to_string(e.partition) + "]");
+    if (e.partition >= 0 && e.partition < partitions) out[e.partition] = e.offset;
+  }
+  return out;
 }
 
 Result<int> Admin::PartitionCount(const std::string& topic, int timeout_ms) {

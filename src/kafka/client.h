@@ -119,6 +119,10 @@ class Admin {
   Result<int> PartitionCount(const std::string& topic, int timeout_ms);
   //! Low and high watermark of a partition, asked of the broker. Thread-safe.
   Result<std::pair<int64_t, int64_t>> Watermarks(const std::string& topic, int32_t partition, int timeout_ms);
+  //! Per partition: the first offset whose record timestamp is at or after `timestamp_ms`,
+  //! or -1 when the broker has none or cannot tell (librdkafka's mock cluster never can).
+  Result<std::vector<int64_t>> OffsetsForTime(const std::string& topic, int32_t partitions, int64_t timestamp_ms,
+                                              int timeout_ms);
 
  private:
   struct Impl;

@@ -7,10 +7,10 @@ namespace webindex::pipeline {
 std::string Metrics::Summary() const {
   return fmt::format(
       "events={} invalid={} stale={} dropped_links={} truncated_links={} uri_deltas={} domain_deltas={} "
-      "duplicates={} exports_applied={} stale_exports={} corrupt={} lost={}",
+      "duplicates={} exports_applied={} stale_exports={} corrupt={} lost={} before_from={} other_generation={}",
       events.load(), invalid_events.load(), stale_events.load(), dropped_links.load(), truncated_links.load(),
       uri_deltas.load(), domain_deltas.load(), duplicates.load(), exports.load(), stale_exports.load(),
-      corrupt_records.load(), lost_records.load());
+      corrupt_records.load(), lost_records.load(), before_from.load(), other_generation.load());
 }
 
 }  // namespace webindex::pipeline

@@ -19,6 +19,8 @@ struct Metrics {
   std::atomic<uint64_t> exports{0};          //!< export records applied by the sink
   std::atomic<uint64_t> stale_exports{0};    //!< export records older than the table, skipped
   std::atomic<uint64_t> corrupt_records{0};  //!< undecodable internal records (dead-lettered)
+  std::atomic<uint64_t> before_from{0};      //!< events older than the generation's start time, skipped
+  std::atomic<uint64_t> other_generation{0}; //!< internal records of another generation, skipped
   std::atomic<uint64_t> lost_records{0};     //!< input removed by retention before it was read
   std::atomic<uint64_t> commits{0};
 

@@ -55,6 +55,10 @@ Status PageStage::Process(const std::vector<InRecord>& records, BatchContext& ct
   std::vector<std::pair<std::string, model::CrawlEvent>> events;
   events.reserve(records.size());
   for (const auto& r : records) {
+    if (from_ms_ >= 0 && r.timestamp_ms < from_ms_) {
+      ++ctx.metrics().before_from;
+      continue;
+    }
     ++ctx.metrics().events;
     auto ev = decoder_.Decode(r.value);
     if (!ev.ok()) {
@@ -100,6 +104,7 @@ Status PageStage::Process(const std::vector<InRecord>& records, BatchContext& ct
       exp.type = codec::ExportRecord::Type::kPage;
       exp.key = uri;
       exp.seq = w.current.version;
+      exp.gen = layout_.generation;
       exp.page = w.current.page;
       ctx.Emit({layout_.names.exports, PartitionFor(uri, layout_.export_partitions), uri, codec::Encode(exp), {}});
     }
@@ -108,7 +113,7 @@ Status PageStage::Process(const std::vector<InRecord>& records, BatchContext& ct
   }
   for (const auto& [uri, delta] : deltas) {
     if (delta == model::UriInfo{}) continue;
-    codec::UriDelta d{{"page", ctx.NextSeq()}, uri, delta};
+    codec::UriDelta d{{"page", ctx.NextSeq(), layout_.generation}, uri, delta};
     ++ctx.metrics().uri_deltas;
     ctx.Emit({layout_.names.uri_deltas, PartitionFor(uri, layout_.uri_delta_partitions), uri, codec::Encode(d), {}});
   }

@@ -10,7 +10,10 @@ namespace webindex::pipeline {
 
 class PageStage final : public Stage {
  public:
-  PageStage(TopicLayout layout, codec::DecodeLimits limits) : layout_(std::move(layout)), decoder_(limits) {}
+  //! Events whose Kafka timestamp is before `from_ms` (when >= 0) are outside this
+  //! generation (a replay --from a time) and skipped.
+  PageStage(TopicLayout layout, codec::DecodeLimits limits, int64_t from_ms = -1)
+      : layout_(std::move(layout)), decoder_(limits), from_ms_(from_ms) {}
   std::string_view name() const override { return "page"; }
   const std::string& input_topic() const override { return layout_.names.pages; }
   Status Process(const std::vector<InRecord>& records, BatchContext& ctx) override;
@@ -18,6 +21,7 @@ class PageStage final : public Stage {
  private:
   TopicLayout layout_;
   codec::EventDecoder decoder_;
+  int64_t from_ms_;
 };
 
 }  // namespace webindex::pipeline

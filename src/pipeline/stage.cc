@@ -11,7 +11,8 @@ void BatchContext::DeadLetter(const InRecord& in, const std::string& dead_letter
   r.headers = {{"reason", std::string(reason)},
                {"source.topic", std::string(in.topic)},
                {"source.partition", std::to_string(in.partition)},
-               {"source.offset", std::to_string(in.offset)}};
+               {"source.offset", std::to_string(in.offset)},
+               {"generation", std::to_string(generation_)}};
   Emit(std::move(r));
 }
 

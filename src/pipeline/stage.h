@@ -20,8 +20,9 @@ namespace webindex::pipeline {
 //! committed atomically with the batch's input offsets.
 class BatchContext {
  public:
-  BatchContext(state::Store& store, state::WriteBatch& batch, uint64_t first_seq, Metrics& metrics)
-      : store_(store), batch_(batch), next_seq_(first_seq), metrics_(metrics) {}
+  BatchContext(state::Store& store, state::WriteBatch& batch, uint64_t first_seq, Metrics& metrics,
+               uint64_t generation = 1)
+      : store_(store), batch_(batch), next_seq_(first_seq), metrics_(metrics), generation_(generation) {}
 
   state::Store& store() { return store_; }
   state::WriteBatch& batch() { return batch_; }
@@ -41,12 +42,14 @@ class BatchContext {
   state::WriteBatch& batch_;
   uint64_t next_seq_;
   Metrics& metrics_;
+  uint64_t generation_;
   std::vector<OutRecord> out_;
 };
 
 //! Partition counts of the topics stages write to.
 struct TopicLayout {
   TopicNames names;
+  uint64_t generation = 1;  //!< tags every internal and export record; others' are skipped
   int32_t uri_delta_partitions = 1;
   int32_t domain_delta_partitions = 1;
   int32_t export_partitions = 1;

@@ -28,8 +28,12 @@ StageRunner::~StageRunner() {
   if (thread_.joinable()) thread_.join();
 }
 
+std::string StageRunner::OffsetKey(std::string_view stage, std::string_view topic, int32_t partition) {
+  return std::string(stage) + "/" + std::string(topic) + "/" + std::to_string(partition);
+}
+
 std::string StageRunner::OffsetKey(int32_t partition) const {
-  return std::string(stage_->name()) + "/" + stage_->input_topic() + "/" + std::to_string(partition);
+  return OffsetKey(stage_->name(), stage_->input_topic(), partition);
 }
 
 std::string StageRunner::OutboxKey(uint64_t seq) const {
@@ -151,7 +155,7 @@ void StageRunner::Loop() {
 Status StageRunner::RunBatch(const std::vector<InRecord>& records) {
   const auto started = std::chrono::steady_clock::now();
   state::WriteBatch wb(store_);
-  BatchContext ctx(store_, wb, next_seq_, metrics_);
+  BatchContext ctx(store_, wb, next_seq_, metrics_, options_.generation);
   if (!records.empty()) RETURN_IF_ERROR(stage_->Process(records, ctx).WithContext(std::string(stage_->name())));
   std::vector<int64_t> next(input_partitions_, -1);
   for (const auto& r : records) {

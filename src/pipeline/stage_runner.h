@@ -19,6 +19,7 @@ namespace webindex::pipeline {
 struct RunnerOptions {
   size_t max_batch = 10000;   //!< records per commit at most
   int poll_timeout_ms = 100;  //!< wait for the first record of a batch
+  uint64_t generation = 1;    //!< of the data dir: tags dead letters
 };
 
 class StageRunner {
@@ -41,6 +42,8 @@ class StageRunner {
   static uint64_t Opaque(int index, uint64_t seq) { return (static_cast<uint64_t>(index) << 56) | seq; }
   static int IndexOf(uint64_t opaque) { return static_cast<int>(opaque >> 56); }
   static uint64_t SeqOf(uint64_t opaque) { return opaque & ((1ull << 56) - 1); }
+  //! kOffsets key of a stage's committed position in one input partition (value: Fixed64BE).
+  static std::string OffsetKey(std::string_view stage, std::string_view topic, int32_t partition);
 
   const Stage& stage() const { return *stage_; }
   int32_t input_partitions() const { return input_partitions_; }

@@ -42,6 +42,10 @@ Status UriStage::Process(const std::vector<InRecord>& records, BatchContext& ctx
       ctx.DeadLetter(r, layout_.names.dead_letters, d.status().message());
       continue;
     }
+    if (d->origin.gen != layout_.generation) {
+      ++ctx.metrics().other_generation;
+      continue;
+    }
     if (!dedupe_.Accept(r.partition, d->origin.src, d->origin.seq)) {
       ++ctx.metrics().duplicates;
       continue;
@@ -71,13 +75,14 @@ Status UriStage::Process(const std::vector<InRecord>& records, BatchContext& ctx
     exp.type = codec::ExportRecord::Type::kUri;
     exp.key = uri;
     exp.seq = c.version;
+    exp.gen = layout_.generation;
     exp.info = c.info;
     ctx.Emit({layout_.names.exports, PartitionFor(uri, layout_.export_partitions), uri, codec::Encode(exp), {}});
     if (before.Exists() != c.info.Exists()) domain_deltas[std::string(model::DomainOfUri(uri))] += c.info.Exists() ? 1 : -1;
   }
   for (const auto& [domain, pages] : domain_deltas) {
     if (pages == 0) continue;
-    codec::DomainDelta d{{"uri", ctx.NextSeq()}, domain, pages};
+    codec::DomainDelta d{{"uri", ctx.NextSeq(), layout_.generation}, domain, pages};
     ++ctx.metrics().domain_deltas;
     ctx.Emit({layout_.names.domain_deltas, PartitionFor(domain, layout_.domain_delta_partitions), domain,
               codec::Encode(d), {}});
@@ -92,6 +97,10 @@ Status DomainStage::Process(const std::vector<InRecord>& records, BatchContext& 
     if (!d.ok()) {
       ++ctx.metrics().corrupt_records;
       ctx.DeadLetter(r, layout_.names.dead_letters, d.status().message());
+      continue;
+    }
+    if (d->origin.gen != layout_.generation) {
+      ++ctx.metrics().other_generation;
       continue;
     }
     if (!dedupe_.Accept(r.partition, d->origin.src, d->origin.seq)) {
@@ -116,6 +125,7 @@ Status DomainStage::Process(const std::vector<InRecord>& records, BatchContext& 
     exp.type = codec::ExportRecord::Type::kDomain;
     exp.key = domain;
     exp.seq = c.version;
+    exp.gen = layout_.generation;
     exp.pagecount = c.info.docs;
     ctx.Emit({layout_.names.exports, PartitionFor(domain, layout_.export_partitions), domain, codec::Encode(exp), {}});
   }

@@ -27,6 +27,10 @@ Status SinkStage::Process(const std::vector<InRecord>& records, pipeline::BatchC
       ctx.DeadLetter(r, layout_.names.dead_letters, e.status().message());
       continue;
     }
+    if (e->gen != layout_.generation) {
+      ++ctx.metrics().other_generation;
+      continue;
+    }
     std::string vkey = VersionKey(*e);
     auto it = newest.find(vkey);
     if (it == newest.end()) {

@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "common/log.h"
+#include "state/data_dir.h"
 #include "query/table_reader.h"
 
 namespace webindex::testing {
@@ -97,7 +98,7 @@ void PipelineHarness::RunUntilIdle(const std::function<void(const pipeline::Metr
 Result<std::unique_ptr<state::Store>> PipelineHarness::OpenReadOnly() const {
   state::StoreOptions opts;
   opts.read_only = true;
-  return state::Store::Open(config_.data_dir, opts);
+  return state::OpenCurrent(config_.data_dir, opts);
 }
 
 std::vector<std::string> PipelineHarness::Dump() {

@@ -122,6 +122,7 @@ TEST(RecordsTest, UriDeltaRoundTrip) {
       UriDelta in;
       in.origin.src = "page-" + s;
       in.origin.seq = 0xfffffffffffffffeull;
+      in.origin.gen = 1 + s.size();
       in.uri = "com.a>>o>/" + s;
       in.delta = {links_to, docs};
       const std::string json = Encode(in);
@@ -129,6 +130,7 @@ TEST(RecordsTest, UriDeltaRoundTrip) {
       ASSERT_TRUE(out.ok()) << out.status().ToString() << "\n" << json;
       EXPECT_EQ(out->origin.src, in.origin.src);
       EXPECT_EQ(out->origin.seq, in.origin.seq);
+      EXPECT_EQ(out->origin.gen, in.origin.gen);
       EXPECT_EQ(out->uri, in.uri);
       EXPECT_EQ(out->delta, in.delta);
     }
@@ -138,7 +140,16 @@ TEST(RecordsTest, UriDeltaRoundTrip) {
   known.uri = "com.a>>o>/";
   known.delta = {1, -1};
   EXPECT_EQ(Encode(known),
-            R"({"src":"page","seq":7,"uri":"com.a>>o>/","linksTo":1,"docs":-1})");
+            R"({"src":"page","seq":7,"gen":1,"uri":"com.a>>o>/","linksTo":1,"docs":-1})");
+  // Records without "gen" come from generation 1.
+  auto old = d.DecodeUriDelta(R"({"src":"page","seq":7,"uri":"com.a>>o>/","linksTo":1,"docs":-1})");
+  ASSERT_TRUE(old.ok()) << old.status().ToString();
+  EXPECT_EQ(old->origin.gen, 1u);
+  for (const char* bad : {R"({"src":"page","seq":7,"gen":0,"uri":"u","linksTo":1,"docs":-1})",
+                          R"({"src":"page","seq":7,"gen":-2,"uri":"u","linksTo":1,"docs":-1})",
+                          R"({"src":"page","seq":7,"gen":"2","uri":"u","linksTo":1,"docs":-1})"}) {
+    EXPECT_FALSE(d.DecodeUriDelta(bad).ok()) << bad;
+  }
 }
 
 TEST(RecordsTest, DomainDeltaRoundTrip) {
@@ -148,6 +159,7 @@ TEST(RecordsTest, DomainDeltaRoundTrip) {
       DomainDelta in;
       in.origin.src = "uri" + s;
       in.origin.seq = 42;
+      in.origin.gen = 3;
       in.domain = "com." + s;
       in.pages = pages;
       const std::string json = Encode(in);
@@ -155,6 +167,7 @@ TEST(RecordsTest, DomainDeltaRoundTrip) {
       ASSERT_TRUE(out.ok()) << out.status().ToString() << "\n" << json;
       EXPECT_EQ(out->origin.src, in.origin.src);
       EXPECT_EQ(out->origin.seq, 42u);
+      EXPECT_EQ(out->origin.gen, 3u);
       EXPECT_EQ(out->domain, in.domain);
       EXPECT_EQ(out->pages, pages);
     }
@@ -163,13 +176,14 @@ TEST(RecordsTest, DomainDeltaRoundTrip) {
   known.origin = {"uri", 3};
   known.domain = "com.a";
   known.pages = -2;
-  EXPECT_EQ(Encode(known), R"({"src":"uri","seq":3,"domain":"com.a","pages":-2})");
+  EXPECT_EQ(Encode(known), R"({"src":"uri","seq":3,"gen":1,"domain":"com.a","pages":-2})");
 }
 
 void ExpectSameExport(const ExportRecord& a, const ExportRecord& b) {
   EXPECT_EQ(a.type, b.type);
   EXPECT_EQ(a.key, b.key);
   EXPECT_EQ(a.seq, b.seq);
+  EXPECT_EQ(a.gen, b.gen);
   switch (a.type) {
     case ExportRecord::Type::kPage: EXPECT_EQ(a.page, b.page); break;
     case ExportRecord::Type::kUri: EXPECT_EQ(a.info, b.info); break;
@@ -230,23 +244,32 @@ TEST(RecordsTest, ExportJsonFieldsAsDocumented) {
   page.type = ExportRecord::Type::kPage;
   page.key = "com.a>>o>/";
   page.seq = 2;
-  EXPECT_EQ(Encode(page), R"({"type":"page","key":"com.a>>o>/","seq":2,"page":null})");
+  EXPECT_EQ(Encode(page), R"({"type":"page","key":"com.a>>o>/","seq":2,"gen":1,"page":null})");
   page.page = model::Page{"http://a.com/", "com.a>>o>/", std::nullopt, std::nullopt, std::nullopt, {}};
-  EXPECT_EQ(Encode(page), R"({"type":"page","key":"com.a>>o>/","seq":2,"page":)" + EncodePageJson(*page.page) + "}");
+  page.gen = 7;
+  EXPECT_EQ(Encode(page),
+            R"({"type":"page","key":"com.a>>o>/","seq":2,"gen":7,"page":)" + EncodePageJson(*page.page) + "}");
 
   ExportRecord uri;
   uri.type = ExportRecord::Type::kUri;
   uri.key = "com.a>>o>/";
   uri.seq = 3;
   uri.info = {4, 1};
-  EXPECT_EQ(Encode(uri), R"({"type":"uri","key":"com.a>>o>/","seq":3,"linksTo":4,"docs":1})");
+  EXPECT_EQ(Encode(uri), R"({"type":"uri","key":"com.a>>o>/","seq":3,"gen":1,"linksTo":4,"docs":1})");
 
   ExportRecord domain;
   domain.type = ExportRecord::Type::kDomain;
   domain.key = "com.a";
   domain.seq = 4;
   domain.pagecount = 2;
-  EXPECT_EQ(Encode(domain), R"({"type":"domain","key":"com.a","seq":4,"pagecount":2})");
+  EXPECT_EQ(Encode(domain), R"({"type":"domain","key":"com.a","seq":4,"gen":1,"pagecount":2})");
+  RecordDecoder d;
+  auto decoded = d.DecodeExport(Encode(page));
+  ASSERT_TRUE(decoded.ok()) << decoded.status().ToString();
+  EXPECT_EQ(decoded->gen, 7u);
+  auto old = d.DecodeExport(R"({"type":"domain","key":"com.a","seq":4,"pagecount":2})");
+  ASSERT_TRUE(old.ok()) << old.status().ToString();
+  EXPECT_EQ(old->gen, 1u);
 }
 
 TEST(RecordsTest, DecodeExportRejectsMalformedRecords) {
@@ -264,6 +287,8 @@ TEST(RecordsTest, DecodeExportRejectsMalformedRecords) {
       R"({"type":"page","key":"k","page":null})",
       R"({"type":"page","key":"k","seq":"1","page":null})",
       R"({"type":"page","key":"k","seq":-1,"page":null})",
+      R"({"type":"page","key":"k","seq":1,"gen":0,"page":null})",
+      R"({"type":"page","key":"k","seq":1,"gen":"1","page":null})",
       R"({"type":"page","key":5,"seq":1,"page":null})",
       R"({"type":"page","key":"k","seq":1})",
       R"({"type":"page","key":"k","seq":1,"page":5})",

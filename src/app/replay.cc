@@ -1,0 +1,184 @@
+#include "app/replay.h"
+
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+#include <thread>
+
+#include "common/bytes.h"
+#include "common/log.h"
+#include "common/time.h"
+#include "pipeline/stage_runner.h"
+
+namespace webindex::app {
+namespace {
+
+constexpr int kAdminTimeoutMs = 10000;
+//! kMeta key written last when a generation's start positions are in place; its value is
+//! the replay's from (ms, -1 for earliest). Without it the generation is rolled back.
+constexpr char kReplayKey[] = "generation/replay_from";
+
+std::string Fixed64(uint64_t v) {
+  BytesWriter w;
+  w.PutFixed64BE(v);
+  return w.Take();
+}
+
+std::string DescribeFrom(int64_t from_ms) {
+  return from_ms < 0 ? "earliest" : std::to_string(from_ms) + " ms since the epoch";
+}
+
+//! The from of generation `gen` if its setup finished, nullopt if it did not.
+Result<std::optional<int64_t>> ReadReplayFrom(const state::DataDir& dir, uint64_t gen, const state::StoreOptions& o) {
+  ASSIGN_OR_RETURN(auto store, state::Store::Open(dir.PathOf(gen), o));
+  ASSIGN_OR_RETURN(auto value, store->Get(state::Family::kMeta, kReplayKey));
+  if (!value) return std::optional<int64_t>();
+  try {
+    return std::optional<int64_t>(std::stoll(*value));
+  } catch (const std::exception&) {
+    return Status::Corruption("replay start of generation " + std::to_string(gen));
+  }
+}
+
+//! Creates generation `gen` with its start positions, in one commit.
+Status CreateGeneration(const ProcessorConfig& config, const state::DataDir& dir, uint64_t gen, int64_t from_ms) {
+  ASSIGN_OR_RETURN(auto admin, kafka::Admin::Create(config.kafka));
+  RETURN_IF_ERROR(admin->EnsureTopics(TopicSpecs(config), kAdminTimeoutMs)
+                      .WithContext("cannot reach Kafka at " + config.kafka.brokers));
+  ASSIGN_OR_RETURN(auto store, state::Store::Open(dir.PathOf(gen), config.store));
+  state::WriteBatch wb(*store);
+  const auto& n = config.topics;
+  if (from_ms >= 0) {
+    // A hint only: the page stage skips events stamped before from_ms anyway, so a broker
+    // that cannot look offsets up by time (-1) just means reading from the beginning.
+    ASSIGN_OR_RETURN(int partitions, admin->PartitionCount(n.pages, kAdminTimeoutMs));
+    ASSIGN_OR_RETURN(auto offsets, admin->OffsetsForTime(n.pages, partitions, from_ms, kAdminTimeoutMs));
+    for (int32_t p = 0; p < partitions; ++p) {
+      if (offsets[p] >= 0) {
+        wb.Put(state::Family::kOffsets, pipeline::StageRunner::OffsetKey("page", n.pages, p), Fixed64(offsets[p]));
+      }
+    }
+    wb.Put(state::Family::kMeta, kFromMsKey, Fixed64(static_cast<uint64_t>(from_ms)));
+  }
+  // What the internal topics hold now was written by other generations.
+  const std::pair<const char*, const std::string*> internal[] = {
+      {"uri", &n.uri_deltas}, {"domain", &n.domain_deltas}, {"sink", &n.exports}};
+  for (const auto& [stage, topic] : internal) {
+    ASSIGN_OR_RETURN(int partitions, admin->PartitionCount(*topic, kAdminTimeoutMs));
+    for (int32_t p = 0; p < partitions; ++p) {
+      ASSIGN_OR_RETURN(auto marks, admin->Watermarks(*topic, p, kAdminTimeoutMs));
+      wb.Put(state::Family::kOffsets, pipeline::StageRunner::OffsetKey(stage, *topic, p), Fixed64(marks.second));
+    }
+  }
+  wb.Put(state::Family::kMeta, kReplayKey, std::to_string(from_ms));
+  RETURN_IF_ERROR(store->Write(wb));
+  return store->Flush();
+}
+
+//! Makes `gen` current and removes the older generations, or leaves their removal to the
+//! running `webindex run` that takes generation `gen` over.
+Status Switch(state::DataDir& dir, uint64_t gen, const ReplayOptions& options) {
+  ASSIGN_OR_RETURN(auto run_lock, state::FileLock::TryAcquire(RunLockPath(dir)));
+  RETURN_IF_ERROR(dir.SetCurrent(gen));
+  if (run_lock) {
+    ASSIGN_OR_RETURN(int removed, dir.RemoveOlder());
+    LOG_INFO("replay done: generation {} is current; removed {} older generation(s)", gen, removed);
+    return Status::Ok();
+  }
+  LOG_INFO("generation {} is current; waiting for the running `webindex run` to take it over", gen);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(options.takeover_timeout_ms);
+  while (std::chrono::steady_clock::now() < deadline) {
+    ASSIGN_OR_RETURN(auto all, dir.List());
+    if (std::none_of(all.begin(), all.end(), [gen](uint64_t g) { return g < gen; })) {
+      LOG_INFO("replay done: the running processor took over generation {} and removed the older one", gen);
+      return Status::Ok();
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  }
+  LOG_WARN("replay done: generation {} is current, but the running processor has not released the older "
+           "generation after {} ms; it removes it when it switches or restarts",
+           gen, options.takeover_timeout_ms);
+  return Status::Ok();
+}
+
+}  // namespace
+
+std::string RunLockPath(const state::DataDir& dir) { return dir.path() + "/run.lock"; }
+
+Result<int64_t> ParseReplayFrom(const std::string& from) {
+  if (from == "earliest") return int64_t{-1};
+  auto t = ParseRfc3339(from);
+  if (!t || t->seconds < 0) {
+    return Status::InvalidArgument("--from expects 'earliest' or an RFC 3339 time such as 2026-11-21T08:00:00Z, got '" +
+                                   from + "'");
+  }
+  return t->seconds * 1000 + t->nanos / 1000000;
+}
+
+Status Replay(ProcessorConfig config, const ReplayOptions& options, const std::atomic<bool>& stop) {
+  ASSIGN_OR_RETURN(const int64_t from_ms, ParseReplayFrom(options.from));
+  ASSIGN_OR_RETURN(state::DataDir dir, state::DataDir::Open(config.data_dir, /*create=*/true));
+  ASSIGN_OR_RETURN(auto replay_lock, state::FileLock::TryAcquire(dir.path() + "/replay.lock"));
+  if (!replay_lock) return Status::Aborted("another replay is running on " + dir.path());
+  {
+    // Leftovers of an earlier switch, unless a running processor still has them open.
+    ASSIGN_OR_RETURN(auto run_lock, state::FileLock::TryAcquire(RunLockPath(dir)));
+    if (run_lock) RETURN_IF_ERROR(dir.RemoveOlder().status());
+  }
+
+  ASSIGN_OR_RETURN(const uint64_t current, dir.Current());
+  ASSIGN_OR_RETURN(auto all, dir.List());
+  std::optional<uint64_t> resume;
+  for (uint64_t gen : all) {
+    if (gen <= current) continue;
+    ASSIGN_OR_RETURN(auto started_from, ReadReplayFrom(dir, gen, config.store));
+    if (!options.abort && !resume && started_from && *started_from == from_ms) {
+      resume = gen;
+      LOG_INFO("resuming the replay of generation {} (from {})", gen, DescribeFrom(from_ms));
+      continue;
+    }
+    LOG_INFO("rolling back the unfinished replay of generation {} (from {})", gen,
+             started_from ? DescribeFrom(*started_from) : "an unfinished setup");
+    RETURN_IF_ERROR(dir.Remove(gen));
+  }
+  if (options.abort) {
+    LOG_INFO("generation {} stays current", current);
+    return Status::Ok();
+  }
+
+  uint64_t gen = 0;
+  if (resume) {
+    gen = *resume;
+  } else {
+    gen = std::max(current, all.empty() ? 0 : all.back()) + 1;
+    LOG_INFO("replay from {} into generation {} of {}; generation {} keeps answering", DescribeFrom(from_ms), gen,
+             dir.path(), current);
+    RETURN_IF_ERROR(CreateGeneration(config, dir, gen, from_ms));
+  }
+
+  config.generation = gen;
+  {
+    Processor processor(config);
+    RETURN_IF_ERROR(processor.Start());
+    int64_t first_lag = -1;
+    auto last_report = std::chrono::steady_clock::now();
+    Status run = processor.RunUntilCaughtUp(options.switch_lag, stop, [&](int64_t lag) {
+      if (first_lag < 0) first_lag = std::max<int64_t>(lag, 1);
+      if (std::chrono::steady_clock::now() - last_report < std::chrono::seconds(5)) return;
+      last_report = std::chrono::steady_clock::now();
+      const double done = 100.0 * static_cast<double>(first_lag - std::min(lag, first_lag)) / first_lag;
+      LOG_INFO("replay of generation {}: {} records to go ({:.0f}% done)", gen, lag, done);
+    });
+    Status stopped = processor.Stop();
+    RETURN_IF_ERROR(run);
+    RETURN_IF_ERROR(stopped);
+  }
+  if (stop) {
+    return Status::Aborted("replay of generation " + std::to_string(gen) +
+                           " interrupted; run the same command again to resume it, or `webindex replay --abort` "
+                           "to roll it back");
+  }
+  return Switch(dir, gen, options);
+}
+
+}  // namespace webindex::app

@@ -1,0 +1,146 @@
+#include "state/data_dir.h"
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+
+namespace webindex::state {
+namespace fs = std::filesystem;
+
+namespace {
+constexpr char kGenerationFile[] = "GENERATION";
+constexpr char kGenerationPrefix[] = "gen-";
+
+Status Errno(const std::string& what) { return Status::IoError(what + ": " + std::strerror(errno)); }
+
+Status FsyncPath(const std::string& path, int flags) {
+  const int fd = ::open(path.c_str(), flags | O_CLOEXEC);
+  if (fd < 0) return Errno("cannot open " + path);
+  const int rc = ::fsync(fd);
+  ::close(fd);
+  return rc == 0 ? Status::Ok() : Errno("cannot fsync " + path);
+}
+
+bool ParseGeneration(const std::string& text, uint64_t* out) {
+  if (text.empty() || text.size() > 12) return false;
+  uint64_t v = 0;
+  for (char c : text) {
+    if (c < '0' || c > '9') return false;
+    v = v * 10 + static_cast<uint64_t>(c - '0');
+  }
+  *out = v;
+  return v > 0;
+}
+}  // namespace
+
+Result<DataDir> DataDir::Open(const std::string& path, bool create) {
+  DataDir dir(path);
+  std::error_code ec;
+  const bool has_file = fs::exists(fs::path(path) / kGenerationFile, ec);
+  if (has_file) return dir;
+  if (fs::exists(fs::path(path) / "CURRENT", ec)) {
+    return Status::InvalidArgument(
+        "data dir " + path + " holds a single database without a GENERATION file; move its files into " + path +
+        "/gen-1 and write 1 into " + path + "/GENERATION");
+  }
+  if (!create) return Status::NotFound("no webindex data in " + path + " (no GENERATION file); check --data-dir");
+  fs::create_directories(path, ec);
+  if (ec) return Status::IoError("cannot create data dir " + path + ": " + ec.message());
+  RETURN_IF_ERROR(dir.SetCurrent(1));
+  return dir;
+}
+
+Result<uint64_t> DataDir::Current() const {
+  const std::string file = (fs::path(path_) / kGenerationFile).string();
+  std::ifstream in(file);
+  if (!in) return Status::IoError("cannot read " + file);
+  std::string text;
+  in >> text;
+  uint64_t gen = 0;
+  if (!ParseGeneration(text, &gen)) return Status::Corruption(file + " does not hold a generation number");
+  return gen;
+}
+
+std::string DataDir::PathOf(uint64_t generation) const {
+  return (fs::path(path_) / (kGenerationPrefix + std::to_string(generation))).string();
+}
+
+Result<std::vector<uint64_t>> DataDir::List() const {
+  std::vector<uint64_t> out;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(path_, ec)) {
+    const std::string name = entry.path().filename().string();
+    uint64_t gen = 0;
+    if (entry.is_directory() && name.starts_with(kGenerationPrefix) &&
+        ParseGeneration(name.substr(sizeof(kGenerationPrefix) - 1), &gen)) {
+      out.push_back(gen);
+    }
+  }
+  if (ec) return Status::IoError("cannot list " + path_ + ": " + ec.message());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+Status DataDir::SetCurrent(uint64_t generation) {
+  const std::string file = (fs::path(path_) / kGenerationFile).string();
+  const std::string tmp = file + ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::trunc);
+    out << generation << '\n';
+    out.flush();
+    if (!out) return Status::IoError("cannot write " + tmp);
+  }
+  RETURN_IF_ERROR(FsyncPath(tmp, O_RDONLY));
+  if (::rename(tmp.c_str(), file.c_str()) != 0) return Errno("cannot rename " + tmp + " to " + file);
+  return FsyncPath(path_, O_RDONLY | O_DIRECTORY);
+}
+
+Status DataDir::Remove(uint64_t generation) {
+  ASSIGN_OR_RETURN(uint64_t current, Current());
+  if (generation == current) return Status::InvalidArgument("generation " + std::to_string(generation) + " is current");
+  std::error_code ec;
+  fs::remove_all(PathOf(generation), ec);
+  if (ec) return Status::IoError("cannot remove " + PathOf(generation) + ": " + ec.message());
+  return Status::Ok();
+}
+
+Result<int> DataDir::RemoveOlder() {
+  ASSIGN_OR_RETURN(uint64_t current, Current());
+  ASSIGN_OR_RETURN(auto all, List());
+  int removed = 0;
+  for (uint64_t gen : all) {
+    if (gen >= current) continue;
+    RETURN_IF_ERROR(Remove(gen));
+    ++removed;
+  }
+  return removed;
+}
+
+Result<std::unique_ptr<FileLock>> FileLock::TryAcquire(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (fd < 0) return Errno("cannot open lock file " + path);
+  if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+    const int err = errno;
+    ::close(fd);
+    if (err == EWOULDBLOCK) return std::unique_ptr<FileLock>();
+    errno = err;
+    return Errno("cannot lock " + path);
+  }
+  return std::unique_ptr<FileLock>(new FileLock(fd));
+}
+
+FileLock::~FileLock() { ::close(fd_); }
+
+Result<std::unique_ptr<Store>> OpenCurrent(const std::string& path, const StoreOptions& options) {
+  ASSIGN_OR_RETURN(DataDir dir, DataDir::Open(path, /*create=*/!options.read_only));
+  ASSIGN_OR_RETURN(uint64_t gen, dir.Current());
+  return Store::Open(dir.PathOf(gen), options);
+}
+
+}  // namespace webindex::state
