@@ -2,13 +2,17 @@
 // the latency histogram and Prometheus text, and the Api's routing over an empty table.
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <filesystem>
+#include <thread>
+#include <vector>
 
 #include "http/api.h"
 #include "http/histogram.h"
 #include "http/query_string.h"
 #include "http/server.h"
 #include "pipeline_harness.h"
+#include "sink/table.h"
 
 namespace webindex::http {
 namespace {
@@ -163,6 +167,51 @@ TEST_F(HttpApiRoutingTest, ClientErrors) {
     EXPECT_NE(r.body.find(c.message), std::string::npos) << c.target << ": " << r.body;
     EXPECT_EQ(r.allow_get, c.status == 405);
   }
+}
+
+//! A replay switched generations: the Api serves the new store, and requests running on
+//! other threads while it switches answer from one store or the other, never fail.
+TEST_F(HttpApiRoutingTest, SetSourceMovesToAnotherStoreUnderLoad) {
+  const std::string other_dir = dir_ + "-other";
+  auto other = state::Store::Open(other_dir, {});
+  ASSERT_TRUE(other.ok()) << other.status().ToString();
+  {
+    state::WriteBatch wb(**other);
+    sink::TableWriter(**other, wb).SetDomainCount("com.a", 3);
+    ASSERT_TRUE((*other)->Write(wb).ok());
+  }
+  const std::string empty = R"({"domain":"a.com","total":0,"results":[],"next":null})";
+  EXPECT_EQ(Get("/api/pages?domain=a.com").body, empty);
+  std::atomic<bool> done{false};
+  std::atomic<int> failures{0}, answers{0};
+  std::vector<std::thread> readers;
+  for (int t = 0; t < 2; ++t) {
+    readers.emplace_back([&] {
+      while (!done) {
+        auto r = Get("/api/pages?domain=a.com");
+        if (r.status != 200) ++failures;
+        ++answers;
+      }
+    });
+  }
+  while (answers < 50) std::this_thread::yield();
+  api_->SetSource(**other, [](PrometheusWriter& w) { w.Counter("other_total", "x", 2); });
+  const int before = answers;
+  while (answers < before + 50) std::this_thread::yield();
+  done = true;
+  for (auto& t : readers) t.join();
+  EXPECT_EQ(failures, 0);
+  const auto after = Get("/api/pages?domain=a.com").body;
+  EXPECT_NE(after, empty);
+  EXPECT_NE(after.find(R"("total":3)"), std::string::npos) << after;
+  const auto metrics = Get("/metrics").body;
+  EXPECT_NE(metrics.find("other_total 2\n"), std::string::npos);
+  EXPECT_EQ(metrics.find("extra_total"), std::string::npos);
+  store_.reset();  // the old store may close once SetSource returned
+  EXPECT_NE(Get("/api/pages?domain=a.com").body.find(R"("total":3)"), std::string::npos);
+  api_.reset();
+  other->reset();
+  std::filesystem::remove_all(other_dir);
 }
 
 }  // namespace

@@ -1,0 +1,116 @@
+// state::DataDir and FileLock: the generation layout of a data dir, the atomic switch, the
+// removal of old generations, and the locks that keep a replay and a run apart. Also the
+// replay's roll-back of unfinished generations (app::Replay --abort), which needs no broker.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "app/replay.h"
+#include "pipeline_harness.h"
+#include "state/data_dir.h"
+
+namespace webindex::state {
+namespace {
+namespace fs = std::filesystem;
+
+class DataDirTest : public ::testing::Test {
+ protected:
+  void SetUp() override { root_ = testing::MakeTempDir("webindex-datadir"); }
+  void TearDown() override { fs::remove_all(root_); }
+  std::string root_;
+};
+
+TEST_F(DataDirTest, NewDirStartsAtGenerationOne) {
+  const std::string path = root_ + "/new/data";
+  EXPECT_EQ(DataDir::Open(path, /*create=*/false).status().code(), Status::Code::kNotFound);
+  auto dir = DataDir::Open(path, /*create=*/true);
+  ASSERT_TRUE(dir.ok()) << dir.status().ToString();
+  EXPECT_EQ(dir->Current().value(), 1u);
+  EXPECT_EQ(dir->PathOf(1), path + "/gen-1");
+  EXPECT_TRUE(dir->List().value().empty());  // the database appears when a store opens it
+  auto store = OpenCurrent(path, {});
+  ASSERT_TRUE(store.ok()) << store.status().ToString();
+  EXPECT_EQ(dir->List().value(), std::vector<uint64_t>{1});
+  // Opening again keeps the generation.
+  EXPECT_EQ(DataDir::Open(path, true).value().Current().value(), 1u);
+}
+
+TEST_F(DataDirTest, SwitchAndRemoveOlder) {
+  auto dir = DataDir::Open(root_, true).value();
+  for (uint64_t g : {1, 2, 3}) fs::create_directories(dir.PathOf(g));
+  fs::create_directories(root_ + "/gen-x");  // not a generation
+  EXPECT_EQ(dir.List().value(), (std::vector<uint64_t>{1, 2, 3}));
+  ASSERT_TRUE(dir.SetCurrent(2).ok());
+  EXPECT_EQ(dir.Current().value(), 2u);
+  EXPECT_FALSE(fs::exists(root_ + "/GENERATION.tmp"));
+  EXPECT_EQ(dir.Remove(2).code(), Status::Code::kInvalidArgument);  // never the current one
+  EXPECT_EQ(dir.RemoveOlder().value(), 1);
+  EXPECT_EQ(dir.List().value(), (std::vector<uint64_t>{2, 3}));  // 3 is a replay in progress
+  EXPECT_EQ(dir.RemoveOlder().value(), 0);
+}
+
+TEST_F(DataDirTest, RejectsUnreadableAndOldLayouts) {
+  {
+    std::ofstream(root_ + "/GENERATION") << "two\n";
+  }
+  auto dir = DataDir::Open(root_, true);
+  ASSERT_TRUE(dir.ok());
+  EXPECT_EQ(dir->Current().status().code(), Status::Code::kCorruption);
+  const std::string old = root_ + "/old";
+  fs::create_directories(old);
+  std::ofstream(old + "/CURRENT") << "MANIFEST-000001\n";
+  auto legacy = DataDir::Open(old, true);
+  EXPECT_EQ(legacy.status().code(), Status::Code::kInvalidArgument);
+  EXPECT_NE(legacy.status().message().find("gen-1"), std::string::npos) << legacy.status().message();
+}
+
+TEST_F(DataDirTest, FileLockExcludesOtherHolders) {
+  const std::string path = root_ + "/run.lock";
+  auto first = FileLock::TryAcquire(path);
+  ASSERT_TRUE(first.ok());
+  ASSERT_NE(*first, nullptr);
+  auto second = FileLock::TryAcquire(path);
+  ASSERT_TRUE(second.ok());
+  EXPECT_EQ(*second, nullptr);  // held, in this process too
+  first->reset();
+  auto third = FileLock::TryAcquire(path);
+  ASSERT_TRUE(third.ok());
+  EXPECT_NE(*third, nullptr);
+  EXPECT_FALSE(FileLock::TryAcquire(root_ + "/missing/dir/lock").ok());
+}
+
+TEST_F(DataDirTest, ReplayAbortRollsBackUnfinishedGenerations) {
+  auto dir = DataDir::Open(root_, true).value();
+  ASSERT_TRUE(OpenCurrent(root_, {}).ok());
+  // Generation 2: a replay killed before its start positions were committed.
+  ASSERT_TRUE(Store::Open(dir.PathOf(2), {}).ok());
+  app::ProcessorConfig config;
+  config.data_dir = root_;
+  config.kafka.brokers = "127.0.0.1:1";  // never contacted by --abort
+  app::ReplayOptions options;
+  options.abort = true;
+  std::atomic<bool> stop{false};
+  Status st = app::Replay(config, options, stop);
+  ASSERT_TRUE(st.ok()) << st.ToString();
+  EXPECT_EQ(dir.List().value(), std::vector<uint64_t>{1});
+  EXPECT_EQ(dir.Current().value(), 1u);
+  // A second replay on the same dir at the same time is refused.
+  auto held = FileLock::TryAcquire(root_ + "/replay.lock");
+  ASSERT_TRUE(held.ok() && *held);
+  st = app::Replay(config, options, stop);
+  EXPECT_EQ(st.code(), Status::Code::kAborted);
+  EXPECT_NE(st.message().find("another replay"), std::string::npos) << st.ToString();
+}
+
+TEST(ReplayFromTest, ParsesEarliestAndRfc3339) {
+  EXPECT_EQ(app::ParseReplayFrom("earliest").value(), -1);
+  EXPECT_EQ(app::ParseReplayFrom("1970-01-01T00:00:01.250Z").value(), 1250);
+  EXPECT_EQ(app::ParseReplayFrom("2026-11-21T08:00:00+01:00").value(), 1795244400000);
+  for (const char* bad : {"", "latest", "yesterday", "2026-11-21", "1969-12-31T23:59:59Z"}) {
+    EXPECT_EQ(app::ParseReplayFrom(bad).status().code(), Status::Code::kInvalidArgument) << bad;
+  }
+}
+
+}  // namespace
+}  // namespace webindex::state
