@@ -50,6 +50,10 @@ Status ApplyConfig(const toml::table& t, Settings* s) {
   p.limits.max_outlinks = t["limits"]["max_outlinks"].value_or(p.limits.max_outlinks);
   if (auto v = t["store"]["block_cache_mb"].value<int64_t>()) p.store.block_cache_bytes = static_cast<size_t>(*v) << 20;
   if (auto v = t["store"]["write_buffer_mb"].value<int64_t>()) p.store.write_buffer_bytes = static_cast<size_t>(*v) << 20;
+  if (auto v = t["store"]["memtable_budget_mb"].value<int64_t>()) {
+    p.store.memtable_budget_bytes = static_cast<size_t>(*v) << 20;
+  }
+  if (auto v = t["store"]["max_wal_mb"].value<int64_t>()) p.store.max_wal_bytes = static_cast<size_t>(*v) << 20;
   p.store.sync_commits = t["store"]["sync_commits"].value_or(p.store.sync_commits);
   p.runner.max_batch = t["pipeline"]["max_batch"].value_or(p.runner.max_batch);
   p.runner.poll_timeout_ms = t["pipeline"]["poll_timeout_ms"].value_or(p.runner.poll_timeout_ms);

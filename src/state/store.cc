@@ -4,6 +4,7 @@
 #include <rocksdb/filter_policy.h>
 #include <rocksdb/table.h>
 #include <rocksdb/write_batch.h>
+#include <rocksdb/write_buffer_manager.h>
 
 #include <array>
 
@@ -94,10 +95,23 @@ Result<std::unique_ptr<Store>> Store::Open(const std::string& dir, const StoreOp
   db_opts.create_missing_column_families = true;
   db_opts.IncreaseParallelism(2);
   db_opts.max_open_files = 512;
+  // Memory is bounded across the nine families, and small families that rarely fill a
+  // memtable cannot pin the WAL: beyond max_wal_bytes they are flushed.
+  db_opts.write_buffer_manager = std::make_shared<rocksdb::WriteBufferManager>(options.memtable_budget_bytes);
+  db_opts.max_total_wal_size = options.max_wal_bytes;
   rocksdb::BlockBasedTableOptions table;
   table.block_cache = rocksdb::NewLRUCache(options.block_cache_bytes);
   table.filter_policy.reset(rocksdb::NewBloomFilterPolicy(10));
+  // Index and filter blocks live in the block cache, partitioned so that a point read pulls in
+  // one small partition instead of a whole SST's index; the top level stays pinned and
+  // index/filter blocks are evicted after data blocks.
   table.cache_index_and_filter_blocks = true;
+  table.cache_index_and_filter_blocks_with_high_priority = true;
+  table.pin_l0_filter_and_index_blocks_in_cache = true;
+  table.index_type = rocksdb::BlockBasedTableOptions::IndexType::kTwoLevelIndexSearch;
+  table.partition_filters = true;
+  table.metadata_block_size = 4096;
+  table.pin_top_level_index_and_filter = true;
   rocksdb::ColumnFamilyOptions cf_opts;
   cf_opts.write_buffer_size = options.write_buffer_bytes;
   cf_opts.table_factory.reset(rocksdb::NewBlockBasedTableFactory(table));

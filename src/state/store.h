@@ -27,7 +27,9 @@ enum class Family : int {
 
 struct StoreOptions {
   size_t block_cache_bytes = 256u << 20;
-  size_t write_buffer_bytes = 64u << 20;
+  size_t write_buffer_bytes = 64u << 20;     //!< one memtable of one family at most
+  size_t memtable_budget_bytes = 256u << 20; //!< all memtables together; beyond it the largest flushes
+  size_t max_wal_bytes = 512u << 20;         //!< WAL size that forces the flush of families holding old logs
   bool sync_commits = false;  //!< fsync the WAL on every commit (power-loss safety)
   bool read_only = false;
 };
