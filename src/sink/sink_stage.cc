@@ -46,7 +46,10 @@ Status SinkStage::Process(const std::vector<InRecord>& records, pipeline::BatchC
   std::vector<std::optional<std::string>> applied;
   RETURN_IF_ERROR(ctx.store().MultiGet(state::Family::kVersions, keys, &applied));
 
-  TableWriter table(ctx.store(), ctx.batch());
+  // The exports newer than the table, and the old values their table writes replace, read
+  // for the whole batch in one MultiGet.
+  std::vector<std::pair<const std::string*, const codec::ExportRecord*>> fresh;  // (version key, export)
+  std::vector<std::string> old_keys;
   size_t i = 0;
   for (const auto& [vkey, e] : newest) {
     const auto& seen = applied[i++];
@@ -59,12 +62,24 @@ Status SinkStage::Process(const std::vector<InRecord>& records, pipeline::BatchC
         continue;
       }
     }
+    fresh.emplace_back(&vkey, &e);
+    if (e.type == Type::kPage) old_keys.push_back(TableWriter::PageCurKey(e.key));
+    if (e.type == Type::kUri) old_keys.push_back(TableWriter::IncountKey(e.key));
+  }
+  std::vector<std::optional<std::string>> old_values;
+  RETURN_IF_ERROR(ctx.store().MultiGet(state::Family::kTable, old_keys, &old_values));
+
+  TableWriter table(ctx.store(), ctx.batch());
+  size_t next_old = 0;
+  for (const auto& [vkey, export_record] : fresh) {
+    const codec::ExportRecord& e = *export_record;
     switch (e.type) {
       case Type::kPage:
-        RETURN_IF_ERROR(table.SetPage(e.key, e.page, e.page ? codec::EncodePageJson(*e.page) : std::string()));
+        RETURN_IF_ERROR(table.SetPage(e.key, e.page, e.page ? codec::EncodePageJson(*e.page) : std::string(),
+                                      old_values[next_old++]));
         break;
       case Type::kUri:
-        RETURN_IF_ERROR(table.SetUriInfo(e.key, e.info));
+        table.SetUriInfo(e.key, e.info, old_values[next_old++]);
         break;
       case Type::kDomain:
         table.SetDomainCount(e.key, e.pagecount);
@@ -72,7 +87,7 @@ Status SinkStage::Process(const std::vector<InRecord>& records, pipeline::BatchC
     }
     BytesWriter w;
     w.PutFixed64BE(e.seq);
-    ctx.batch().Put(state::Family::kVersions, vkey, w.str());
+    ctx.batch().Put(state::Family::kVersions, *vkey, w.str());
     ++ctx.metrics().exports;
   }
   return Status::Ok();

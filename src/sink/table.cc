@@ -81,10 +81,24 @@ void TableWriter::Delete(std::string_view row, std::string_view cf, std::string_
   batch_.Delete(state::Family::kTable, EncodeCellKey(row, cf, cq));
 }
 
+std::string TableWriter::PageCurKey(std::string_view uri) { return EncodeCellKey(PageRow(uri), kPage, kCur); }
+std::string TableWriter::IncountKey(std::string_view uri) { return EncodeCellKey(PageRow(uri), kPage, kIncount); }
+
 Status TableWriter::SetPage(std::string_view uri, const std::optional<model::Page>& page,
                             const std::string& page_json) {
+  ASSIGN_OR_RETURN(auto old_json, store_.Get(state::Family::kTable, PageCurKey(uri)));
+  return SetPage(uri, page, page_json, old_json);
+}
+
+Status TableWriter::SetUriInfo(std::string_view uri, const model::UriInfo& info) {
+  ASSIGN_OR_RETURN(auto old, store_.Get(state::Family::kTable, IncountKey(uri)));
+  SetUriInfo(uri, info, old);
+  return Status::Ok();
+}
+
+Status TableWriter::SetPage(std::string_view uri, const std::optional<model::Page>& page, const std::string& page_json,
+                            const std::optional<std::string>& old_json) {
   const std::string row = PageRow(uri);
-  ASSIGN_OR_RETURN(auto old_json, store_.Get(state::Family::kTable, EncodeCellKey(row, kPage, kCur)));
   std::unordered_map<std::string, std::string> old_links;
   if (old_json) {
     thread_local codec::RecordDecoder decoder;
@@ -105,10 +119,10 @@ Status TableWriter::SetPage(std::string_view uri, const std::optional<model::Pag
   return Status::Ok();
 }
 
-Status TableWriter::SetUriInfo(std::string_view uri, const model::UriInfo& info) {
+void TableWriter::SetUriInfo(std::string_view uri, const model::UriInfo& info,
+                             const std::optional<std::string>& old) {
   const std::string row = PageRow(uri);
   const std::string domain(model::DomainOfUri(uri));
-  ASSIGN_OR_RETURN(auto old, store_.Get(state::Family::kTable, EncodeCellKey(row, kPage, kIncount)));
   if (old) {
     uint64_t n = 0;
     std::from_chars(old->data(), old->data() + old->size(), n);
@@ -124,7 +138,6 @@ Status TableWriter::SetUriInfo(std::string_view uri, const model::UriInfo& info)
   } else if (old) {
     Delete(row, kPage, kIncount);
   }
-  return Status::Ok();
 }
 
 void TableWriter::SetDomainCount(std::string_view domain, int64_t pagecount) {

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -35,6 +36,15 @@ class TableWriter {
   Status SetPage(std::string_view uri, const std::optional<model::Page>& page, const std::string& page_json);
   //! Replaces incount, the t: row and the d: rank row of `uri`.
   Status SetUriInfo(std::string_view uri, const model::UriInfo& info);
+
+  //! The cells SetPage and SetUriInfo read the old value from, so that a batch reads them all
+  //! in one MultiGet and passes them in below.
+  static std::string PageCurKey(std::string_view uri);
+  static std::string IncountKey(std::string_view uri);
+  //! As above, given the old value of PageCurKey / IncountKey (nullopt: none).
+  Status SetPage(std::string_view uri, const std::optional<model::Page>& page, const std::string& page_json,
+                 const std::optional<std::string>& old_json);
+  void SetUriInfo(std::string_view uri, const model::UriInfo& info, const std::optional<std::string>& old_incount);
   void SetDomainCount(std::string_view domain, int64_t pagecount);
 
  private:
