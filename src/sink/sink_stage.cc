@@ -90,6 +90,7 @@ Status SinkStage::Process(const std::vector<InRecord>& records, pipeline::BatchC
     ctx.batch().Put(state::Family::kVersions, *vkey, w.str());
     ++ctx.metrics().exports;
   }
+  table.Flush();
   return Status::Ok();
 }
 

@@ -75,10 +75,21 @@ std::string TotalRow(uint64_t count, std::string_view uri) {
 }
 
 void TableWriter::Put(std::string_view row, std::string_view cf, std::string_view cq, std::string_view value) {
-  batch_.Put(state::Family::kTable, EncodeCellKey(row, cf, cq), value);
+  writes_.insert_or_assign(EncodeCellKey(row, cf, cq), std::string(value));
 }
 void TableWriter::Delete(std::string_view row, std::string_view cf, std::string_view cq) {
-  batch_.Delete(state::Family::kTable, EncodeCellKey(row, cf, cq));
+  writes_.insert_or_assign(EncodeCellKey(row, cf, cq), std::nullopt);
+}
+
+void TableWriter::Flush() {
+  for (const auto& [key, value] : writes_) {
+    if (value) {
+      batch_.Put(state::Family::kTable, key, *value);
+    } else {
+      batch_.Delete(state::Family::kTable, key);
+    }
+  }
+  writes_.clear();
 }
 
 std::string TableWriter::PageCurKey(std::string_view uri) { return EncodeCellKey(PageRow(uri), kPage, kCur); }
