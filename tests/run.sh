@@ -2,8 +2,9 @@
 # Sets up (packages and build, see docker/setup.sh) and runs every test:
 #   1. the whole suite on the Release build (build/);
 #   2. the whole suite again under ASan + UBSan (debug preset, build-debug/);
-#   3. the libFuzzer targets for a short budget under ASan + UBSan (clang, build-fuzz/).
-# WEBINDEX_QUICK=1 runs stage 1 only. Extra arguments go to ctest in stages 1 and 2, e.g.
+#   3. the whole suite again under ThreadSanitizer (tsan preset, build-tsan/);
+#   4. the libFuzzer targets for a short budget under ASan + UBSan (clang, build-fuzz/).
+# WEBINDEX_QUICK=1 runs stage 1 only. Extra arguments go to ctest in stages 1 to 3, e.g.
 # tests/run.sh -L unit. More random seeds: WEBINDEX_RANDOM_RUNS=50 tests/run.sh -R Randomized
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -18,6 +19,24 @@ cmake --preset debug >/dev/null
 cmake --build --preset debug
 ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
   ctest --preset debug "$@"
+
+echo "== ThreadSanitizer: all tests"
+cmake --preset tsan >/dev/null
+cmake --build --preset tsan
+# Every process writes its reports to build-tsan/tsan-reports/report.<pid>, the webindex children
+# of the integration tests too (their own output goes to log files): any report fails the stage.
+# tests/tsan.supp: Debian's prebuilt librdkafka, RocksDB and spdlog, which TSan cannot see into.
+tsan_reports=$PWD/build-tsan/tsan-reports
+rm -rf "$tsan_reports" && mkdir -p "$tsan_reports"
+tsan_status=0
+TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 suppressions=$PWD/tests/tsan.supp log_path=$tsan_reports/report" \
+  ctest --preset tsan "$@" || tsan_status=$?
+if compgen -G "$tsan_reports/report.*" >/dev/null; then
+  cat "$tsan_reports"/report.*
+  echo "ThreadSanitizer reported the above (all reports: $tsan_reports)" >&2
+  exit 1
+fi
+((tsan_status == 0)) || exit "$tsan_status"
 
 echo "== libFuzzer (clang, ASan + UBSan): event decoding and URL parsing"
 cmake --preset fuzz >/dev/null
