@@ -5,6 +5,8 @@
 #include <filesystem>
 #include <thread>
 
+#include "codec/records.h"
+#include "codec/state_codec.h"
 #include "common/bytes.h"
 #include "common/log.h"
 #include "common/time.h"
@@ -73,6 +75,38 @@ Status CreateGeneration(const ProcessorConfig& config, const state::DataDir& dir
   wb.Put(state::Family::kMeta, kReplayKey, std::to_string(from_ms));
   RETURN_IF_ERROR(store->Write(wb));
   return store->Flush();
+}
+
+//! Commits, into the sink's outbox of generation `gen`, one generation record per partition of
+//! the exports topic: whichever processor runs the generation next sends them, as it sends any
+//! committed record. Once per generation.
+Status CommitAnnouncement(const ProcessorConfig& config, const state::DataDir& dir, uint64_t gen) {
+  constexpr char kAnnouncedKey[] = "generation/announced";
+  ASSIGN_OR_RETURN(auto admin, kafka::Admin::Create(config.kafka));
+  ASSIGN_OR_RETURN(int partitions, admin->PartitionCount(config.topics.exports, kAdminTimeoutMs));
+  ASSIGN_OR_RETURN(auto store, state::Store::Open(dir.PathOf(gen), config.store));
+  ASSIGN_OR_RETURN(auto announced, store->Get(state::Family::kMeta, kAnnouncedKey));
+  if (announced) return Status::Ok();
+  const std::string seq_key = pipeline::StageRunner::SeqKey("sink");
+  ASSIGN_OR_RETURN(auto seq_value, store->Get(state::Family::kMeta, seq_key));
+  uint64_t seq = 1;
+  if (seq_value) {
+    BytesReader r(*seq_value);
+    if (!r.GetFixed64BE(&seq)) return Status::Corruption("seq counter of stage sink");
+  }
+  codec::ExportRecord record;
+  record.type = codec::ExportRecord::Type::kGeneration;
+  record.key = std::to_string(gen);
+  record.gen = gen;
+  const std::string value = codec::Encode(record);
+  state::WriteBatch wb(*store);
+  for (int32_t p = 0; p < partitions; ++p) {
+    OutRecord out{config.topics.exports, p, record.key, value, {}};
+    wb.Put(state::Family::kOutbox, pipeline::StageRunner::OutboxKey("sink", seq++), codec::EncodeOutRecord(out));
+  }
+  wb.Put(state::Family::kMeta, seq_key, Fixed64(seq));
+  wb.Put(state::Family::kMeta, kAnnouncedKey, "1");
+  return store->Write(wb);
 }
 
 //! Makes `gen` current and removes the older generations, or leaves their removal to the
@@ -178,6 +212,7 @@ Status Replay(ProcessorConfig config, const ReplayOptions& options, const std::a
                            " interrupted; run the same command again to resume it, or `webindex replay --abort` "
                            "to roll it back");
   }
+  RETURN_IF_ERROR(CommitAnnouncement(config, dir, gen));
   return Switch(dir, gen, options);
 }
 

@@ -32,6 +32,7 @@ const char* TypeName(ExportRecord::Type t) {
     case ExportRecord::Type::kPage: return "page";
     case ExportRecord::Type::kUri: return "uri";
     case ExportRecord::Type::kDomain: return "domain";
+    case ExportRecord::Type::kGeneration: return "generation";
   }
   return "?";
 }
@@ -135,6 +136,8 @@ std::string Encode(const ExportRecord& r) {
     case ExportRecord::Type::kDomain:
       w.Key("pagecount").Int(r.pagecount);
       break;
+    case ExportRecord::Type::kGeneration:
+      break;
   }
   w.EndObject();
   return w.Take();
@@ -197,6 +200,8 @@ Result<ExportRecord> RecordDecoder::DecodeExport(std::string_view json) {
   } else if (type == "domain") {
     r.type = ExportRecord::Type::kDomain;
     RETURN_IF_ERROR(Get(obj, "export", "pagecount", &r.pagecount));
+  } else if (type == "generation") {
+    r.type = ExportRecord::Type::kGeneration;
   } else {
     return Status::Corruption("export record of unknown type '" + type + "'");
   }

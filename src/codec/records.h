@@ -37,8 +37,10 @@ struct DomainDelta {
 };
 
 //! topic webindex.exports: the full new value of one key; seq only grows per (type, key).
+//! kGeneration announces that generation `gen` became current (key: its number, seq 0), once
+//! in every partition: records of older generations that follow it are obsolete.
 struct ExportRecord {
-  enum class Type { kPage, kUri, kDomain };
+  enum class Type { kPage, kUri, kDomain, kGeneration };
   Type type = Type::kPage;
   std::string key;                  //!< uri, uri, or domain
   uint64_t seq = 0;

@@ -36,14 +36,18 @@ std::string StageRunner::OffsetKey(int32_t partition) const {
   return OffsetKey(stage_->name(), stage_->input_topic(), partition);
 }
 
-std::string StageRunner::OutboxKey(uint64_t seq) const {
+std::string StageRunner::OutboxKey(std::string_view stage, uint64_t seq) {
   BytesWriter w;
-  w.str() = std::string(stage_->name()) + "/";
+  w.str() = std::string(stage) + "/";
   w.PutFixed64BE(seq);
   return w.Take();
 }
 
-std::string StageRunner::SeqKey() const { return "seq/" + std::string(stage_->name()); }
+std::string StageRunner::SeqKey(std::string_view stage) { return "seq/" + std::string(stage); }
+
+std::string StageRunner::OutboxKey(uint64_t seq) const { return OutboxKey(stage_->name(), seq); }
+
+std::string StageRunner::SeqKey() const { return SeqKey(stage_->name()); }
 
 Status StageRunner::Start() {
   RETURN_IF_ERROR(stage_->Open(store_));

@@ -44,6 +44,9 @@ class StageRunner {
   static uint64_t SeqOf(uint64_t opaque) { return opaque & ((1ull << 56) - 1); }
   //! kOffsets key of a stage's committed position in one input partition (value: Fixed64BE).
   static std::string OffsetKey(std::string_view stage, std::string_view topic, int32_t partition);
+  //! kOutbox key of a stage's record `seq`, and the kMeta key of its next seq (Fixed64BE).
+  static std::string OutboxKey(std::string_view stage, uint64_t seq);
+  static std::string SeqKey(std::string_view stage);
 
   const Stage& stage() const { return *stage_; }
   int32_t input_partitions() const { return input_partitions_; }

@@ -31,6 +31,7 @@ Status SinkStage::Process(const std::vector<InRecord>& records, pipeline::BatchC
       ++ctx.metrics().other_generation;
       continue;
     }
+    if (e->type == Type::kGeneration) continue;  // for consumers that follow one generation
     std::string vkey = VersionKey(*e);
     auto it = newest.find(vkey);
     if (it == newest.end()) {
@@ -83,6 +84,8 @@ Status SinkStage::Process(const std::vector<InRecord>& records, pipeline::BatchC
         break;
       case Type::kDomain:
         table.SetDomainCount(e.key, e.pagecount);
+        break;
+      case Type::kGeneration:
         break;
     }
     BytesWriter w;

@@ -15,6 +15,7 @@
 
 #include "batch_model.h"
 #include "cli_cluster.h"
+#include "codec/records.h"
 
 namespace webindex::testing {
 namespace {
@@ -59,6 +60,30 @@ class ReplayTest : public ::testing::Test {
     return true;
   }
 
+  //! Per partition of webindex.exports: the generations its generation records announce.
+  std::vector<std::vector<uint64_t>> Announcements(int partitions) {
+    std::vector<std::vector<uint64_t>> out(partitions);
+    auto consumer = kafka::Consumer::Create({cluster_->brokers(), {}}, "replay-test");
+    EXPECT_TRUE(consumer.ok()) << consumer.status().ToString();
+    if (!consumer.ok()) return out;
+    std::vector<kafka::TopicPartitionOffset> assignment;
+    for (int32_t p = 0; p < partitions; ++p) assignment.push_back({"webindex.exports", p, kafka::kBeginning});
+    EXPECT_TRUE((*consumer)->Assign(assignment).ok());
+    codec::RecordDecoder decoder;
+    kafka::MessageBatch batch;
+    for (int empty_polls = 0; empty_polls < 5;) {
+      EXPECT_TRUE((*consumer)->PollBatch(10000, 200, &batch).ok());
+      if (batch.empty()) ++empty_polls;
+      for (const auto& r : batch.records()) {
+        auto e = decoder.DecodeExport(r.value);
+        EXPECT_TRUE(e.ok()) << e.status().ToString();
+        if (e.ok() && e->type == codec::ExportRecord::Type::kGeneration) out[r.partition].push_back(e->gen);
+      }
+      batch.Clear();
+    }
+    return out;
+  }
+
   std::unique_ptr<CliCluster> cluster_;
 };
 
@@ -90,6 +115,9 @@ TEST_F(ReplayTest, LiveRunTakesOverTheReplayedGeneration) {
   ASSERT_TRUE(cluster_->WaitForLog("now running generation 2", 20000)) << "see " << cluster_->log();
   EXPECT_EQ(cluster_->GenerationDirs(), std::vector<std::string>{"gen-2"});
   ASSERT_TRUE(live->Running()) << "see " << cluster_->log();
+  // The switch is announced once in every partition of the exports topic.
+  std::this_thread::sleep_for(500ms);
+  EXPECT_EQ(Announcements(4), std::vector<std::vector<uint64_t>>(4, std::vector<uint64_t>{2}));
 
   auto last = gen.Next(2000);  // processed by the live run on generation 2
   for (const auto& ev : last) model.Apply(ev.value);

@@ -188,6 +188,7 @@ void ExpectSameExport(const ExportRecord& a, const ExportRecord& b) {
     case ExportRecord::Type::kPage: EXPECT_EQ(a.page, b.page); break;
     case ExportRecord::Type::kUri: EXPECT_EQ(a.info, b.info); break;
     case ExportRecord::Type::kDomain: EXPECT_EQ(a.pagecount, b.pagecount); break;
+    case ExportRecord::Type::kGeneration: break;
   }
 }
 
@@ -267,6 +268,15 @@ TEST(RecordsTest, ExportJsonFieldsAsDocumented) {
   auto decoded = d.DecodeExport(Encode(page));
   ASSERT_TRUE(decoded.ok()) << decoded.status().ToString();
   EXPECT_EQ(decoded->gen, 7u);
+  ExportRecord announce;
+  announce.type = ExportRecord::Type::kGeneration;
+  announce.key = "3";
+  announce.gen = 3;
+  EXPECT_EQ(Encode(announce), R"({"type":"generation","key":"3","seq":0,"gen":3})");
+  auto announced = d.DecodeExport(Encode(announce));
+  ASSERT_TRUE(announced.ok()) << announced.status().ToString();
+  EXPECT_EQ(announced->type, ExportRecord::Type::kGeneration);
+  EXPECT_EQ(announced->gen, 3u);
   auto old = d.DecodeExport(R"({"type":"domain","key":"com.a","seq":4,"pagecount":2})");
   ASSERT_TRUE(old.ok()) << old.status().ToString();
   EXPECT_EQ(old->gen, 1u);
