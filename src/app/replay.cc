@@ -8,6 +8,7 @@
 #include "codec/records.h"
 #include "codec/state_codec.h"
 #include "common/bytes.h"
+#include "common/crash_point.h"
 #include "common/log.h"
 #include "common/time.h"
 #include "pipeline/stage_runner.h"
@@ -114,6 +115,7 @@ Status CommitAnnouncement(const ProcessorConfig& config, const state::DataDir& d
 Status Switch(state::DataDir& dir, uint64_t gen, const ReplayOptions& options) {
   ASSIGN_OR_RETURN(auto run_lock, state::FileLock::TryAcquire(RunLockPath(dir)));
   RETURN_IF_ERROR(dir.SetCurrent(gen));
+  CrashPoint("replay-after-switch");
   if (run_lock) {
     ASSIGN_OR_RETURN(int removed, dir.RemoveOlder());
     LOG_INFO("replay done: generation {} is current; removed {} older generation(s)", gen, removed);
@@ -212,7 +214,9 @@ Status Replay(ProcessorConfig config, const ReplayOptions& options, const std::a
                            " interrupted; run the same command again to resume it, or `webindex replay --abort` "
                            "to roll it back");
   }
+  CrashPoint("replay-before-announce");
   RETURN_IF_ERROR(CommitAnnouncement(config, dir, gen));
+  CrashPoint("replay-before-switch");
   return Switch(dir, gen, options);
 }
 

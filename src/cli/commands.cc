@@ -15,6 +15,7 @@
 #include "cli/load_command.h"
 #include "cli/query_command.h"
 #include "model/url.h"
+#include "common/crash_point.h"
 #include "common/log.h"
 #include "kafka/client.h"
 #include "query/table_reader.h"
@@ -179,6 +180,7 @@ int RunProcessor(Settings settings, const RunOptions& options) {
     // A replay made another generation current: start it, move the API over, retire ours.
     auto next = std::make_unique<app::Processor>(settings.processor);
     if (run = next->Start(); !run.ok()) break;
+    CrashPoint("run-switch-started");
     if (*server) SwitchHttp(**server, *next);
     if (run = processor->Stop(); !run.ok()) break;
     processor = std::move(next);

@@ -9,6 +9,7 @@
 #include <chrono>
 #include <ctime>
 #include <random>
+#include <set>
 #include <thread>
 
 #include <fmt/format.h>
@@ -206,6 +207,76 @@ TEST_F(ReplayTest, FromTimeKeepsOnlyEventsStampedFromThen) {
   // Bad input is refused with the reason.
   EXPECT_EQ(cluster_->Run(Replay({"--from", "yesterday"})), 1);
   EXPECT_TRUE(cluster_->WaitForLog("--from expects 'earliest' or an RFC 3339 time", 0));
+}
+
+//! Each generation is announced at most once per partition, the current one exactly once, last.
+void ExpectAnnouncedOnce(const std::vector<std::vector<uint64_t>>& announced, uint64_t current) {
+  for (size_t p = 0; p < announced.size(); ++p) {
+    const auto& gens = announced[p];
+    EXPECT_EQ(std::set<uint64_t>(gens.begin(), gens.end()).size(), gens.size()) << "partition " << p;
+    ASSERT_FALSE(gens.empty()) << "partition " << p;
+    EXPECT_EQ(gens.back(), current) << "partition " << p;
+  }
+}
+
+// The instants between the durable steps of a switch, which a random kill rarely hits: killed
+// at each (WEBINDEX_CRASH_AT, src/common/crash_point.h), the data dir recovers to one current
+// generation with the batch table, and each switch is announced at most once.
+TEST_F(ReplayTest, KilledAtEachStepOfTheSwitchRecovers) {
+  const uint64_t seed = SeedFromEnv("switch crash points");
+  EventGenerator gen(seed, 4);
+  BatchModel model;
+  auto events = gen.Next(3000);
+  for (const auto& ev : events) model.Apply(ev.value);
+  ASSERT_TRUE(cluster_->Produce(events));
+  RunToIdle(model);
+  const auto want = model.TableLines();
+
+  struct Case {
+    const char* point;
+    bool switched;        //!< GENERATION names the new generation after the kill
+    bool recover_by_run;  //!< else by the same replay command again
+  };
+  const Case cases[] = {{"replay-before-announce", false, false},
+                        {"replay-before-switch", false, false},
+                        {"replay-after-switch", true, true}};
+  int current = 1;
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.point);
+    auto replay = cluster_->Start(Replay({"--switch-lag", "0"}), std::string("WEBINDEX_CRASH_AT=") + c.point);
+    ASSERT_EQ(replay->Wait(), 128 + SIGKILL) << "see " << cluster_->log();
+    const int next = current + 1;
+    EXPECT_EQ(cluster_->CurrentGeneration(), std::to_string(c.switched ? next : current));
+    EXPECT_TRUE(cluster_->Dump() == want);
+    if (c.recover_by_run) {
+      ASSERT_EQ(cluster_->StartRun(true)->Wait(), 0) << "see " << cluster_->log();
+    } else {
+      ASSERT_EQ(cluster_->Run(Replay({"--switch-lag", "0"})), 0) << "see " << cluster_->log();
+    }
+    current = next;
+    EXPECT_EQ(cluster_->CurrentGeneration(), std::to_string(current));
+    EXPECT_EQ(cluster_->GenerationDirs(), std::vector<std::string>{"gen-" + std::to_string(current)});
+    EXPECT_TRUE(cluster_->Dump() == want) << "seed " << seed;
+  }
+
+  // A running processor killed while it takes a new generation over.
+  auto more = gen.Next(2000);
+  for (const auto& ev : more) model.Apply(ev.value);
+  ASSERT_TRUE(cluster_->Produce(more));
+  const size_t log_from = cluster_->LogSize();
+  auto live = cluster_->StartRun(false, "WEBINDEX_CRASH_AT=run-switch-started");
+  ASSERT_TRUE(cluster_->WaitForLog("query table in " + cluster_->data_dir() + "/gen-" + std::to_string(current),
+                                   30000, log_from));
+  auto replay = cluster_->Start(Replay({"--switch-lag", "0"}));
+  EXPECT_EQ(live->Wait(), 128 + SIGKILL) << "see " << cluster_->log();
+  ++current;
+  EXPECT_EQ(cluster_->CurrentGeneration(), std::to_string(current));
+  // Restarted, it runs the new generation and removes the old one; the replay sees it done.
+  ASSERT_EQ(cluster_->StartRun(true)->Wait(), 0) << "see " << cluster_->log();
+  EXPECT_EQ(replay->Wait(), 0) << "see " << cluster_->log();
+  EXPECT_EQ(cluster_->GenerationDirs(), std::vector<std::string>{"gen-" + std::to_string(current)});
+  EXPECT_TRUE(cluster_->Dump() == model.TableLines()) << "seed " << seed;
+  ExpectAnnouncedOnce(Announcements(4), current);
 }
 
 }  // namespace

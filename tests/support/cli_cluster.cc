@@ -55,16 +55,18 @@ CliCluster::~CliCluster() {
   return ::testing::AssertionSuccess();
 }
 
-std::unique_ptr<ChildProcess> CliCluster::Start(const std::vector<std::string>& args) {
-  std::vector<std::string> argv = {binary_};
+std::unique_ptr<ChildProcess> CliCluster::Start(const std::vector<std::string>& args, const std::string& env) {
+  std::vector<std::string> argv;
+  if (!env.empty()) argv = {"/usr/bin/env", env};
+  argv.push_back(binary_);
   argv.insert(argv.end(), args.begin(), args.end());
   return std::make_unique<ChildProcess>(argv, log_);
 }
 
-std::unique_ptr<ChildProcess> CliCluster::StartRun(bool exit_when_idle) {
+std::unique_ptr<ChildProcess> CliCluster::StartRun(bool exit_when_idle, const std::string& env) {
   std::vector<std::string> args = {"run", "--brokers", brokers_, "--data-dir", data_dir()};
   if (exit_when_idle) args.push_back("--exit-when-idle");
-  return Start(args);
+  return Start(args, env);
 }
 
 int CliCluster::Run(const std::vector<std::string>& args, std::string* out) {

@@ -35,9 +35,9 @@ class CliCluster {
 
   //! Produces to `pages` (each event to its partition hint) and waits for the acknowledgements.
   ::testing::AssertionResult Produce(const std::vector<GeneratedEvent>& events);
-  //! Starts `binary args...`; output goes to log().
-  std::unique_ptr<ChildProcess> Start(const std::vector<std::string>& args);
-  std::unique_ptr<ChildProcess> StartRun(bool exit_when_idle);
+  //! Starts `binary args...`; output goes to log(). `env`: "NAME=value" for the child, or "".
+  std::unique_ptr<ChildProcess> Start(const std::vector<std::string>& args, const std::string& env = "");
+  std::unique_ptr<ChildProcess> StartRun(bool exit_when_idle, const std::string& env = "");
   //! Runs `binary args...` to completion; returns its exit code, its stdout in `out`.
   int Run(const std::vector<std::string>& args, std::string* out = nullptr);
   //! `webindex dump` of data_dir(), as lines.

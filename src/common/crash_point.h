@@ -1,0 +1,13 @@
+// Crash points: named instants where the crash tests kill the process. CrashPoint(name) sends
+// the process SIGKILL — no destructors, no flushes, as `kill -9` from outside would — when the
+// environment variable WEBINDEX_CRASH_AT names that point; otherwise it does nothing. They
+// mark the instants between two durable steps that a random kill would rarely hit.
+#pragma once
+
+#include <string_view>
+
+namespace webindex {
+
+void CrashPoint(std::string_view name);
+
+}  // namespace webindex
