@@ -182,8 +182,10 @@ int RunProcessor(Settings settings, const RunOptions& options) {
     if (run = next->Start(); !run.ok()) break;
     CrashPoint("run-switch-started");
     if (*server) SwitchHttp(**server, *next);
-    if (run = processor->Stop(); !run.ok()) break;
-    processor = std::move(next);
+    std::swap(processor, next);  // the server serves the new one from now on, whatever follows
+    run = next->Stop();
+    next.reset();
+    if (!run.ok()) break;
     RemoveOlderGenerations(*dir);
     LOG_INFO("now running generation {}", processor->generation());
   }
