@@ -4,7 +4,6 @@
 #include <chrono>
 #include <thread>
 
-#include "common/bytes.h"
 #include "common/log.h"
 #include "pipeline/page_stage.h"
 #include "pipeline/uri_stage.h"
@@ -56,14 +55,9 @@ Status Processor::Start() {
   }
   layout.generation = generation_;
   ASSIGN_OR_RETURN(store_, state::Store::Open(dir_->PathOf(generation_), config_.store));
-  int64_t from_ms = -1;
-  ASSIGN_OR_RETURN(auto from, store_->Get(state::Family::kMeta, kFromMsKey));
-  if (from) {
-    uint64_t v = 0;
-    BytesReader r(*from);
-    if (!r.GetFixed64BE(&v)) return Status::Corruption("generation start time in " + dir_->PathOf(generation_));
-    from_ms = static_cast<int64_t>(v);
-  }
+  ASSIGN_OR_RETURN(auto from, state::GetFixed64(*store_, state::Family::kMeta, kFromMsKey,
+                                                "generation start time in " + dir_->PathOf(generation_)));
+  const int64_t from_ms = from ? static_cast<int64_t>(*from) : -1;
 
   auto route = [this](uint64_t opaque, const Status& st) {
     const int index = pipeline::StageRunner::IndexOf(opaque);

@@ -89,12 +89,9 @@ Status CommitAnnouncement(const ProcessorConfig& config, const state::DataDir& d
   ASSIGN_OR_RETURN(auto announced, store->Get(state::Family::kMeta, kAnnouncedKey));
   if (announced) return Status::Ok();
   const std::string seq_key = pipeline::StageRunner::SeqKey("sink");
-  ASSIGN_OR_RETURN(auto seq_value, store->Get(state::Family::kMeta, seq_key));
-  uint64_t seq = 1;
-  if (seq_value) {
-    BytesReader r(*seq_value);
-    if (!r.GetFixed64BE(&seq)) return Status::Corruption("seq counter of stage sink");
-  }
+  ASSIGN_OR_RETURN(auto stored_seq,
+                   state::GetFixed64(*store, state::Family::kMeta, seq_key, "seq counter of stage sink"));
+  uint64_t seq = stored_seq.value_or(1);
   codec::ExportRecord record;
   record.type = codec::ExportRecord::Type::kGeneration;
   record.key = std::to_string(gen);

@@ -52,21 +52,15 @@ std::string StageRunner::SeqKey() const { return SeqKey(stage_->name()); }
 Status StageRunner::Start() {
   RETURN_IF_ERROR(stage_->Open(store_));
   // Counters and positions.
-  ASSIGN_OR_RETURN(auto seq_value, store_.Get(state::Family::kMeta, SeqKey()));
-  if (seq_value) {
-    BytesReader r(*seq_value);
-    if (!r.GetFixed64BE(&next_seq_)) return Status::Corruption("seq counter of stage " + std::string(stage_->name()));
-  }
+  ASSIGN_OR_RETURN(auto seq, state::GetFixed64(store_, state::Family::kMeta, SeqKey(),
+                                               "seq counter of stage " + std::string(stage_->name())));
+  if (seq) next_seq_ = *seq;
   std::vector<kafka::TopicPartitionOffset> assignment;
   for (int32_t p = 0; p < input_partitions_; ++p) {
-    ASSIGN_OR_RETURN(auto off, store_.Get(state::Family::kOffsets, OffsetKey(p)));
-    uint64_t next = 0;
-    if (off) {
-      BytesReader r(*off);
-      if (!r.GetFixed64BE(&next)) return Status::Corruption("offset " + OffsetKey(p));
-      positions_[p] = static_cast<int64_t>(next);
-    }
-    assignment.push_back({stage_->input_topic(), p, off ? static_cast<int64_t>(next) : kafka::kBeginning});
+    const std::string key = OffsetKey(p);
+    ASSIGN_OR_RETURN(auto next, state::GetFixed64(store_, state::Family::kOffsets, key, "offset " + key));
+    if (next) positions_[p] = static_cast<int64_t>(*next);
+    assignment.push_back({stage_->input_topic(), p, next ? static_cast<int64_t>(*next) : kafka::kBeginning});
   }
   // Records committed by an earlier run but maybe never acknowledged: send them again, in order.
   const std::string prefix = std::string(stage_->name()) + "/";

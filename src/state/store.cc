@@ -8,6 +8,8 @@
 
 #include <array>
 
+#include "common/bytes.h"
+
 namespace webindex::state {
 namespace {
 
@@ -176,6 +178,15 @@ std::unique_ptr<Snapshot> Store::GetSnapshot() {
 Status Store::Flush() {
   rocksdb::FlushOptions fo;
   return FromRocks(impl_->db->Flush(fo, impl_->handles), "flush");
+}
+
+Result<std::optional<uint64_t>> GetFixed64(Store& store, Family f, std::string_view key, std::string_view what) {
+  ASSIGN_OR_RETURN(auto value, store.Get(f, key));
+  if (!value) return std::optional<uint64_t>();
+  uint64_t v = 0;
+  BytesReader r(*value);
+  if (!r.GetFixed64BE(&v)) return Status::Corruption(std::string(what) + " is not an 8-byte number");
+  return std::optional<uint64_t>(v);
 }
 
 }  // namespace webindex::state

@@ -105,4 +105,8 @@ class Store {
   std::unique_ptr<Impl> impl_;
 };
 
+//! A value stored as 8 big-endian bytes (BytesWriter::PutFixed64BE: counters, positions);
+//! nullopt when absent, Corruption (naming `what`) when it is not 8 bytes.
+Result<std::optional<uint64_t>> GetFixed64(Store& store, Family f, std::string_view key, std::string_view what);
+
 }  // namespace webindex::state
