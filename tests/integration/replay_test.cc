@@ -8,6 +8,7 @@
 
 #include <chrono>
 #include <ctime>
+#include <initializer_list>
 #include <algorithm>
 #include <random>
 #include <thread>
@@ -41,6 +42,15 @@ class ReplayTest : public ::testing::Test {
     std::vector<std::string> args = {"replay", "--brokers", cluster_->brokers(), "--data-dir", cluster_->data_dir()};
     args.insert(args.end(), extra.begin(), extra.end());
     return args;
+  }
+
+  //! Folds `events` into every model, in order, then produces them to `pages`.
+  ::testing::AssertionResult Feed(const std::vector<GeneratedEvent>& events,
+                                  std::initializer_list<BatchModel*> models) {
+    for (const auto& ev : events) {
+      for (BatchModel* m : models) m->Apply(ev.value);
+    }
+    return cluster_->Produce(events);
   }
 
   //! Builds generation 1 from everything in `pages` and checks it.
@@ -93,8 +103,7 @@ TEST_F(ReplayTest, LiveRunTakesOverTheReplayedGeneration) {
   EventGenerator gen(seed, 4);
   BatchModel model;
   auto first = gen.Next(4000);
-  for (const auto& ev : first) model.Apply(ev.value);
-  ASSERT_TRUE(cluster_->Produce(first));
+  ASSERT_TRUE(Feed(first, {&model}));
   RunToIdle(model);
   const auto before = model.TableLines();
 
@@ -109,8 +118,7 @@ TEST_F(ReplayTest, LiveRunTakesOverTheReplayedGeneration) {
     std::this_thread::sleep_for(100ms);
   }
   auto more = gen.Next(3000);  // arrives while the replay runs
-  for (const auto& ev : more) model.Apply(ev.value);
-  ASSERT_TRUE(cluster_->Produce(more));
+  ASSERT_TRUE(Feed(more, {&model}));
   ASSERT_EQ(replay->Wait(), 0) << "see " << cluster_->log();
   EXPECT_EQ(cluster_->CurrentGeneration(), "2");
   ASSERT_TRUE(cluster_->WaitForLog("now running generation 2", 20000)) << "see " << cluster_->log();
@@ -121,8 +129,7 @@ TEST_F(ReplayTest, LiveRunTakesOverTheReplayedGeneration) {
   EXPECT_EQ(Announcements(4), std::vector<std::vector<uint64_t>>(4, std::vector<uint64_t>{2}));
 
   auto last = gen.Next(2000);  // processed by the live run on generation 2
-  for (const auto& ev : last) model.Apply(ev.value);
-  ASSERT_TRUE(cluster_->Produce(last));
+  ASSERT_TRUE(Feed(last, {&model}));
   live->Signal(SIGTERM);
   EXPECT_EQ(live->Wait(), 0) << "see " << cluster_->log();
   RunToIdle(model);
@@ -135,8 +142,7 @@ TEST_F(ReplayTest, InterruptedReplayResumesAbortAndOtherFromRollBack) {
   EventGenerator gen(seed, 4);
   BatchModel model;
   auto events = gen.Next(20000);
-  for (const auto& ev : events) model.Apply(ev.value);
-  ASSERT_TRUE(cluster_->Produce(events));
+  ASSERT_TRUE(Feed(events, {&model}));
   RunToIdle(model);
   const auto want = model.TableLines();
 
@@ -174,17 +180,12 @@ TEST_F(ReplayTest, FromTimeKeepsOnlyEventsStampedFromThen) {
   EventGenerator gen(seed, 4);
   BatchModel all, later;
   auto early = gen.Next(3000);
-  for (const auto& ev : early) all.Apply(ev.value);
-  ASSERT_TRUE(cluster_->Produce(early));
+  ASSERT_TRUE(Feed(early, {&all}));
   std::this_thread::sleep_for(50ms);
   const auto from = std::chrono::time_point_cast<std::chrono::milliseconds>(std::chrono::system_clock::now());
   std::this_thread::sleep_for(50ms);
   auto late = gen.Next(3000);
-  for (const auto& ev : late) {
-    all.Apply(ev.value);
-    later.Apply(ev.value);
-  }
-  ASSERT_TRUE(cluster_->Produce(late));
+  ASSERT_TRUE(Feed(late, {&all, &later}));
   RunToIdle(all);
 
   const auto ms = from.time_since_epoch().count();
@@ -200,8 +201,7 @@ TEST_F(ReplayTest, FromTimeKeepsOnlyEventsStampedFromThen) {
 
   // The generation keeps its start: newer events are processed as usual.
   auto newer = gen.Next(1000);
-  for (const auto& ev : newer) later.Apply(ev.value);
-  ASSERT_TRUE(cluster_->Produce(newer));
+  ASSERT_TRUE(Feed(newer, {&later}));
   RunToIdle(later);
 
   // Bad input is refused with the reason.
@@ -229,8 +229,7 @@ TEST_F(ReplayTest, KilledAtEachStepOfTheSwitchRecovers) {
   EventGenerator gen(seed, 4);
   BatchModel model;
   auto events = gen.Next(3000);
-  for (const auto& ev : events) model.Apply(ev.value);
-  ASSERT_TRUE(cluster_->Produce(events));
+  ASSERT_TRUE(Feed(events, {&model}));
   RunToIdle(model);
   const auto want = model.TableLines();
 
@@ -263,8 +262,7 @@ TEST_F(ReplayTest, KilledAtEachStepOfTheSwitchRecovers) {
 
   // A running processor killed while it takes a new generation over.
   auto more = gen.Next(2000);
-  for (const auto& ev : more) model.Apply(ev.value);
-  ASSERT_TRUE(cluster_->Produce(more));
+  ASSERT_TRUE(Feed(more, {&model}));
   const size_t log_from = cluster_->LogSize();
   auto live = cluster_->StartRun(false, "WEBINDEX_CRASH_AT=run-switch-started");
   ASSERT_TRUE(cluster_->WaitForLog("query table in " + cluster_->data_dir() + "/gen-" + std::to_string(current),
