@@ -44,9 +44,9 @@ Result<std::optional<int64_t>> ReadReplayFrom(const state::DataDir& dir, uint64_
 }
 
 //! Creates generation `gen` with its start positions, in one commit.
-Status CreateGeneration(const ProcessorConfig& config, const state::DataDir& dir, uint64_t gen, int64_t from_ms) {
-  ASSIGN_OR_RETURN(auto admin, kafka::Admin::Create(config.kafka));
-  RETURN_IF_ERROR(admin->EnsureTopics(TopicSpecs(config), kAdminTimeoutMs)
+Status CreateGeneration(const ProcessorConfig& config, kafka::Admin& admin, const state::DataDir& dir, uint64_t gen,
+                        int64_t from_ms) {
+  RETURN_IF_ERROR(admin.EnsureTopics(TopicSpecs(config), kAdminTimeoutMs)
                       .WithContext("cannot reach Kafka at " + config.kafka.brokers));
   ASSIGN_OR_RETURN(auto store, state::Store::Open(dir.PathOf(gen), config.store));
   state::WriteBatch wb(*store);
@@ -54,8 +54,8 @@ Status CreateGeneration(const ProcessorConfig& config, const state::DataDir& dir
   if (from_ms >= 0) {
     // A hint only: the page stage skips events stamped before from_ms anyway, so a broker
     // that cannot look offsets up by time (-1) just means reading from the beginning.
-    ASSIGN_OR_RETURN(int partitions, admin->PartitionCount(n.pages, kAdminTimeoutMs));
-    ASSIGN_OR_RETURN(auto offsets, admin->OffsetsForTime(n.pages, partitions, from_ms, kAdminTimeoutMs));
+    ASSIGN_OR_RETURN(int partitions, admin.PartitionCount(n.pages, kAdminTimeoutMs));
+    ASSIGN_OR_RETURN(auto offsets, admin.OffsetsForTime(n.pages, partitions, from_ms, kAdminTimeoutMs));
     for (int32_t p = 0; p < partitions; ++p) {
       if (offsets[p] >= 0) {
         wb.Put(state::Family::kOffsets, pipeline::StageRunner::OffsetKey("page", n.pages, p), Fixed64(offsets[p]));
@@ -67,9 +67,9 @@ Status CreateGeneration(const ProcessorConfig& config, const state::DataDir& dir
   const std::pair<const char*, const std::string*> internal[] = {
       {"uri", &n.uri_deltas}, {"domain", &n.domain_deltas}, {"sink", &n.exports}};
   for (const auto& [stage, topic] : internal) {
-    ASSIGN_OR_RETURN(int partitions, admin->PartitionCount(*topic, kAdminTimeoutMs));
+    ASSIGN_OR_RETURN(int partitions, admin.PartitionCount(*topic, kAdminTimeoutMs));
     for (int32_t p = 0; p < partitions; ++p) {
-      ASSIGN_OR_RETURN(auto marks, admin->Watermarks(*topic, p, kAdminTimeoutMs));
+      ASSIGN_OR_RETURN(auto marks, admin.Watermarks(*topic, p, kAdminTimeoutMs));
       wb.Put(state::Family::kOffsets, pipeline::StageRunner::OffsetKey(stage, *topic, p), Fixed64(marks.second));
     }
   }
@@ -81,10 +81,9 @@ Status CreateGeneration(const ProcessorConfig& config, const state::DataDir& dir
 //! Commits, into the sink's outbox of generation `gen`, one generation record per partition of
 //! the exports topic: whichever processor runs the generation next sends them, as it sends any
 //! committed record. Once per generation.
-Status CommitAnnouncement(const ProcessorConfig& config, const state::DataDir& dir, uint64_t gen) {
+Status CommitAnnouncement(const ProcessorConfig& config, kafka::Admin& admin, const state::DataDir& dir, uint64_t gen) {
   constexpr char kAnnouncedKey[] = "generation/announced";
-  ASSIGN_OR_RETURN(auto admin, kafka::Admin::Create(config.kafka));
-  ASSIGN_OR_RETURN(int partitions, admin->PartitionCount(config.topics.exports, kAdminTimeoutMs));
+  ASSIGN_OR_RETURN(int partitions, admin.PartitionCount(config.topics.exports, kAdminTimeoutMs));
   ASSIGN_OR_RETURN(auto store, state::Store::Open(dir.PathOf(gen), config.store));
   ASSIGN_OR_RETURN(auto announced, store->Get(state::Family::kMeta, kAnnouncedKey));
   if (announced) return Status::Ok();
@@ -179,6 +178,7 @@ Status Replay(ProcessorConfig config, const ReplayOptions& options, const std::a
     return Status::Ok();
   }
 
+  ASSIGN_OR_RETURN(auto admin, kafka::Admin::Create(config.kafka));
   uint64_t gen = 0;
   if (resume) {
     gen = *resume;
@@ -186,7 +186,7 @@ Status Replay(ProcessorConfig config, const ReplayOptions& options, const std::a
     gen = std::max(current, all.empty() ? 0 : all.back()) + 1;
     LOG_INFO("replay from {} into generation {} of {}; generation {} keeps answering", DescribeFrom(from_ms), gen,
              dir.path(), current);
-    RETURN_IF_ERROR(CreateGeneration(config, dir, gen, from_ms));
+    RETURN_IF_ERROR(CreateGeneration(config, *admin, dir, gen, from_ms));
   }
 
   config.generation = gen;
@@ -212,7 +212,7 @@ Status Replay(ProcessorConfig config, const ReplayOptions& options, const std::a
                            "to roll it back");
   }
   CrashPoint("replay-before-announce");
-  RETURN_IF_ERROR(CommitAnnouncement(config, dir, gen));
+  RETURN_IF_ERROR(CommitAnnouncement(config, *admin, dir, gen));
   CrashPoint("replay-before-switch");
   return Switch(dir, gen, options);
 }
