@@ -4,6 +4,7 @@
 #include <librdkafka/rdkafka_mock.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <mutex>
 #include <thread>
 
@@ -31,7 +32,23 @@ struct PartitionListDeleter {
   void operator()(rd_kafka_topic_partition_list_t* l) const { rd_kafka_topic_partition_list_destroy(l); }
 };
 
+//! Errors of one record that no retry can fix: the record is rejected, the producer goes on.
+bool RejectsRecord(rd_kafka_resp_err_t err) {
+  switch (err) {
+    case RD_KAFKA_RESP_ERR_MSG_SIZE_TOO_LARGE:
+    case RD_KAFKA_RESP_ERR_RECORD_LIST_TOO_LARGE:
+    case RD_KAFKA_RESP_ERR_INVALID_MSG:
+    case RD_KAFKA_RESP_ERR_INVALID_MSG_SIZE:
+    case RD_KAFKA_RESP_ERR_INVALID_RECORD:
+    case RD_KAFKA_RESP_ERR_INVALID_TIMESTAMP:
+      return true;
+    default:
+      return false;
+  }
+}
+
 Status KafkaError(rd_kafka_resp_err_t err, const std::string& what) {
+  if (RejectsRecord(err)) return Status::InvalidArgument(what + ": record rejected: " + rd_kafka_err2str(err));
   return Status::Unavailable(what + ": " + rd_kafka_err2str(err));
 }
 
@@ -78,6 +95,19 @@ Result<RdKafkaPtr> MakeHandle(rd_kafka_type_t type, ConfPtr conf) {
 
 }  // namespace
 
+bool IsRecordRejected(const Status& status) { return status.code() == Status::Code::kInvalidArgument; }
+
+size_t RecordBytes(const OutRecord& record) {
+  size_t n = record.key.size() + record.value.size();
+  for (const auto& [name, value] : record.headers) n += name.size() + value.size();
+  return n;
+}
+
+size_t RecordLimits::BudgetOf(const std::string& topic) const {
+  auto it = budget.find(topic);
+  return it != budget.end() ? it->second : static_cast<size_t>(kDefaultProducerMaxMessageBytes - kRecordFramingBytes);
+}
+
 // ---------------------------------------------------------------------------------------------
 // Producer
 
@@ -91,7 +121,9 @@ struct Producer::Impl {
 
   static void OnDelivery(rd_kafka_t*, const rd_kafka_message_t* m, void* opaque) {
     auto* self = static_cast<Impl*>(opaque);
-    Status st = m->err ? KafkaError(m->err, "delivery") : Status::Ok();
+    Status st = m->err ? KafkaError(m->err, std::string("delivery to ") + rd_kafka_topic_name(m->rkt) + "[" +
+                                                std::to_string(m->partition) + "]")
+                       : Status::Ok();
     self->on_delivery(reinterpret_cast<uintptr_t>(m->_private), st);
   }
   void CheckFatal() {
@@ -369,6 +401,68 @@ Result<std::vector<int64_t>> Admin::OffsetsForTime(const std::string& topic, int
   return out;
 }
 
+int64_t Admin::MaxMessageBytes(const std::string& topic, int timeout_ms) {
+  char err[512];
+  rd_kafka_ConfigResource_t* res = rd_kafka_ConfigResource_new(RD_KAFKA_RESOURCE_TOPIC, topic.c_str());
+  rd_kafka_queue_t* q = rd_kafka_queue_new(impl_->rk.get());
+  rd_kafka_AdminOptions_t* opts = rd_kafka_AdminOptions_new(impl_->rk.get(), RD_KAFKA_ADMIN_OP_DESCRIBECONFIGS);
+  rd_kafka_AdminOptions_set_request_timeout(opts, timeout_ms, err, sizeof(err));
+  rd_kafka_DescribeConfigs(impl_->rk.get(), &res, 1, opts, q);
+  rd_kafka_event_t* ev = rd_kafka_queue_poll(q, timeout_ms + 2000);
+  int64_t limit = -1;
+  std::string why = "no answer";
+  if (ev && rd_kafka_event_error(ev)) {
+    why = rd_kafka_event_error_string(ev);
+  } else if (ev) {
+    size_t n = 0;
+    const rd_kafka_ConfigResource_t** rs =
+        rd_kafka_DescribeConfigs_result_resources(rd_kafka_event_DescribeConfigs_result(ev), &n);
+    for (size_t i = 0; i < n; ++i) {
+      if (rd_kafka_ConfigResource_error(rs[i])) {
+        why = rd_kafka_err2str(rd_kafka_ConfigResource_error(rs[i]));
+        continue;
+      }
+      size_t cnt = 0;
+      const rd_kafka_ConfigEntry_t** entries = rd_kafka_ConfigResource_configs(rs[i], &cnt);
+      for (size_t j = 0; j < cnt; ++j) {
+        const char* value = rd_kafka_ConfigEntry_value(entries[j]);
+        if (value && std::string_view(rd_kafka_ConfigEntry_name(entries[j])) == "max.message.bytes") {
+          limit = std::strtoll(value, nullptr, 10);
+        }
+      }
+      if (limit <= 0) why = "no max.message.bytes in the answer";
+    }
+  }
+  if (ev) rd_kafka_event_destroy(ev);
+  rd_kafka_AdminOptions_destroy(opts);
+  rd_kafka_queue_destroy(q);
+  rd_kafka_ConfigResource_destroy(res);
+  if (limit > 0) {
+    LOG_DEBUG("topic {}: max.message.bytes {}", topic, limit);
+    return limit;
+  }
+  LOG_INFO("topic {}: the cluster did not tell its max.message.bytes ({}); assuming Kafka's default {}", topic, why,
+           kDefaultTopicMaxMessageBytes);
+  return kDefaultTopicMaxMessageBytes;
+}
+
+RecordLimits Admin::LimitsOf(const std::vector<std::string>& topics, const ClientConfig& config, int timeout_ms) {
+  RecordLimits limits;
+  if (auto it = config.properties.find("message.max.bytes"); it != config.properties.end()) {
+    limits.producer_max_message_bytes = std::strtoll(it->second.c_str(), nullptr, 10);
+  }
+  std::map<std::string, int64_t> topic_limit;
+  for (const auto& t : topics) {
+    topic_limit[t] = MaxMessageBytes(t, timeout_ms);
+    limits.producer_max_message_bytes = std::min(limits.producer_max_message_bytes, topic_limit[t]);
+  }
+  for (const auto& [t, limit] : topic_limit) {
+    const int64_t budget = std::min(limit, limits.producer_max_message_bytes) - kRecordFramingBytes;
+    limits.budget[t] = static_cast<size_t>(std::max<int64_t>(budget, 0));
+  }
+  return limits;
+}
+
 Result<int> Admin::PartitionCount(const std::string& topic, int timeout_ms) {
   rd_kafka_topic_t* rkt = rd_kafka_topic_new(impl_->rk.get(), topic.c_str(), nullptr);
   const rd_kafka_metadata_t* md = nullptr;
@@ -388,6 +482,14 @@ Result<int> Admin::PartitionCount(const std::string& topic, int timeout_ms) {
   if (!st.ok()) return st;
   if (count <= 0) return Status::NotFound("topic " + topic + " has no partitions");
   return count;
+}
+
+Result<std::string> Admin::ClusterId(int timeout_ms) {
+  char* id = rd_kafka_clusterid(impl_->rk.get(), timeout_ms);
+  if (!id) return Status::Unavailable("the cluster did not tell its id within " + std::to_string(timeout_ms) + " ms");
+  std::string out(id);
+  rd_kafka_mem_free(impl_->rk.get(), id);
+  return out;
 }
 
 Result<std::vector<std::string>> Admin::ListTopics(int timeout_ms) {

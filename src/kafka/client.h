@@ -22,7 +22,34 @@ struct ClientConfig {
 };
 
 //! Called once per produced record from the producer's poll thread with the record's opaque.
+//! A status for which IsRecordRejected holds means the cluster will never take this record.
 using DeliveryCallback = std::function<void(uint64_t opaque, const Status& status)>;
+
+//! True for errors of one record that no retry can fix (too large, invalid): the record must be
+//! set aside, the others go on. Every other error is retried by the client or is fatal.
+bool IsRecordRejected(const Status& status);
+
+//! Kafka's default max.message.bytes of a topic, assumed when the cluster does not tell.
+inline constexpr int64_t kDefaultTopicMaxMessageBytes = 1048588;
+//! librdkafka's default message.max.bytes (its largest request batch).
+inline constexpr int64_t kDefaultProducerMaxMessageBytes = 1000000;
+//! Kept free in every record budget for the batch header (61 bytes), the record's varints and
+//! each header's framing.
+inline constexpr int64_t kRecordFramingBytes = 1024;
+
+//! Bytes of a record that count against its budget: key, value, header names and values.
+size_t RecordBytes(const OutRecord& record);
+
+//! How large the records webindex writes may be. One producer writes every output topic, and a
+//! batch of small records must fit the smallest of them too, so the producer's message.max.bytes
+//! is the smallest limit.
+struct RecordLimits {
+  int64_t producer_max_message_bytes = kDefaultProducerMaxMessageBytes;
+  std::map<std::string, size_t> budget;  //!< topic -> largest RecordBytes of one record
+
+  //! The budget of `topic`; the default producer's when the topic was not asked about.
+  size_t BudgetOf(const std::string& topic) const;
+};
 
 //! Asynchronous producer with in-order, gap-free delivery per partition (idempotent).
 //! Thread-safe: Produce may be called from many threads; delivery reports arrive on an
@@ -115,8 +142,16 @@ class Admin {
   Status EnsureTopics(const std::vector<TopicSpec>& topics, int timeout_ms);
   //! Names of the topics the cluster has.
   Result<std::vector<std::string>> ListTopics(int timeout_ms);
+  //! The cluster's id (KIP-78): a data dir is bound to the cluster it read.
+  Result<std::string> ClusterId(int timeout_ms);
   //! Partition count of an existing topic.
   Result<int> PartitionCount(const std::string& topic, int timeout_ms);
+  //! A topic's max.message.bytes (DescribeConfigs); Kafka's default when the cluster does not
+  //! answer (librdkafka's mock cluster does not serve DescribeConfigs).
+  int64_t MaxMessageBytes(const std::string& topic, int timeout_ms);
+  //! The limits of `topics` for a producer configured by `config` (its message.max.bytes, if
+  //! set, lowers them further).
+  RecordLimits LimitsOf(const std::vector<std::string>& topics, const ClientConfig& config, int timeout_ms);
   //! Low and high watermark of a partition, asked of the broker. Thread-safe.
   Result<std::pair<int64_t, int64_t>> Watermarks(const std::string& topic, int32_t partition, int timeout_ms);
   //! Per partition: the first offset whose record timestamp is at or after `timestamp_ms`,
