@@ -65,8 +65,13 @@ Status Processor::Start() {
       runners_[index]->OnDelivered(pipeline::StageRunner::SeqOf(opaque), st);
     }
   };
-  ASSIGN_OR_RETURN(producer_, kafka::Producer::Create(config_.kafka, route));
   const auto& n = config_.topics;
+  // Records are built to fit their topics; batches of small ones must fit the smallest topic.
+  const kafka::RecordLimits limits =
+      admin_->LimitsOf({n.uri_deltas, n.domain_deltas, n.exports, n.dead_letters}, config_.kafka, kAdminTimeoutMs);
+  kafka::ClientConfig producer_config = config_.kafka;
+  producer_config.properties["message.max.bytes"] = std::to_string(limits.producer_max_message_bytes);
+  ASSIGN_OR_RETURN(producer_, kafka::Producer::Create(producer_config, route));
   RETURN_IF_ERROR(producer_->WarmUp({n.uri_deltas, n.domain_deltas, n.exports, n.dead_letters}, kAdminTimeoutMs));
 
   std::vector<std::unique_ptr<pipeline::Stage>> stages;
@@ -79,6 +84,8 @@ Status Processor::Start() {
     const int index = static_cast<int>(runners_.size());
     pipeline::RunnerOptions options = config_.runner;
     options.generation = generation_;
+    options.limits = limits;
+    options.dead_letters = n.dead_letters;
     runners_.push_back(std::make_unique<pipeline::StageRunner>(std::move(stage), index, partitions, *store_,
                                                                *producer_, config_.kafka, metrics_, options));
   }

@@ -90,6 +90,16 @@ void WritePipelineMetrics(const pipeline::Metrics& m, PrometheusWriter& w) {
   w.Counter("webindex_corrupt_records_total", "Undecodable internal records.", m.corrupt_records.load());
   w.Counter("webindex_lost_records_total", "Input removed by retention before it was read.", m.lost_records.load());
   w.Counter("webindex_commits_total", "Stage batch commits.", m.commits.load());
+  w.Counter("webindex_undeliverable_records_total",
+            "Records Kafka rejected for good (too large, invalid); each was replaced by a dead letter.",
+            m.undeliverable_records.load());
+  w.Counter("webindex_export_parts_total", "Parts sent of page exports too large for one record.",
+            m.export_parts.load());
+  w.Counter("webindex_truncated_texts_total",
+            "Anchor texts cut to 2,048 bytes, titles and server fields cut to 8,192 bytes.",
+            m.truncated_texts.load());
+  w.Counter("webindex_dropped_long_urls_total", "Links dropped because their URL is over 8,192 bytes.",
+            m.dropped_long_urls.load());
 }
 
 }  // namespace webindex::http

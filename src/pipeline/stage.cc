@@ -1,19 +1,58 @@
 #include "pipeline/stage.h"
 
+#include <algorithm>
+
 namespace webindex::pipeline {
+namespace {
+
+//! Room kept for one *.truncated header: its name and up to 20 digits.
+constexpr size_t kTruncatedHeaderBytes = 40;
+
+//! The longest prefix of `s` of at most `n` bytes that does not split a UTF-8 sequence.
+std::string_view Utf8Prefix(std::string_view s, size_t n) {
+  if (s.size() <= n) return s;
+  while (n > 0 && (static_cast<unsigned char>(s[n]) & 0xC0) == 0x80) --n;
+  return s.substr(0, n);
+}
+
+}  // namespace
+
+OutRecord MakeDeadLetter(const std::string& topic, std::string_view key, std::string_view value,
+                         std::vector<std::pair<std::string, std::string>> headers, size_t budget) {
+  OutRecord r;
+  r.topic = topic;
+  r.partition = -1;  // dead letters are not deduplicated downstream: any partition will do
+  r.headers = std::move(headers);
+  const size_t header_bytes = kafka::RecordBytes(r);
+  if (header_bytes + key.size() + value.size() <= budget) {
+    r.key.assign(key);
+    r.value.assign(value);
+    return r;
+  }
+  const size_t room = budget > header_bytes + 2 * kTruncatedHeaderBytes
+                          ? budget - header_bytes - 2 * kTruncatedHeaderBytes
+                          : 0;
+  // A key rarely matters beyond its start; the value gets what it leaves.
+  r.key.assign(Utf8Prefix(key, std::min(key.size(), room / 2)));
+  r.value.assign(Utf8Prefix(value, room - r.key.size()));
+  if (r.key.size() < key.size()) r.headers.emplace_back("key.truncated", std::to_string(key.size()));
+  if (r.value.size() < value.size()) r.headers.emplace_back("value.truncated", std::to_string(value.size()));
+  return r;
+}
+
+size_t BatchContext::BudgetOf(const std::string& topic) const {
+  static const kafka::RecordLimits kDefaults;
+  return (limits_ ? *limits_ : kDefaults).BudgetOf(topic);
+}
 
 void BatchContext::DeadLetter(const InRecord& in, const std::string& dead_letter_topic, std::string_view reason) {
-  OutRecord r;
-  r.topic = dead_letter_topic;
-  r.partition = -1;  // dead letters are not deduplicated downstream: any partition will do
-  r.key.assign(in.key);
-  r.value.assign(in.value);
-  r.headers = {{"reason", std::string(reason)},
-               {"source.topic", std::string(in.topic)},
-               {"source.partition", std::to_string(in.partition)},
-               {"source.offset", std::to_string(in.offset)},
-               {"generation", std::to_string(generation_)}};
-  Emit(std::move(r));
+  Emit(MakeDeadLetter(dead_letter_topic, in.key, in.value,
+                      {{"reason", std::string(reason)},
+                       {"source.topic", std::string(in.topic)},
+                       {"source.partition", std::to_string(in.partition)},
+                       {"source.offset", std::to_string(in.offset)},
+                       {"generation", std::to_string(generation_)}},
+                      BudgetOf(dead_letter_topic)));
 }
 
 }  // namespace webindex::pipeline

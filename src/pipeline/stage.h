@@ -10,6 +10,7 @@
 
 #include "common/record.h"
 #include "common/status.h"
+#include "kafka/client.h"
 #include "pipeline/metrics.h"
 #include "pipeline/topics.h"
 #include "state/store.h"
@@ -20,9 +21,15 @@ namespace webindex::pipeline {
 //! committed atomically with the batch's input offsets.
 class BatchContext {
  public:
+  //! `limits` (not owned, may be null: Kafka's defaults) outlives the context.
   BatchContext(state::Store& store, state::WriteBatch& batch, uint64_t first_seq, Metrics& metrics,
-               uint64_t generation = 1)
-      : store_(store), batch_(batch), next_seq_(first_seq), metrics_(metrics), generation_(generation) {}
+               uint64_t generation = 1, const kafka::RecordLimits* limits = nullptr)
+      : store_(store),
+        batch_(batch),
+        next_seq_(first_seq),
+        metrics_(metrics),
+        generation_(generation),
+        limits_(limits) {}
 
   state::Store& store() { return store_; }
   state::WriteBatch& batch() { return batch_; }
@@ -33,7 +40,9 @@ class BatchContext {
     ++next_seq_;
     out_.push_back(std::move(record));
   }
-  //! Sends the input record to the dead-letter topic with the reason.
+  //! The largest record (kafka::RecordBytes) `topic` takes: stages build their records to fit.
+  size_t BudgetOf(const std::string& topic) const;
+  //! Sends the input record to the dead-letter topic with the reason, cut to fit (MakeDeadLetter).
   void DeadLetter(const InRecord& in, const std::string& dead_letter_topic, std::string_view reason);
   std::vector<OutRecord>& emitted() { return out_; }
 
@@ -43,8 +52,15 @@ class BatchContext {
   uint64_t next_seq_;
   Metrics& metrics_;
   uint64_t generation_;
+  const kafka::RecordLimits* limits_;
   std::vector<OutRecord> out_;
 };
+
+//! A dead letter carrying `key` and `value` with `headers`, cut to fit `budget` bytes
+//! (kafka::RecordBytes): a key or value too long keeps its prefix (at a UTF-8 boundary) and
+//! gets a header key.truncated / value.truncated with its original size in bytes.
+OutRecord MakeDeadLetter(const std::string& topic, std::string_view key, std::string_view value,
+                         std::vector<std::pair<std::string, std::string>> headers, size_t budget);
 
 //! Partition counts of the topics stages write to.
 struct TopicLayout {

@@ -89,15 +89,80 @@ Status StageRunner::Send(const OutRecord& record, uint64_t seq) {
     in_flight_.insert(seq);  // before producing, so the acknowledgement always finds it
   }
   ++unacked_;
-  return producer_.Produce(record, Opaque(index_, seq));
+  Status st = producer_.Produce(record, Opaque(index_, seq));
+  if (kafka::IsRecordRejected(st)) return SetAside(record, seq, st);
+  return st;
+}
+
+Status StageRunner::SetAside(const OutRecord& record, uint64_t seq, const Status& why) {
+  bool replaced;
+  {
+    std::lock_guard<std::mutex> lock(acked_mu_);
+    replaced = replaced_.count(seq) > 0;
+  }
+  if (replaced) {  // the describing dead letter was rejected too: nothing more to try
+    LOG_ERROR("stage {}: the dead letter describing an undeliverable record was rejected too ({}); dropped",
+              stage_->name(), why.message());
+    Forget(seq);
+    return Status::Ok();
+  }
+  const size_t bytes = kafka::RecordBytes(record);
+  ++metrics_.undeliverable_records;
+  LOG_ERROR("stage {}: undeliverable record to {}[{}], key '{}' ({} bytes), {} bytes in all: {}; "
+            "a dead letter on {} replaces it",
+            stage_->name(), record.topic, record.partition, record.key.substr(0, 100), record.key.size(), bytes,
+            why.message(), options_.dead_letters);
+  OutRecord dead = MakeDeadLetter(options_.dead_letters, record.key, record.value,
+                                  {{"reason", "undeliverable: " + why.message()},
+                                   {"target.topic", record.topic},
+                                   {"target.partition", std::to_string(record.partition)},
+                                   {"generation", std::to_string(options_.generation)}},
+                                  options_.limits.BudgetOf(options_.dead_letters));
+  {
+    std::lock_guard<std::mutex> lock(acked_mu_);
+    replaced_.insert(seq);
+  }
+  Status st = producer_.Produce(dead, Opaque(index_, seq));
+  if (kafka::IsRecordRejected(st)) return SetAside(dead, seq, st);
+  return st;
+}
+
+Status StageRunner::SetAsideRejected() {
+  std::vector<std::pair<uint64_t, Status>> rejected;
+  {
+    std::lock_guard<std::mutex> lock(acked_mu_);
+    rejected.swap(rejected_);
+  }
+  for (const auto& [seq, why] : rejected) {
+    ASSIGN_OR_RETURN(auto stored, store_.Get(state::Family::kOutbox, OutboxKey(seq)));
+    if (!stored) {  // cannot happen: records leave the outbox only once acknowledged
+      LOG_ERROR("stage {}: rejected record {} is not in the outbox: {}", stage_->name(), seq, why.message());
+      Forget(seq);
+      continue;
+    }
+    ASSIGN_OR_RETURN(OutRecord rec, codec::DecodeOutRecord(*stored));
+    RETURN_IF_ERROR(SetAside(rec, seq, why));
+  }
+  return Status::Ok();
+}
+
+void StageRunner::Forget(uint64_t seq) {
+  std::lock_guard<std::mutex> lock(acked_mu_);
+  replaced_.erase(seq);
+  if (in_flight_.erase(seq)) --unacked_;
 }
 
 void StageRunner::OnDelivered(uint64_t seq, const Status& status) {
   std::lock_guard<std::mutex> lock(acked_mu_);
   if (!status.ok()) {
-    if (delivery_error_.ok()) delivery_error_ = status;
+    if (kafka::IsRecordRejected(status)) {
+      rejected_.emplace_back(seq, status);  // set aside by the runner's thread: it may block producing
+    } else if (delivery_error_.ok()) {
+      delivery_error_ = status;
+    }
     return;
   }
+  replaced_.erase(seq);
   in_flight_.erase(seq);
   --unacked_;
 }
@@ -135,6 +200,7 @@ void StageRunner::Loop() {
         st = delivery_error_;
       }
       if (st.ok()) st = producer_.FatalError();
+      if (st.ok()) st = SetAsideRejected();
       if (st.ok() && (!batch.empty() || AckedBelow() > deleted_below_)) st = RunBatch(batch.records());
       batch.Clear();
       busy_ = false;
@@ -153,7 +219,7 @@ void StageRunner::Loop() {
 Status StageRunner::RunBatch(const std::vector<InRecord>& records) {
   const auto started = std::chrono::steady_clock::now();
   state::WriteBatch wb(store_);
-  BatchContext ctx(store_, wb, next_seq_, metrics_, options_.generation);
+  BatchContext ctx(store_, wb, next_seq_, metrics_, options_.generation, &options_.limits);
   if (!records.empty()) RETURN_IF_ERROR(stage_->Process(records, ctx).WithContext(std::string(stage_->name())));
   std::vector<int64_t> next(input_partitions_, -1);
   for (const auto& r : records) {

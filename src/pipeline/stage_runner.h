@@ -20,6 +20,8 @@ struct RunnerOptions {
   size_t max_batch = 10000;   //!< records per commit at most
   int poll_timeout_ms = 100;  //!< wait for the first record of a batch
   uint64_t generation = 1;    //!< of the data dir: tags dead letters
+  kafka::RecordLimits limits; //!< record budgets of the output topics
+  std::string dead_letters = TopicNames{}.dead_letters;  //!< where records Kafka rejects are described
 };
 
 class StageRunner {
@@ -37,7 +39,8 @@ class StageRunner {
   //! Removes acknowledged records from the outbox (after the thread has stopped).
   Status CommitAcked();
 
-  //! Producer thread: a record of this stage was acknowledged (or failed).
+  //! Producer thread: a record of this stage was acknowledged (or failed). A record the
+  //! cluster rejects for good (kafka::IsRecordRejected) is set aside by the runner's thread.
   void OnDelivered(uint64_t seq, const Status& status);
   static uint64_t Opaque(int index, uint64_t seq) { return (static_cast<uint64_t>(index) << 56) | seq; }
   static int IndexOf(uint64_t opaque) { return static_cast<int>(opaque >> 56); }
@@ -64,6 +67,14 @@ class StageRunner {
   Status RunBatch(const std::vector<InRecord>& records);
   //! Sends a committed record; it stays in the outbox until acknowledged.
   Status Send(const OutRecord& record, uint64_t seq);
+  //! A record Kafka will never take: logged, counted, and replaced under the same seq by a dead
+  //! letter describing it, so it leaves the outbox once that is acknowledged and never blocks
+  //! the records after it (nor a restart).
+  Status SetAside(const OutRecord& record, uint64_t seq, const Status& why);
+  //! SetAside for the records rejected in delivery reports since the last call.
+  Status SetAsideRejected();
+  //! Treats `seq` as acknowledged.
+  void Forget(uint64_t seq);
   //! Outbox records below this seq are all acknowledged.
   uint64_t AckedBelow();
   //! Adds the deletion of every acknowledged outbox record not deleted yet; true if any.
@@ -95,6 +106,8 @@ class StageRunner {
 
   std::mutex acked_mu_;
   std::set<uint64_t> in_flight_;  // sent, not yet acknowledged
+  std::set<uint64_t> replaced_;   // in flight as the dead letter that replaces a rejected record
+  std::vector<std::pair<uint64_t, Status>> rejected_;  // rejected in delivery reports, not set aside yet
   Status delivery_error_;
   uint64_t deleted_below_ = 0;    // outbox records below this are deleted (runner thread)
 };
