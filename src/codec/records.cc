@@ -10,17 +10,34 @@ namespace dom = simdjson::dom;
 
 namespace {
 
-void WritePage(JsonWriter& w, const model::Page& p) {
+void WriteLinks(JsonWriter& w, const std::vector<model::Link>& links) {
+  w.BeginArray();
+  for (const auto& l : links) {
+    w.BeginObject().Key("url").String(l.url).Key("uri").String(l.uri).Key("anchorText").String(l.anchor_text);
+    w.EndObject();
+  }
+  w.EndArray();
+}
+
+//! `num_outbound`: the page's links in all parts when it is split, else p.links.size().
+void WritePage(JsonWriter& w, const model::Page& p, size_t num_outbound) {
   w.BeginObject().Key("url").String(p.url).Key("uri").String(p.uri);
   if (p.crawl_date) w.Key("crawlDate").String(*p.crawl_date);
   if (p.title) w.Key("title").String(*p.title);
   if (p.server) w.Key("server").String(*p.server);
-  w.Key("numOutbound").Uint(p.links.size()).Key("outboundLinks").BeginArray();
-  for (const auto& l : p.links) {
-    w.BeginObject().Key("url").String(l.url).Key("uri").String(l.uri).Key("anchorText").String(l.anchor_text);
-    w.EndObject();
-  }
-  w.EndArray().EndObject();
+  w.Key("numOutbound").Uint(num_outbound).Key("outboundLinks");
+  WriteLinks(w, p.links);
+  w.EndObject();
+}
+
+void WritePage(JsonWriter& w, const model::Page& p) { WritePage(w, p, p.links.size()); }
+
+//! Cuts `s` to at most `n` bytes without splitting a UTF-8 sequence; true if it was cut.
+bool CutUtf8(std::string* s, size_t n) {
+  if (s->size() <= n) return false;
+  while (n > 0 && (static_cast<unsigned char>((*s)[n]) & 0xC0) == 0x80) --n;
+  s->resize(n);
+  return true;
 }
 
 void WriteOrigin(JsonWriter& w, const Origin& o) {
@@ -71,6 +88,21 @@ Status ReadOrigin(dom::object obj, std::string_view what, Origin* o) {
   return ReadGeneration(obj, what, &o->gen);
 }
 
+Status ReadLinks(dom::object obj, std::string_view what, std::vector<model::Link>* out) {
+  dom::array links;
+  RETURN_IF_ERROR(Get(obj, what, "outboundLinks", &links));
+  for (dom::element el : links) {
+    dom::object l;
+    if (el.get(l)) return Bad(what, "outboundLinks");
+    model::Link link;
+    RETURN_IF_ERROR(GetString(l, "link", "url", &link.url));
+    RETURN_IF_ERROR(GetString(l, "link", "uri", &link.uri));
+    RETURN_IF_ERROR(GetString(l, "link", "anchorText", &link.anchor_text));
+    out->push_back(std::move(link));
+  }
+  return Status::Ok();
+}
+
 Result<model::Page> ReadPage(dom::object obj) {
   model::Page p;
   RETURN_IF_ERROR(GetString(obj, "page", "url", &p.url));
@@ -79,17 +111,7 @@ Result<model::Page> ReadPage(dom::object obj) {
   if (!obj["crawlDate"].get(s)) p.crawl_date = std::string(s);
   if (!obj["title"].get(s)) p.title = std::string(s);
   if (!obj["server"].get(s)) p.server = std::string(s);
-  dom::array links;
-  RETURN_IF_ERROR(Get(obj, "page", "outboundLinks", &links));
-  for (dom::element el : links) {
-    dom::object l;
-    if (el.get(l)) return Bad("page", "outboundLinks");
-    model::Link link;
-    RETURN_IF_ERROR(GetString(l, "link", "url", &link.url));
-    RETURN_IF_ERROR(GetString(l, "link", "uri", &link.uri));
-    RETURN_IF_ERROR(GetString(l, "link", "anchorText", &link.anchor_text));
-    p.links.push_back(std::move(link));
-  }
+  RETURN_IF_ERROR(ReadLinks(obj, "page", &p.links));
   return p;
 }
 
@@ -117,15 +139,37 @@ std::string Encode(const DomainDelta& d) {
   return w.Take();
 }
 
+Result<BoundCounts> BoundPage(model::Page* page) {
+  if (page->url.size() > kMaxUrlBytes) {
+    return Status::InvalidArgument("url is longer than " + std::to_string(kMaxUrlBytes) + " bytes");
+  }
+  BoundCounts counts;
+  if (page->title && CutUtf8(&*page->title, kMaxPageTextBytes)) ++counts.cut_texts;
+  if (page->server && CutUtf8(&*page->server, kMaxPageTextBytes)) ++counts.cut_texts;
+  const size_t before = page->links.size();
+  std::erase_if(page->links, [](const model::Link& l) { return l.url.size() > kMaxUrlBytes; });
+  counts.dropped_links = static_cast<uint32_t>(before - page->links.size());
+  for (auto& l : page->links) {
+    if (CutUtf8(&l.anchor_text, kMaxAnchorTextBytes)) ++counts.cut_texts;
+  }
+  return counts;
+}
+
 std::string Encode(const ExportRecord& r) {
   JsonWriter w;
   w.BeginObject().Key("type").String(TypeName(r.type)).Key("key").String(r.key).Key("seq").Uint(r.seq);
   w.Key("gen").Uint(r.gen);
   switch (r.type) {
     case ExportRecord::Type::kPage:
+      if (r.parts > 1) w.Key("part").Uint(r.part).Key("parts").Uint(r.parts);
+      if (r.part > 0) {
+        w.Key("outboundLinks");
+        WriteLinks(w, r.links);
+        break;
+      }
       w.Key("page");
       if (r.page) {
-        WritePage(w, *r.page);
+        WritePage(w, *r.page, r.parts > 1 ? r.num_outbound : r.page->links.size());
       } else {
         w.Null();
       }
@@ -141,6 +185,56 @@ std::string Encode(const ExportRecord& r) {
   }
   w.EndObject();
   return w.Take();
+}
+
+std::vector<std::string> EncodeParts(const ExportRecord& r, size_t max_bytes) {
+  std::string whole = Encode(r);
+  if (whole.size() <= max_bytes || r.type != ExportRecord::Type::kPage || !r.page || r.page->links.empty()) {
+    return {std::move(whole)};
+  }
+  const std::vector<model::Link>& links = r.page->links;
+  // The size of every part is its size without links plus theirs: measure the empty parts with
+  // the widest part numbers, and each link once.
+  ExportRecord head = r;
+  head.page->links.clear();
+  head.part = 0;
+  head.parts = UINT32_MAX;
+  head.num_outbound = links.size();
+  ExportRecord tail = head;
+  tail.page.reset();
+  tail.part = UINT32_MAX;
+  const size_t head_bytes = Encode(head).size(), tail_bytes = Encode(tail).size();
+  std::vector<size_t> ends;  // links [ends[i-1], ends[i]) go to part i
+  size_t size = head_bytes;
+  size_t in_part = 0;
+  for (size_t i = 0; i < links.size();) {
+    JsonWriter w;
+    WriteLinks(w, {links[i]});
+    const size_t link_bytes = w.str().size() - 2 + (in_part > 0 ? 1 : 0);  // no brackets; a comma
+    // A link that does not fit starts the next part; one that fits no part goes alone.
+    if (size + link_bytes > max_bytes && (in_part > 0 || ends.empty())) {
+      ends.push_back(i);
+      size = tail_bytes;
+      in_part = 0;
+      continue;
+    }
+    size += link_bytes;
+    ++in_part;
+    ++i;
+  }
+  ends.push_back(links.size());
+  std::vector<std::string> out;
+  size_t begin = 0;
+  for (uint32_t part = 0; part < ends.size(); ++part) {
+    ExportRecord p = part == 0 ? head : tail;
+    p.part = part;
+    p.parts = static_cast<uint32_t>(ends.size());
+    std::vector<model::Link>& dest = part == 0 ? p.page->links : p.links;
+    dest.assign(links.begin() + static_cast<ptrdiff_t>(begin), links.begin() + static_cast<ptrdiff_t>(ends[part]));
+    out.push_back(Encode(p));
+    begin = ends[part];
+  }
+  return out;
 }
 
 struct RecordDecoder::Impl {
@@ -186,12 +280,32 @@ Result<ExportRecord> RecordDecoder::DecodeExport(std::string_view json) {
   RETURN_IF_ERROR(ReadGeneration(obj, "export", &r.gen));
   if (type == "page") {
     r.type = ExportRecord::Type::kPage;
+    dom::element e;
+    if (!obj["parts"].get(e)) {
+      uint64_t part = 0, parts = 0;
+      RETURN_IF_ERROR(Get(obj, "export", "part", &part));
+      if (e.get(parts) || parts < 2 || parts > UINT32_MAX) return Bad("export", "parts");
+      if (part >= parts) return Bad("export", "part");
+      r.part = static_cast<uint32_t>(part);
+      r.parts = static_cast<uint32_t>(parts);
+      if (r.part > 0) {
+        RETURN_IF_ERROR(ReadLinks(obj, "export", &r.links));
+        return r;
+      }
+    }
     dom::element page;
     RETURN_IF_ERROR(Get(obj, "export", "page", &page));
     if (!page.is_null()) {
       dom::object page_obj;
       if (page.get(page_obj)) return Bad("export", "page");
       ASSIGN_OR_RETURN(r.page, ReadPage(page_obj));
+      if (r.parts > 1) {
+        uint64_t n = 0;
+        RETURN_IF_ERROR(Get(page_obj, "page", "numOutbound", &n));
+        r.num_outbound = n;
+      }
+    } else if (r.parts > 1) {
+      return Bad("export", "page");  // a deleted page is never split
     }
   } else if (type == "uri") {
     r.type = ExportRecord::Type::kUri;

@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "common/status.h"
 #include "model/page.h"
@@ -39,6 +40,9 @@ struct DomainDelta {
 //! topic webindex.exports: the full new value of one key; seq only grows per (type, key).
 //! kGeneration announces that generation `gen` became current (key: its number, seq 0), once
 //! in every partition: records of older generations that follow it are obsolete.
+//! A page export too large for one record is sent as `parts` records of the same (type, key,
+//! seq, gen), in order: part 0 carries the page with its first links (numOutbound counts them
+//! all), parts 1.. carry more of its outboundLinks.
 struct ExportRecord {
   enum class Type { kPage, kUri, kDomain, kGeneration };
   Type type = Type::kPage;
@@ -48,12 +52,34 @@ struct ExportRecord {
   model::UriInfo info;              //!< kUri
   int64_t pagecount = 0;            //!< kDomain
   uint64_t gen = 1;                 //!< generation that wrote it; seq grows per (gen, type, key)
+  uint32_t part = 0;                //!< kPage: this part's index in [0, parts)
+  uint32_t parts = 1;               //!< kPage: 1 when not split
+  size_t num_outbound = 0;          //!< kPage part 0 of several: the page's links in all parts
+  std::vector<model::Link> links = {};  //!< kPage part 1..: more of the page's outboundLinks
 };
+
+//! Bounds on a page's fields so that any one link, and the page without links, fit in an export
+//! part (see EncodePageExport) far below Kafka's default record size.
+inline constexpr size_t kMaxAnchorTextBytes = 2048;  //!< longer anchor texts are cut
+inline constexpr size_t kMaxPageTextBytes = 8192;    //!< longer titles and server fields are cut
+inline constexpr size_t kMaxUrlBytes = 8192;         //!< links to longer URLs are dropped
+
+//! What BoundPage changed.
+struct BoundCounts {
+  uint32_t cut_texts = 0;     //!< anchor texts, title or server cut (at a UTF-8 boundary)
+  uint32_t dropped_links = 0; //!< links whose URL was over kMaxUrlBytes
+};
+//! Applies the bounds above to a decoded page. InvalidArgument (the dead-letter reason) when
+//! the page's own URL is over kMaxUrlBytes.
+Result<BoundCounts> BoundPage(model::Page* page);
 
 std::string EncodePageJson(const model::Page& page);
 std::string Encode(const UriDelta& d);
 std::string Encode(const DomainDelta& d);
 std::string Encode(const ExportRecord& r);
+//! The record values of an export: one when it fits `max_bytes`, else (page exports only) its
+//! parts, each at most `max_bytes` unless a single link alone is larger (BoundPage prevents it).
+std::vector<std::string> EncodeParts(const ExportRecord& r, size_t max_bytes);
 
 class RecordDecoder {
  public:

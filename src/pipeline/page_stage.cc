@@ -66,8 +66,16 @@ Status PageStage::Process(const std::vector<InRecord>& records, BatchContext& ct
       ctx.DeadLetter(r, layout_.names.dead_letters, ev.status().message());
       continue;
     }
+    auto bounded = codec::BoundPage(&ev->page);  // so that every export part fits its record
+    if (!bounded.ok()) {
+      ++ctx.metrics().invalid_events;
+      ctx.DeadLetter(r, layout_.names.dead_letters, bounded.status().message());
+      continue;
+    }
     ctx.metrics().dropped_links += ev->dropped_links;
     ctx.metrics().truncated_links += ev->truncated_links;
+    ctx.metrics().dropped_long_urls += bounded->dropped_links;
+    ctx.metrics().truncated_texts += bounded->cut_texts;
     std::string uri = ev->page.uri;
     events.emplace_back(std::move(uri), std::move(ev).value());
   }
@@ -106,7 +114,13 @@ Status PageStage::Process(const std::vector<InRecord>& records, BatchContext& ct
       exp.seq = w.current.version;
       exp.gen = layout_.generation;
       exp.page = w.current.page;
-      ctx.Emit({layout_.names.exports, PartitionFor(uri, layout_.export_partitions), uri, codec::Encode(exp), {}});
+      // Too large for one record: parts, in order, to the one partition of the key.
+      const size_t budget = ctx.BudgetOf(layout_.names.exports);
+      auto parts = codec::EncodeParts(exp, budget > uri.size() ? budget - uri.size() : 0);
+      if (parts.size() > 1) ctx.metrics().export_parts += parts.size();
+      for (auto& value : parts) {
+        ctx.Emit({layout_.names.exports, PartitionFor(uri, layout_.export_partitions), uri, std::move(value), {}});
+      }
     }
     std::string bytes = codec::EncodePageState(w.current);
     if (bytes != w.original_bytes) ctx.batch().Put(state::Family::kPages, uri, bytes);

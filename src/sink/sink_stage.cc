@@ -3,6 +3,7 @@
 #include <map>
 
 #include "common/bytes.h"
+#include "sink/export_parts.h"
 #include "sink/table.h"
 
 namespace webindex::sink {
@@ -20,6 +21,17 @@ std::string VersionKey(const codec::ExportRecord& r) {
 Status SinkStage::Process(const std::vector<InRecord>& records, pipeline::BatchContext& ctx) {
   // Keep only the newest export per key: later ones carry the full value.
   std::map<std::string, codec::ExportRecord> newest;
+  auto keep = [&](codec::ExportRecord e) {
+    std::string vkey = VersionKey(e);
+    auto it = newest.find(vkey);
+    if (it == newest.end()) {
+      newest.emplace(std::move(vkey), std::move(e));
+    } else {
+      ++ctx.metrics().stale_exports;
+      if (e.seq > it->second.seq) it->second = std::move(e);
+    }
+  };
+  std::vector<Part> parts;  // of page exports too large for one record
   for (const auto& r : records) {
     auto e = decoder_.DecodeExport(r.value);
     if (!e.ok()) {
@@ -32,15 +44,13 @@ Status SinkStage::Process(const std::vector<InRecord>& records, pipeline::BatchC
       continue;
     }
     if (e->type == Type::kGeneration) continue;  // for consumers that follow one generation
-    std::string vkey = VersionKey(*e);
-    auto it = newest.find(vkey);
-    if (it == newest.end()) {
-      newest.emplace(std::move(vkey), std::move(e).value());
+    if (e->parts > 1) {
+      parts.emplace_back(std::move(e).value(), r.value);
     } else {
-      ++ctx.metrics().stale_exports;
-      if (e->seq > it->second.seq) it->second = std::move(e).value();
+      keep(std::move(e).value());
     }
   }
+  if (!parts.empty()) RETURN_IF_ERROR(AddParts(std::move(parts), ctx, decoder_, keep));
   std::vector<std::string> keys;
   keys.reserve(newest.size());
   for (const auto& [k, v] : newest) keys.push_back(k);

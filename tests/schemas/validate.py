@@ -140,6 +140,18 @@ KNOWN_BAD = {
         ("domain export with negative pagecount", {"type": "domain", "key": "com.a", "seq": 1, "pagecount": -1}),
         ("domain export keyed by a uri", {"type": "domain", "key": "com.a>>o>/1", "seq": 1, "pagecount": 1}),
         ("missing seq", {"type": "domain", "key": "com.a", "pagecount": 1}),
+        ("page part 0 without parts", {"type": "page", "key": "com.a>>o>/1", "seq": 1, "gen": 1, "part": 0,
+                                       "page": PAGE}),
+        ("page parts 1", {"type": "page", "key": "com.a>>o>/1", "seq": 1, "gen": 1, "part": 0, "parts": 1,
+                          "page": PAGE}),
+        ("page part 0 without page", {"type": "page", "key": "com.a>>o>/1", "seq": 1, "gen": 1, "part": 0,
+                                      "parts": 2, "outboundLinks": [LINK]}),
+        ("page part 1 with a page", {"type": "page", "key": "com.a>>o>/1", "seq": 1, "gen": 1, "part": 1,
+                                     "parts": 2, "page": PAGE}),
+        ("page part 1 without links", {"type": "page", "key": "com.a>>o>/1", "seq": 1, "gen": 1, "part": 1,
+                                       "parts": 2}),
+        ("page part 1 with an invalid link", {"type": "page", "key": "com.a>>o>/1", "seq": 1, "gen": 1, "part": 1,
+                                              "parts": 2, "outboundLinks": [with_(LINK, uri=_DROP)]}),
     ],
     "dead-letter": [
         ("missing headers", {"key": "k", "value": "v"}),
@@ -155,6 +167,14 @@ KNOWN_BAD = {
             "reason": "r", "source.topic": "pages", "source.partition": "0", "source.offset": "1"}}),
         ("unknown header", {"key": "k", "value": "v", "headers": {
             "reason": "r", "source.topic": "pages", "source.partition": "0", "source.offset": "1", "x": "y"}}),
+        ("value.truncated not decimal", {"key": "k", "value": "v", "headers": {
+            "reason": "r", "source.topic": "pages", "source.partition": "0", "source.offset": "1",
+            "generation": "1", "value.truncated": "big"}}),
+        ("undeliverable without target.partition", {"key": "k", "value": "v", "headers": {
+            "reason": "undeliverable: x", "target.topic": "webindex.exports", "generation": "1"}}),
+        ("both source and target", {"key": "k", "value": "v", "headers": {
+            "reason": "r", "source.topic": "pages", "source.partition": "0", "source.offset": "1",
+            "target.topic": "webindex.exports", "target.partition": "0", "generation": "1"}}),
     ],
 }
 
