@@ -17,6 +17,7 @@ namespace webindex::cli {
 namespace {
 
 constexpr size_t kMaxLineBytes = 256 << 20;  //!< a longer JSON line is an error, not a memory hog
+constexpr uint64_t kReportedFailures = 20;     //!< delivery failures logged one by one
 
 //! One input file as keyed crawl events: JSON lines or WAT records.
 class EventSource {
@@ -27,6 +28,8 @@ class EventSource {
   virtual uint64_t records() const = 0;
   virtual uint64_t bytes_read() const = 0;
   virtual void AddTo(LoadSummary* summary) const = 0;
+  //! Where the last event came from: file:line, or file:offset of its WAT record.
+  virtual std::string Where() const = 0;
 };
 
 //! JSON lines, keyed by their "url"; lines without one are reported as file:line and skipped.
@@ -55,6 +58,7 @@ class JsonLinesSource : public EventSource {
   uint64_t records() const override { return lines_; }
   uint64_t bytes_read() const override { return in_->compressed_offset(); }
   void AddTo(LoadSummary* summary) const override { summary->bad_lines += bad_lines_; }
+  std::string Where() const override { return in_->path() + ":" + std::to_string(lines_); }
 
  private:
   std::unique_ptr<ingest::ByteReader> in_;
@@ -66,14 +70,21 @@ class JsonLinesSource : public EventSource {
 //! The response pages of a Common Crawl WAT file.
 class WatSource : public EventSource {
  public:
-  explicit WatSource(std::unique_ptr<ingest::WatEventReader> reader) : reader_(std::move(reader)) {}
-  Result<bool> Next(ingest::KeyedEvent* event) override { return reader_->Next(event); }
+  WatSource(std::string path, std::unique_ptr<ingest::WatEventReader> reader)
+      : path_(std::move(path)), reader_(std::move(reader)) {}
+  Result<bool> Next(ingest::KeyedEvent* event) override {
+    offset_ = reader_->bytes_read();
+    return reader_->Next(event);
+  }
   uint64_t records() const override { return reader_->stats().records; }
   uint64_t bytes_read() const override { return reader_->bytes_read(); }
   void AddTo(LoadSummary* summary) const override { summary->wat.Add(reader_->stats()); }
+  std::string Where() const override { return path_ + ":" + std::to_string(offset_); }
 
  private:
+  std::string path_;
   std::unique_ptr<ingest::WatEventReader> reader_;
+  uint64_t offset_ = 0;  // where the current record's search began (compressed bytes)
 };
 
 Result<std::unique_ptr<EventSource>> OpenSource(const std::string& file, const LoadOptions& options,
@@ -82,7 +93,7 @@ Result<std::unique_ptr<EventSource>> OpenSource(const std::string& file, const L
     ingest::WatOptions wat;
     wat.all_links = options.all_links;
     ASSIGN_OR_RETURN(auto reader, ingest::WatEventReader::Open(file, wat));
-    return std::unique_ptr<EventSource>(std::make_unique<WatSource>(std::move(reader)));
+    return std::unique_ptr<EventSource>(std::make_unique<WatSource>(file, std::move(reader)));
   }
   if (options.format != "json") return Status::InvalidArgument("unknown input format '" + options.format + "'");
   ASSIGN_OR_RETURN(auto in, ingest::ByteReader::Open(file));
@@ -101,9 +112,10 @@ uint64_t TotalBytes(const std::vector<std::string>& files) {
   return total;
 }
 
-//! Reads every file and hands its events to the producer, counting into `summary`.
-Status ProduceFiles(kafka::Producer* producer, const std::string& topic, const LoadOptions& options, Progress* progress,
-                    LoadSummary* summary, uint64_t* sent) {
+//! Reads every file and hands its events to the producer, counting into `summary`. An event
+//! larger than `budget` bytes, or one the producer rejects, is reported and skipped.
+Status ProduceFiles(kafka::Producer* producer, const std::string& topic, size_t budget, const LoadOptions& options,
+                    Progress* progress, LoadSummary* summary, uint64_t* sent) {
   uint64_t bytes_before = 0;
   for (const auto& file : options.files) {
     ASSIGN_OR_RETURN(auto source, OpenSource(file, options, progress));
@@ -113,7 +125,20 @@ Status ProduceFiles(kafka::Producer* producer, const std::string& topic, const L
       auto got = source->Next(&event);
       if (!got.ok()) st = got.status();
       if (!got.ok() || !*got) break;
-      st = producer->Produce({topic, -1, std::move(event.key), std::move(event.value), {}}, *sent);
+      OutRecord record{topic, -1, std::move(event.key), std::move(event.value), {}};
+      if (kafka::RecordBytes(record) > budget) {
+        st = Status::InvalidArgument(fmt::format("event of {} bytes (key and value), topic {} takes at most {}",
+                                                 kafka::RecordBytes(record), topic, budget));
+      } else {
+        st = producer->Produce(record, *sent);
+      }
+      if (kafka::IsRecordRejected(st)) {
+        progress->Finish();
+        std::cerr << source->Where() << ": " << st.message() << " (event skipped)\n";
+        ++summary->oversized;
+        st = Status::Ok();
+        continue;
+      }
       if (!st.ok()) break;
       ++*sent;
       progress->Update(summary->records + source->records(), bytes_before + source->bytes_read());
@@ -137,6 +162,7 @@ std::string LoadSummary::ToString(const std::string& format) const {
   } else {
     out += fmt::format(", {} lines skipped", bad_lines);
   }
+  if (oversized) out += fmt::format(", {} events too large skipped", oversized);
   return out + fmt::format("; {:.1f} s", seconds);
 }
 
@@ -148,15 +174,24 @@ Status LoadFiles(const Settings& settings, const std::string& topic, const LoadO
   }
   RETURN_IF_ERROR(
       admin->EnsureTopics({spec}, 10000).WithContext("cannot reach Kafka at " + settings.processor.kafka.brokers));
+  const kafka::RecordLimits limits = admin->LimitsOf({topic}, settings.processor.kafka, 10000);
+  kafka::ClientConfig producer_config = settings.processor.kafka;
+  producer_config.properties["message.max.bytes"] = std::to_string(limits.producer_max_message_bytes);
   std::atomic<uint64_t> failed{0};
-  ASSIGN_OR_RETURN(auto producer, kafka::Producer::Create(settings.processor.kafka, [&](uint64_t, const Status& st) {
-                     if (!st.ok() && failed++ == 0) LOG_ERROR("{}", st.ToString());
+  // Each failure is reported (the first ones in full), and the others go on.
+  ASSIGN_OR_RETURN(auto producer, kafka::Producer::Create(producer_config, [&](uint64_t n, const Status& st) {
+                     if (st.ok()) return;
+                     if (const uint64_t count = ++failed; count <= kReportedFailures) {
+                       LOG_ERROR("event #{} was not delivered: {}", n + 1, st.ToString());
+                     } else if (count == kReportedFailures + 1) {
+                       LOG_ERROR("more events were not delivered; the summary counts them");
+                     }
                    }));
   Progress::Options progress_options;
   progress_options.total_bytes = TotalBytes(options.files);
   Progress progress(progress_options);
   uint64_t sent = 0;
-  const Status read = ProduceFiles(producer.get(), topic, options, &progress, summary, &sent);
+  const Status read = ProduceFiles(producer.get(), topic, limits.BudgetOf(topic), options, &progress, summary, &sent);
   progress.Finish();
   // Events read before a failure are produced all the same: wait for them either way.
   const Status flushed = producer->Flush(60000).WithContext("waiting for acknowledgements");
@@ -176,7 +211,7 @@ int RunLoad(const Settings& settings, const LoadOptions& options) {
     LOG_ERROR("{}", st.ToString());
     return 1;
   }
-  return summary.bad_lines == 0 ? 0 : 2;
+  return summary.bad_lines == 0 && summary.oversized == 0 ? 0 : 2;
 }
 
 }  // namespace webindex::cli

@@ -16,6 +16,7 @@ struct LoadSummary {
   uint64_t records = 0;    //!< lines or WARC records read
   uint64_t events = 0;     //!< events produced and acknowledged
   uint64_t bad_lines = 0;  //!< JSON lines without a string "url" (skipped)
+  uint64_t oversized = 0;  //!< events larger than the topic takes (skipped)
   ingest::WatStats wat;    //!< WAT input: skipped records by kind, links
   double seconds = 0;
 
