@@ -401,19 +401,40 @@ Result<std::vector<int64_t>> Admin::OffsetsForTime(const std::string& topic, int
   return out;
 }
 
-int64_t Admin::MaxMessageBytes(const std::string& topic, int timeout_ms) {
+std::map<std::string, int64_t> Admin::MaxMessageBytes(const std::vector<std::string>& topics, int timeout_ms) {
+  std::map<std::string, int64_t> limits;
+  std::string why = "it names no controller";
+  // DescribeConfigs goes to the controller; a cluster without one (the mock) would only time out.
+  if (rd_kafka_controllerid(impl_->rk.get(), std::min(timeout_ms, 500)) >= 0) {
+    why = DescribeMaxMessageBytes(topics, timeout_ms, &limits);
+  }
+  for (const auto& t : topics) {
+    if (limits.count(t)) {
+      LOG_DEBUG("topic {}: max.message.bytes {}", t, limits[t]);
+      continue;
+    }
+    LOG_INFO("topic {}: the cluster did not tell its max.message.bytes ({}); assuming Kafka's default {}", t, why,
+             kDefaultTopicMaxMessageBytes);
+    limits[t] = kDefaultTopicMaxMessageBytes;
+  }
+  return limits;
+}
+
+std::string Admin::DescribeMaxMessageBytes(const std::vector<std::string>& topics, int timeout_ms,
+                                           std::map<std::string, int64_t>* limits) {
   char err[512];
-  rd_kafka_ConfigResource_t* res = rd_kafka_ConfigResource_new(RD_KAFKA_RESOURCE_TOPIC, topic.c_str());
+  std::vector<rd_kafka_ConfigResource_t*> resources;
+  for (const auto& t : topics) resources.push_back(rd_kafka_ConfigResource_new(RD_KAFKA_RESOURCE_TOPIC, t.c_str()));
   rd_kafka_queue_t* q = rd_kafka_queue_new(impl_->rk.get());
   rd_kafka_AdminOptions_t* opts = rd_kafka_AdminOptions_new(impl_->rk.get(), RD_KAFKA_ADMIN_OP_DESCRIBECONFIGS);
   rd_kafka_AdminOptions_set_request_timeout(opts, timeout_ms, err, sizeof(err));
-  rd_kafka_DescribeConfigs(impl_->rk.get(), &res, 1, opts, q);
+  rd_kafka_DescribeConfigs(impl_->rk.get(), resources.data(), resources.size(), opts, q);
   rd_kafka_event_t* ev = rd_kafka_queue_poll(q, timeout_ms + 2000);
-  int64_t limit = -1;
   std::string why = "no answer";
   if (ev && rd_kafka_event_error(ev)) {
     why = rd_kafka_event_error_string(ev);
   } else if (ev) {
+    why = "no max.message.bytes in the answer";
     size_t n = 0;
     const rd_kafka_ConfigResource_t** rs =
         rd_kafka_DescribeConfigs_result_resources(rd_kafka_event_DescribeConfigs_result(ev), &n);
@@ -426,24 +447,18 @@ int64_t Admin::MaxMessageBytes(const std::string& topic, int timeout_ms) {
       const rd_kafka_ConfigEntry_t** entries = rd_kafka_ConfigResource_configs(rs[i], &cnt);
       for (size_t j = 0; j < cnt; ++j) {
         const char* value = rd_kafka_ConfigEntry_value(entries[j]);
-        if (value && std::string_view(rd_kafka_ConfigEntry_name(entries[j])) == "max.message.bytes") {
-          limit = std::strtoll(value, nullptr, 10);
+        if (value && std::string_view(rd_kafka_ConfigEntry_name(entries[j])) == "max.message.bytes" &&
+            std::strtoll(value, nullptr, 10) > 0) {
+          (*limits)[rd_kafka_ConfigResource_name(rs[i])] = std::strtoll(value, nullptr, 10);
         }
       }
-      if (limit <= 0) why = "no max.message.bytes in the answer";
     }
   }
   if (ev) rd_kafka_event_destroy(ev);
   rd_kafka_AdminOptions_destroy(opts);
   rd_kafka_queue_destroy(q);
-  rd_kafka_ConfigResource_destroy(res);
-  if (limit > 0) {
-    LOG_DEBUG("topic {}: max.message.bytes {}", topic, limit);
-    return limit;
-  }
-  LOG_INFO("topic {}: the cluster did not tell its max.message.bytes ({}); assuming Kafka's default {}", topic, why,
-           kDefaultTopicMaxMessageBytes);
-  return kDefaultTopicMaxMessageBytes;
+  rd_kafka_ConfigResource_destroy_array(resources.data(), resources.size());
+  return why;
 }
 
 RecordLimits Admin::LimitsOf(const std::vector<std::string>& topics, const ClientConfig& config, int timeout_ms) {
@@ -451,10 +466,9 @@ RecordLimits Admin::LimitsOf(const std::vector<std::string>& topics, const Clien
   if (auto it = config.properties.find("message.max.bytes"); it != config.properties.end()) {
     limits.producer_max_message_bytes = std::strtoll(it->second.c_str(), nullptr, 10);
   }
-  std::map<std::string, int64_t> topic_limit;
-  for (const auto& t : topics) {
-    topic_limit[t] = MaxMessageBytes(t, timeout_ms);
-    limits.producer_max_message_bytes = std::min(limits.producer_max_message_bytes, topic_limit[t]);
+  const std::map<std::string, int64_t> topic_limit = MaxMessageBytes(topics, timeout_ms);
+  for (const auto& [t, limit] : topic_limit) {
+    limits.producer_max_message_bytes = std::min(limits.producer_max_message_bytes, limit);
   }
   for (const auto& [t, limit] : topic_limit) {
     const int64_t budget = std::min(limit, limits.producer_max_message_bytes) - kRecordFramingBytes;

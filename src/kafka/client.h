@@ -146,9 +146,9 @@ class Admin {
   Result<std::string> ClusterId(int timeout_ms);
   //! Partition count of an existing topic.
   Result<int> PartitionCount(const std::string& topic, int timeout_ms);
-  //! A topic's max.message.bytes (DescribeConfigs); Kafka's default when the cluster does not
-  //! answer (librdkafka's mock cluster does not serve DescribeConfigs).
-  int64_t MaxMessageBytes(const std::string& topic, int timeout_ms);
+  //! The topics' max.message.bytes (DescribeConfigs); Kafka's default for those the cluster does
+  //! not tell (librdkafka's mock cluster has no controller to ask).
+  std::map<std::string, int64_t> MaxMessageBytes(const std::vector<std::string>& topics, int timeout_ms);
   //! The limits of `topics` for a producer configured by `config` (its message.max.bytes, if
   //! set, lowers them further).
   RecordLimits LimitsOf(const std::vector<std::string>& topics, const ClientConfig& config, int timeout_ms);
@@ -160,6 +160,9 @@ class Admin {
                                               int timeout_ms);
 
  private:
+  //! Fills `limits` with what the cluster answers; returns why the others are missing.
+  std::string DescribeMaxMessageBytes(const std::vector<std::string>& topics, int timeout_ms,
+                                      std::map<std::string, int64_t>* limits);
   struct Impl;
   explicit Admin(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;
