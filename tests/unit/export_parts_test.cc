@@ -62,7 +62,9 @@ TEST(ExportPartsTest, LargeExportSplitsIntoPartsThatFitAndCarryEveryLinkInOrder)
       EXPECT_EQ(d->seq, 7u);
       EXPECT_EQ(d->key, e.key);
       EXPECT_EQ(i == 0, d->page.has_value());
-      if (i == 0) EXPECT_EQ(d->num_outbound, 10000u);
+      if (i == 0) {
+        EXPECT_EQ(d->num_outbound, 10000u);
+      }
       EXPECT_EQ(sink::AddPart(*d, parts[i], 0, &pending), sink::PartOutcome::kAdded);
     }
     auto whole_again = sink::Assemble(pending, decoder);

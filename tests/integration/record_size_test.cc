@@ -1,0 +1,237 @@
+// Records near and over Kafka's size limits: large pages are exported in parts that each fit,
+// over-size events are dead-lettered with a cut value, a record Kafka rejects is set aside
+// without stopping the pipeline (also across restarts), and `load` skips over-size lines.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+
+#include "batch_model.h"
+#include "child_process.h"
+#include "codec/event.h"
+#include "codec/records.h"
+#include "codec/state_codec.h"
+#include "common/bytes.h"
+#include "pipeline/stage_runner.h"
+#include "pipeline_harness.h"
+#include "state/data_dir.h"
+
+namespace webindex::testing {
+namespace {
+
+//! With librdkafka's default message.max.bytes and a cluster that does not tell its topics'
+//! max.message.bytes (the embedded one), every output topic has this budget.
+constexpr size_t kBudget = kafka::kDefaultProducerMaxMessageBytes - kafka::kRecordFramingBytes;
+
+std::string Event(const std::string& url, size_t links, size_t anchor_bytes, const std::string& date,
+                  const std::string& link_prefix = "http://s") {
+  std::string out = R"({"url":")" + url + R"(","crawlDate":")" + date + R"(","outboundLinks":[)";
+  for (size_t i = 0; i < links; ++i) {
+    if (i) out += ",";
+    out += R"({"url":")" + link_prefix + std::to_string(i % 40) + ".com/" + std::to_string(i) + R"(","anchorText":")" +
+           std::string(anchor_bytes, static_cast<char>('a' + i % 26)) + R"("})";
+  }
+  return out + "]}";
+}
+
+//! The bytes of the page export an event makes.
+size_t ExportBytes(const std::string& event) {
+  codec::EventDecoder decoder;
+  auto ev = decoder.Decode(event);
+  EXPECT_TRUE(ev.ok()) << ev.status().ToString();
+  codec::ExportRecord e;
+  e.key = ev->page.uri;
+  e.seq = 1;
+  e.page = ev->page;
+  return codec::Encode(e).size() + e.key.size();
+}
+
+std::string Header(const PipelineHarness::Consumed& r, const std::string& name) {
+  for (const auto& [k, v] : r.headers) {
+    if (k == name) return v;
+  }
+  return "";
+}
+
+size_t Bytes(const PipelineHarness::Consumed& r) {
+  size_t n = r.key.size() + r.value.size();
+  for (const auto& [k, v] : r.headers) n += k.size() + v.size();
+  return n;
+}
+
+class RecordSizeTest : public ::testing::Test {
+ protected:
+  //! Produces large events with a producer that takes them (the harness's keeps librdkafka's default).
+  void ProduceLarge(PipelineHarness& h, const std::vector<std::string>& events) {
+    kafka::ClientConfig config = h.config().kafka;
+    config.properties["message.max.bytes"] = "4000000";
+    auto producer = kafka::Producer::Create(config, [](uint64_t, const Status& st) { EXPECT_TRUE(st.ok()) << st.ToString(); });
+    ASSERT_TRUE(producer.ok()) << producer.status().ToString();
+    for (const auto& e : events) {
+      ASSERT_TRUE((*producer)->Produce({h.config().topics.pages, 0, "k", e, {}}, 0).ok());
+      model_.Apply(e);
+    }
+    ASSERT_TRUE((*producer)->Flush(30000).ok());
+  }
+
+  BatchModel model_;
+};
+
+TEST_F(RecordSizeTest, LargePagesAreExportedInPartsThatFitAndTheTableEqualsTheBatchModel) {
+  PipelineHarness h(3);
+  // The most links whose export still fits one record, and one more.
+  size_t fit = 4000;
+  while (ExportBytes(Event("http://near.com/", fit + 1, 100, "2015-07-28T03:06:17Z")) <= kBudget) ++fit;
+  const std::string under = Event("http://near.com/", fit, 100, "2015-07-28T03:06:17Z");
+  const std::string over = Event("http://over.com/", fit + 1, 100, "2015-07-28T03:06:17Z");
+  const std::string p5200 = Event("http://a.com/5200", 5200, 120, "2015-07-28T03:06:17Z", "http://site");
+  const std::string p10000 = Event("http://a.com/10000", 10000, 50, "2015-07-28T03:06:17Z");
+  for (const auto* e : {&under, &over, &p5200, &p10000}) ASSERT_LT(e->size(), 1u << 20);
+  ASSERT_GT(ExportBytes(p5200), kBudget);
+  ASSERT_GT(ExportBytes(p10000), kBudget);
+  ProduceLarge(h, {under, over, p5200, p10000});
+  h.RunUntilIdle([](const pipeline::Metrics& m) { EXPECT_GT(m.export_parts.load(), 0u); });
+  EXPECT_EQ(h.Dump(), model_.TableLines());
+
+  // New versions: fewer links, more links, gone; after a restart.
+  ProduceLarge(h, {Event("http://a.com/5200", 3000, 50, "2015-07-29T03:06:17Z", "http://site"),
+                   Event("http://near.com/", fit + 300, 100, "2015-07-29T03:06:17Z"),
+                   R"({"url":"http://a.com/10000","deleted":true,"crawlDate":"2015-07-29T03:06:17Z"})"});
+  h.RunUntilIdle();
+  EXPECT_EQ(h.Dump(), model_.TableLines());
+
+  codec::RecordDecoder decoder;
+  std::map<std::string, std::vector<uint32_t>> parts;  // key -> parts of its first export
+  for (const auto& r : h.ReadTopic(h.config().topics.exports)) {
+    EXPECT_LE(Bytes(r), kBudget) << r.key;
+    auto e = decoder.DecodeExport(r.value);
+    ASSERT_TRUE(e.ok()) << e.status().ToString();
+    if (e->type == codec::ExportRecord::Type::kPage && e->seq == 1) parts[e->key].push_back(e->parts);
+  }
+  EXPECT_EQ(parts["com.near>>o>/"], std::vector<uint32_t>({1}));
+  EXPECT_EQ(parts["com.over>>o>/"], std::vector<uint32_t>({2, 2}));
+  EXPECT_GE(parts["com.a>>o>/5200"].size(), 2u);
+  EXPECT_GE(parts["com.a>>o>/10000"].size(), 2u);
+}
+
+TEST_F(RecordSizeTest, EventOverMaxEventBytesIsDeadLetteredCutToFitWithItsSize) {
+  PipelineHarness h(3);
+  const size_t limit = codec::DecodeLimits{}.max_event_bytes;
+  auto padded = [](const std::string& url, size_t size) {
+    std::string e = Event(url, 2000, 20, "2015-07-28T03:06:17Z");
+    e.pop_back();
+    e += R"(,"pad":")";
+    e += std::string(size - e.size() - 2, 'x') + "\"}";
+    return e;
+  };
+  const std::string at_limit = padded("http://a.com/at", limit), over = padded("http://a.com/over", limit + 1);
+  ASSERT_EQ(at_limit.size(), limit);
+  ASSERT_EQ(over.size(), limit + 1);
+  ProduceLarge(h, {at_limit, over, Event("http://a.com/after", 3, 5, "2015-07-28T03:06:17Z")});
+  h.RunUntilIdle([](const pipeline::Metrics& m) { EXPECT_EQ(m.invalid_events.load(), 1u); });
+  EXPECT_EQ(model_.invalid_events(), 1u);
+  EXPECT_EQ(h.Dump(), model_.TableLines());
+
+  const auto dead = h.ReadTopic(h.config().topics.dead_letters);
+  ASSERT_EQ(dead.size(), 1u);
+  EXPECT_LE(Bytes(dead[0]), kBudget);
+  EXPECT_EQ(Header(dead[0], "value.truncated"), std::to_string(limit + 1));
+  EXPECT_EQ(Header(dead[0], "source.topic"), h.config().topics.pages);
+  EXPECT_NE(Header(dead[0], "reason"), "");
+  EXPECT_EQ(over.substr(0, dead[0].value.size()), dead[0].value);
+  EXPECT_GT(dead[0].value.size(), kBudget - 1000);
+}
+
+//! Puts a record into a stage's outbox as if committed by an earlier run (or before the topic's
+//! limit was lowered): the record the issue's processor wedged on.
+void CommitIntoOutbox(PipelineHarness& h, const std::string& stage, const OutRecord& record) {
+  auto store = state::OpenCurrent(h.config().data_dir, state::StoreOptions{});
+  ASSERT_TRUE(store.ok()) << store.status().ToString();
+  const std::string seq_key = pipeline::StageRunner::SeqKey(stage);
+  auto seq = state::GetFixed64(**store, state::Family::kMeta, seq_key, "seq");
+  ASSERT_TRUE(seq.ok() && seq->has_value());
+  state::WriteBatch wb(**store);
+  wb.Put(state::Family::kOutbox, pipeline::StageRunner::OutboxKey(stage, **seq), codec::EncodeOutRecord(record));
+  BytesWriter w;
+  w.PutFixed64BE(**seq + 1);
+  wb.Put(state::Family::kMeta, seq_key, w.str());
+  ASSERT_TRUE((*store)->Write(wb).ok());
+}
+
+TEST_F(RecordSizeTest, RecordKafkaRejectsIsSetAsideAndTheRestGoesOnAcrossRestarts) {
+  PipelineHarness h(3);
+  ProduceLarge(h, {Event("http://a.com/1", 10, 5, "2015-07-28T03:06:17Z")});
+  h.RunUntilIdle();
+  const std::string big = R"({"type":"page","key":"com.big>>o>/","seq":1,"gen":1,"page":{"pad":")" +
+                          std::string(1200000, 'x') + "\"}}";
+  CommitIntoOutbox(h, "page", {h.config().topics.exports, 0, "com.big>>o>/", big, {}});
+
+  ProduceLarge(h, {Event("http://a.com/2", 10, 5, "2015-07-28T03:06:17Z")});
+  h.RunUntilIdle([](const pipeline::Metrics& m) { EXPECT_EQ(m.undeliverable_records.load(), 1u); });
+  EXPECT_EQ(h.Dump(), model_.TableLines());
+  ProduceLarge(h, {Event("http://a.com/3", 10, 5, "2015-07-28T03:06:17Z")});
+  h.RunUntilIdle([](const pipeline::Metrics& m) { EXPECT_EQ(m.undeliverable_records.load(), 0u); });
+  EXPECT_EQ(h.Dump(), model_.TableLines());
+
+  const auto dead = h.ReadTopic(h.config().topics.dead_letters);
+  ASSERT_EQ(dead.size(), 1u);
+  EXPECT_LE(Bytes(dead[0]), kBudget);
+  EXPECT_EQ(dead[0].key, "com.big>>o>/");
+  EXPECT_EQ(Header(dead[0], "reason").rfind("undeliverable: ", 0), 0u) << Header(dead[0], "reason");
+  EXPECT_EQ(Header(dead[0], "target.topic"), h.config().topics.exports);
+  EXPECT_EQ(Header(dead[0], "target.partition"), "0");
+  EXPECT_EQ(Header(dead[0], "value.truncated"), std::to_string(big.size()));
+  EXPECT_EQ(big.substr(0, dead[0].value.size()), dead[0].value);
+}
+
+TEST_F(RecordSizeTest, RecordsTheBrokerRejectsAreSetAsideAndTheRestGoesOn) {
+  PipelineHarness h(1);
+  ProduceLarge(h, {Event("http://a.com/1", 10, 5, "2015-07-28T03:06:17Z")});
+  h.broker().PushRequestErrors(0, {10});  // MESSAGE_TOO_LARGE for the processor's first Produce request
+  uint64_t rejected = 0;
+  h.RunUntilIdle([&](const pipeline::Metrics& m) { rejected = m.undeliverable_records.load(); });
+  EXPECT_GE(rejected, 1u);
+  const auto dead = h.ReadTopic(h.config().topics.dead_letters);
+  ASSERT_EQ(dead.size(), rejected);
+  for (const auto& d : dead) EXPECT_EQ(Header(d, "reason").rfind("undeliverable: ", 0), 0u);
+  // Nothing is retried on restart, and later events are processed.
+  ProduceLarge(h, {Event("http://b.com/2", 3, 5, "2015-07-28T03:06:17Z")});
+  h.RunUntilIdle([](const pipeline::Metrics& m) { EXPECT_EQ(m.undeliverable_records.load(), 0u); });
+  const auto table = h.Dump();
+  EXPECT_NE(std::find_if(table.begin(), table.end(),
+                         [](const std::string& l) { return l.starts_with("p:com.b>>o>/2|page|cur|"); }),
+            table.end());
+}
+
+TEST_F(RecordSizeTest, LoadSkipsAnEventLargerThanThePagesTopicTakesAndSendsTheRest) {
+  PipelineHarness h(1);
+  const std::string dir = MakeTempDir("webindex-load-size");
+  const std::string file = dir + "/events.jsonl", log = dir + "/load.log";
+  const std::string big = Event("http://a.com/big", 9000, 100, "2015-07-28T03:06:17Z");
+  ASSERT_GT(big.size(), kBudget);
+  {
+    std::ofstream out(file);
+    out << Event("http://a.com/1", 3, 5, "2015-07-28T03:06:17Z") << "\n"
+        << big << "\n"
+        << Event("http://a.com/3", 3, 5, "2015-07-28T03:06:17Z") << "\n";
+  }
+  std::string out;
+  const int rc = RunCommand({WEBINDEX_BINARY, "load", "--brokers", h.brokers(), file}, &out, log);
+  std::ifstream in(log);
+  const std::string log_text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(rc, 2) << log_text;
+  EXPECT_NE(log_text.find(file + ":2: event of " + std::to_string(big.size() + std::string("http://a.com/big").size()) +
+                          " bytes (key and value), topic pages takes at most " + std::to_string(kBudget) +
+                          " (event skipped)"),
+            std::string::npos)
+      << log_text;
+  EXPECT_NE(log_text.find("1 events too large skipped"), std::string::npos) << log_text;
+  const auto records = h.ReadTopic(h.config().topics.pages);
+  ASSERT_EQ(records.size(), 2u);
+  EXPECT_EQ(records[1].key, "http://a.com/3");
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace webindex::testing
