@@ -64,7 +64,17 @@ Status ApplyConfig(const toml::table& t, Settings* s) {
   h.threads = t["http"]["threads"].value_or(h.threads);
   h.read_timeout = std::chrono::milliseconds(t["http"]["read_timeout_ms"].value_or(h.read_timeout.count()));
   h.idle_timeout = std::chrono::milliseconds(t["http"]["idle_timeout_ms"].value_or(h.idle_timeout.count()));
+  h.max_connections = t["http"]["max_connections"].value_or(h.max_connections);
+  h.max_connections_per_client = t["http"]["max_connections_per_client"].value_or(h.max_connections_per_client);
+  h.per_client_limit_on_loopback = t["http"]["per_client_limit_on_loopback"].value_or(h.per_client_limit_on_loopback);
+  h.pressure_fraction = t["http"]["pressure_fraction"].value_or(h.pressure_fraction);
+  h.idle_timeout_under_pressure = std::chrono::milliseconds(
+      t["http"]["idle_timeout_under_pressure_ms"].value_or(h.idle_timeout_under_pressure.count()));
   if (h.threads < 1) return Status::InvalidArgument("http.threads must be >= 1");
+  if (h.max_connections < 1) return Status::InvalidArgument("http.max_connections must be >= 1");
+  if (!(h.pressure_fraction > 0 && h.pressure_fraction <= 1)) {
+    return Status::InvalidArgument("http.pressure_fraction must be in (0, 1]");
+  }
   if (p.runner.max_batch == 0) return Status::InvalidArgument("pipeline.max_batch must be > 0");
   return Status::Ok();
 }

@@ -77,6 +77,23 @@ Result<std::string> RouteJson(query::QueryService& q, const std::string& route, 
   return query::ToJson(links);
 }
 
+void WriteConnectionStats(const ConnectionStats& c, PrometheusWriter& w) {
+  w.Family("webindex_http_connections_open", "gauge", "Open HTTP connections.");
+  w.Sample("webindex_http_connections_open", {}, c.open.load());
+  w.Family("webindex_http_connections_idle", "gauge", "Open HTTP connections waiting for a request.");
+  w.Sample("webindex_http_connections_idle", {}, c.idle.load());
+  w.Family("webindex_http_connections_shed_total", "counter",
+           "Idle HTTP connections closed to admit a new one, by the limit reached "
+           "(server: max_connections, client: max_connections_per_client).");
+  w.Sample("webindex_http_connections_shed_total", {{"limit", "server"}}, c.shed_server.load());
+  w.Sample("webindex_http_connections_shed_total", {{"limit", "client"}}, c.shed_client.load());
+  w.Family("webindex_http_connections_refused_total", "counter",
+           "New HTTP connections answered 503 (server) or 429 (client) and closed: at the limit with no "
+           "idle connection to close.");
+  w.Sample("webindex_http_connections_refused_total", {{"limit", "server"}}, c.refused_server.load());
+  w.Sample("webindex_http_connections_refused_total", {{"limit", "client"}}, c.refused_client.load());
+}
+
 }  // namespace
 
 const std::vector<std::string>& Api::Routes() {
@@ -168,6 +185,7 @@ std::string Api::Metrics() {
   for (const auto& route : Routes()) {
     latency_.find(route)->second.Write(w, "webindex_http_request_duration_seconds", {{"route", route}});
   }
+  WriteConnectionStats(connections_, w);
   w.Family("webindex_http_responses_total", "counter", "HTTP responses by route and status code.");
   std::lock_guard lock(counts_mu_);
   for (const auto& [key, n] : counts_) {

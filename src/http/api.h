@@ -3,6 +3,8 @@
 // and response counters. Borrows the store; Handle is called from any server thread.
 #pragma once
 
+#include <atomic>
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <memory>
@@ -33,6 +35,16 @@ struct ApiResponse {
   std::string cache_control = "no-store";
 };
 
+//! What the server counts about its connections, for /metrics; written from any thread.
+struct ConnectionStats {
+  std::atomic<int64_t> open{0};
+  std::atomic<int64_t> idle{0};  //!< of them, waiting for a request
+  //! Idle connections closed to admit a new one, by the limit reached.
+  std::atomic<uint64_t> shed_server{0}, shed_client{0};
+  //! New connections turned away (nothing idle to close), by the limit reached.
+  std::atomic<uint64_t> refused_server{0}, refused_client{0};
+};
+
 class Api {
  public:
   //! Appends process metrics (pipeline counters, lag) to a /metrics scrape; may be empty.
@@ -49,6 +61,8 @@ class Api {
   //! for the requests reading the old one; the old store may close when it returns.
   void SetSource(state::Store& store, MetricsSource metrics);
 
+  ConnectionStats& connection_stats() { return connections_; }
+
   //! The routes, in the order /metrics lists them.
   static const std::vector<std::string>& Routes();
 
@@ -62,6 +76,7 @@ class Api {
   std::map<std::string, LatencyHistogram, std::less<>> latency_;  //!< fixed after construction
   std::mutex counts_mu_;
   std::map<std::pair<std::string, int>, uint64_t> counts_;  //!< (route, status) -> responses
+  ConnectionStats connections_;
 };
 
 }  // namespace webindex::http

@@ -1,9 +1,12 @@
 #include "http/server.h"
 
+#include <algorithm>
 #include <array>
 #include <charconv>
+#include <map>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <thread>
 #include <unordered_map>
 #include <vector>
@@ -11,6 +14,8 @@
 #include <boost/asio/dispatch.hpp>
 #include <boost/asio/strand.hpp>
 #include <boost/beast.hpp>
+
+#include <fmt/format.h>
 
 #include "common/log.h"
 
@@ -26,19 +31,169 @@ constexpr unsigned kHttp11 = 11;  // version of replies to requests that did not
 constexpr size_t kFirstReadBytes = 4096;
 constexpr size_t kMaxLingerBytes = 1 << 20;
 constexpr std::chrono::seconds kLinger{1};
+constexpr std::chrono::seconds kWarnEvery{10};  // at most one connection-limit warning per period
+constexpr size_t kRefuseDrainBytes = 16 << 10;
 
 class Session;
 
 std::string_view View(beast::string_view s) { return {s.data(), s.size()}; }
 
-//! What the sessions share: the routes, the limits, and the open sessions Stop() closes.
+//! The limit a new connection reached.
+enum class Limit { kServer, kClient };
+
+//! The open connections: which of them wait for a request (idle), since when, and how many
+//! each client address holds; picks the idle connection that makes room for a new one.
+//! Not thread-safe: Shared::mu guards it.
+class Connections {
+ public:
+  struct Admission {
+    bool admitted = false;
+    std::optional<Limit> limit;   //!< the limit the new connection reached, if any
+    std::weak_ptr<Session> shed;  //!< the idle connection to close for it
+  };
+
+  Connections(const ServerOptions& o, ConnectionStats& stats) : options_(o), stats_(stats) {}
+
+  //! Registers a new connection (idle until its first byte), closing another if at a limit.
+  Admission Admit(const std::shared_ptr<Session>& session, const net::ip::address& client);
+  //! The session waits for its next request; returns how long it may, decided as it went
+  //! idle (a new connection: as it was admitted).
+  std::chrono::milliseconds GoIdle(const Session* session);
+  //! The session reads a request; false if it was shed meanwhile (it must close).
+  bool GoBusy(const Session* session);
+  void Remove(const Session* session);
+  std::vector<std::shared_ptr<Session>> All() const;
+
+ private:
+  struct Entry {
+    std::weak_ptr<Session> session;
+    net::ip::address client;
+    uint64_t idle_since = 0;  //!< position in idle_; 0: reading or answering a request
+    std::chrono::milliseconds idle_timeout{0};
+    bool shed = false;  //!< closing to make room; no longer counted
+  };
+  struct Client {
+    size_t open = 0;
+    std::set<uint64_t> idle;  //!< positions in idle_
+  };
+
+  bool ClientLimited(const net::ip::address& client) const {
+    return options_.max_connections_per_client > 0 && (options_.per_client_limit_on_loopback || !client.is_loopback());
+  }
+  std::chrono::milliseconds IdleTimeout() const {
+    const bool pressure = static_cast<double>(counted_) > options_.pressure_fraction * options_.max_connections;
+    return pressure ? std::min(options_.idle_timeout, options_.idle_timeout_under_pressure) : options_.idle_timeout;
+  }
+  void Publish() {
+    stats_.open = static_cast<int64_t>(counted_);
+    stats_.idle = static_cast<int64_t>(idle_.size());
+  }
+  //! Stops counting the idle connection at `idle_since` and returns it, to be closed.
+  std::weak_ptr<Session> Shed(uint64_t idle_since);
+  void Uncount(const Entry& e);
+
+  const ServerOptions& options_;
+  ConnectionStats& stats_;
+  std::unordered_map<const Session*, Entry> open_;
+  std::map<uint64_t, const Session*> idle_;  //!< oldest idle first
+  std::map<net::ip::address, Client> clients_;
+  size_t counted_ = 0;  //!< open_ without the shed ones still closing
+  uint64_t next_idle_ = 0;
+};
+
+Connections::Admission Connections::Admit(const std::shared_ptr<Session>& session, const net::ip::address& client) {
+  Admission a;
+  auto c = clients_.find(client);
+  if (ClientLimited(client) && c != clients_.end() && c->second.open >= options_.max_connections_per_client) {
+    a.limit = Limit::kClient;
+    if (c->second.idle.empty()) return a;
+    a.shed = Shed(*c->second.idle.begin());  // its own, never another client's
+  } else if (counted_ >= options_.max_connections) {
+    a.limit = Limit::kServer;
+    if (idle_.empty()) return a;
+    a.shed = Shed(idle_.begin()->first);
+  }
+  const uint64_t since = ++next_idle_;
+  ++counted_;
+  open_.emplace(session.get(), Entry{session, client, since, IdleTimeout()});
+  idle_.emplace(since, session.get());
+  Client& mine = clients_[client];
+  ++mine.open;
+  mine.idle.insert(since);
+  Publish();
+  a.admitted = true;
+  return a;
+}
+
+std::weak_ptr<Session> Connections::Shed(uint64_t idle_since) {
+  Entry& e = open_.at(idle_.at(idle_since));
+  Uncount(e);
+  e.shed = true;
+  return e.session;
+}
+
+void Connections::Uncount(const Entry& e) {
+  if (e.shed) return;
+  auto c = clients_.find(e.client);
+  if (e.idle_since != 0) {
+    idle_.erase(e.idle_since);
+    c->second.idle.erase(e.idle_since);
+  }
+  if (--c->second.open == 0) clients_.erase(c);
+  --counted_;
+  Publish();
+}
+
+std::chrono::milliseconds Connections::GoIdle(const Session* session) {
+  auto it = open_.find(session);
+  if (it == open_.end() || it->second.shed) return options_.idle_timeout;  // closing anyway
+  Entry& e = it->second;
+  if (e.idle_since == 0) {
+    e.idle_since = ++next_idle_;
+    e.idle_timeout = IdleTimeout();
+    idle_.emplace(e.idle_since, session);
+    clients_.at(e.client).idle.insert(e.idle_since);
+    Publish();
+  }
+  return e.idle_timeout;
+}
+
+bool Connections::GoBusy(const Session* session) {
+  auto it = open_.find(session);
+  if (it == open_.end() || it->second.shed) return false;
+  Entry& e = it->second;
+  if (e.idle_since != 0) {
+    idle_.erase(e.idle_since);
+    clients_.at(e.client).idle.erase(e.idle_since);
+    e.idle_since = 0;
+    Publish();
+  }
+  return true;
+}
+
+void Connections::Remove(const Session* session) {
+  auto it = open_.find(session);
+  if (it == open_.end()) return;
+  Uncount(it->second);
+  open_.erase(it);
+}
+
+std::vector<std::shared_ptr<Session>> Connections::All() const {
+  std::vector<std::shared_ptr<Session>> all;
+  for (const auto& [key, e] : open_) {
+    if (auto s = e.session.lock()) all.push_back(std::move(s));
+  }
+  return all;
+}
+
+//! What the sessions share: the routes, the limits, and the open connections.
 struct Shared {
-  Shared(Api& a, const ServerOptions& o) : api(a), options(o) {}
+  Shared(Api& a, const ServerOptions& o) : api(a), options(o), connections(o, a.connection_stats()) {}
   Api& api;
   const ServerOptions& options;
   std::mutex mu;
-  bool stopping = false;
-  std::unordered_map<const Session*, std::weak_ptr<Session>> open;
+  bool stopping = false;    //!< guarded by mu
+  Connections connections;  //!< guarded by mu
 };
 
 // One connection. shared_ptr: the pending asynchronous operation's handler owns the session;
@@ -48,12 +203,14 @@ class Session : public std::enable_shared_from_this<Session> {
   Session(tcp::socket&& socket, Shared& shared) : stream_(std::move(socket)), shared_(shared) {}
   ~Session() {
     std::lock_guard lock(shared_.mu);
-    shared_.open.erase(this);
+    shared_.connections.Remove(this);
   }
 
   void Start() {
     net::dispatch(stream_.get_executor(), beast::bind_front_handler(&Session::WaitForRequest, shared_from_this()));
   }
+  //! Before Start, on the accepting strand: the socket, to refuse the connection.
+  tcp::socket& socket() { return stream_.socket(); }
   //! Any thread: closes the connection on the session's strand.
   void Close() {
     net::post(stream_.get_executor(), [self = shared_from_this()] { self->DoClose(); });
@@ -63,13 +220,25 @@ class Session : public std::enable_shared_from_this<Session> {
   //! Idle until the first byte of the next request (keep-alive), then the read timeout applies.
   void WaitForRequest() {
     if (buffer_.size() > 0) return ReadRequest();
-    stream_.expires_after(shared_.options.idle_timeout);
+    if (!stream_.socket().is_open()) return;  // shed or stopped before it started
+    std::chrono::milliseconds timeout;
+    {
+      std::lock_guard lock(shared_.mu);
+      timeout = shared_.connections.GoIdle(this);
+    }
+    stream_.expires_after(timeout);
     stream_.async_read_some(buffer_.prepare(kFirstReadBytes),
                             beast::bind_front_handler(&Session::OnFirstBytes, shared_from_this()));
   }
 
   void OnFirstBytes(beast::error_code ec, size_t n) {
     if (ec) return DoClose();
+    {
+      // Shed between the bytes' arrival and now: the request was not read, so the client
+      // sees a keep-alive connection that closed before its request, which it may retry.
+      std::lock_guard lock(shared_.mu);
+      if (!shared_.connections.GoBusy(this)) return DoClose();
+    }
     buffer_.commit(n);
     ReadRequest();
   }
@@ -192,8 +361,11 @@ struct Server::Impl {
   Status Listen();
   void Accept();
   void OnAccept(beast::error_code ec, tcp::socket socket);
-  //! Registers a new session unless stopping or at the connection limit.
-  bool Admit(const std::shared_ptr<Session>& session);
+  //! Registers a new session, closing an idle one at a limit. Not admitted: refused at
+  //! `limit`, or stopping (no limit).
+  Connections::Admission Admit(const std::shared_ptr<Session>& session, const net::ip::address& client);
+  //! At most one warning per kWarnEvery about connections shed or refused (acceptor strand).
+  void WarnAtLimit(Limit limit, bool refused);
 
   ServerOptions options;
   Api api;
@@ -201,6 +373,9 @@ struct Server::Impl {
   bool started = false, stopped = false;
   uint16_t port = 0;
   std::vector<std::thread> threads;
+  // Since the last warning; acceptor strand only.
+  std::chrono::steady_clock::time_point last_warning{};
+  uint64_t shed_since_warning = 0, refused_since_warning = 0;
   // Declared last, destroyed first: handlers still queued release their sessions while
   // `shared` is alive.
   net::io_context ioc;
@@ -227,11 +402,64 @@ void Server::Impl::Accept() {
   acceptor.async_accept(net::make_strand(ioc), beast::bind_front_handler(&Impl::OnAccept, this));
 }
 
-bool Server::Impl::Admit(const std::shared_ptr<Session>& session) {
-  std::lock_guard lock(shared.mu);
-  if (shared.stopping || shared.open.size() >= options.max_connections) return false;
-  shared.open.emplace(session.get(), session);
-  return true;
+//! The client address a limit counts: IPv4 clients of a dual-stack socket as IPv4.
+net::ip::address ClientAddress(const tcp::socket& socket) {
+  beast::error_code ec;
+  net::ip::address a = socket.remote_endpoint(ec).address();
+  if (a.is_v6() && a.to_v6().is_v4_mapped()) return net::ip::make_address_v4(net::ip::v4_mapped, a.to_v6());
+  return a;
+}
+
+//! Turns a new connection away at once: a 503 (server limit) or 429 (client limit) written
+//! without waiting (it fits the empty send buffer), then closed. Reads what the client sent
+//! already, so that closing does not reset the connection before it reads the reply.
+void Refuse(tcp::socket& socket, Limit limit, Api& api) {
+  const bool server = limit == Limit::kServer;
+  const ApiResponse r = api.Error(server ? 503 : 429, server ? "too many connections, retry later"
+                                                             : "too many connections from this client, retry later");
+  const std::string reply = fmt::format(
+      "HTTP/1.1 {} {}\r\nServer: webindex\r\nContent-Type: {}\r\nCache-Control: no-store\r\n"
+      "Retry-After: 1\r\nConnection: close\r\nContent-Length: {}\r\n\r\n{}",
+      r.status, server ? "Service Unavailable" : "Too Many Requests", r.content_type, r.body.size(), r.body);
+  beast::error_code ec;
+  socket.non_blocking(true, ec);
+  std::array<char, 4096> sink;
+  for (size_t drained = 0; !ec && drained < kRefuseDrainBytes;) drained += socket.read_some(net::buffer(sink), ec);
+  ec = {};
+  net::write(socket, net::buffer(reply), ec);  // would_block leaves a truncated reply; best effort
+  socket.shutdown(tcp::socket::shutdown_both, ec);
+  socket.close(ec);
+}
+
+Connections::Admission Server::Impl::Admit(const std::shared_ptr<Session>& session, const net::ip::address& client) {
+  Connections::Admission a;
+  {
+    std::lock_guard lock(shared.mu);
+    if (shared.stopping) return a;
+    a = shared.connections.Admit(session, client);
+  }
+  if (a.limit) {
+    auto& stats = api.connection_stats();
+    const bool server = *a.limit == Limit::kServer;
+    ++(a.admitted ? (server ? stats.shed_server : stats.shed_client)
+                  : (server ? stats.refused_server : stats.refused_client));
+    WarnAtLimit(*a.limit, !a.admitted);
+  }
+  if (auto shed = a.shed.lock()) shed->Close();
+  return a;
+}
+
+void Server::Impl::WarnAtLimit(Limit limit, bool refused) {
+  ++(refused ? refused_since_warning : shed_since_warning);
+  const auto now = std::chrono::steady_clock::now();
+  if (now - last_warning < kWarnEvery) return;
+  LOG_WARN(
+      "http: at the {} connection limit (max_connections {}, max_connections_per_client {}): {} idle "
+      "connections closed for new ones, {} new ones refused since the last warning",
+      limit == Limit::kServer ? "server" : "per-client", options.max_connections, options.max_connections_per_client,
+      shed_since_warning, refused_since_warning);
+  last_warning = now;
+  shed_since_warning = refused_since_warning = 0;
 }
 
 void Server::Impl::OnAccept(beast::error_code ec, tcp::socket socket) {
@@ -247,8 +475,13 @@ void Server::Impl::OnAccept(beast::error_code ec, tcp::socket socket) {
   }
   beast::error_code opt_ec;
   socket.set_option(tcp::no_delay(true), opt_ec);  // small responses: no Nagle delay; best effort
+  const net::ip::address client = ClientAddress(socket);
   auto session = std::make_shared<Session>(std::move(socket), shared);
-  if (Admit(session)) session->Start();  // otherwise it closes as it goes
+  if (const auto a = Admit(session, client); a.admitted) {
+    session->Start();
+  } else if (a.limit) {
+    Refuse(session->socket(), *a.limit, api);
+  }  // else stopping: it closes as it goes
   Accept();
 }
 
@@ -260,7 +493,12 @@ Server::~Server() { Stop(); }
 Status Server::Start() {
   if (impl_->stopped) return Status::Aborted("the HTTP server was stopped");
   if (impl_->started) return Status::Ok();
-  if (impl_->options.threads < 1) return Status::InvalidArgument("http threads must be >= 1");
+  const ServerOptions& o = impl_->options;
+  if (o.threads < 1) return Status::InvalidArgument("http threads must be >= 1");
+  if (o.max_connections < 1) return Status::InvalidArgument("http max_connections must be >= 1");
+  if (!(o.pressure_fraction > 0 && o.pressure_fraction <= 1)) {
+    return Status::InvalidArgument("http pressure_fraction must be in (0, 1]");
+  }
   RETURN_IF_ERROR(impl_->Listen());
   impl_->started = true;
   impl_->Accept();
@@ -290,9 +528,7 @@ void Server::Stop() {
   {
     std::lock_guard lock(impl_->shared.mu);
     impl_->shared.stopping = true;
-    for (auto& [key, weak] : impl_->shared.open) {
-      if (auto s = weak.lock()) open.push_back(std::move(s));
-    }
+    open = impl_->shared.connections.All();
   }
   net::post(impl_->acceptor.get_executor(), [impl = impl_.get()] {
     beast::error_code ec;

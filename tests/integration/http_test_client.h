@@ -4,6 +4,7 @@
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -26,13 +27,22 @@ using Clock = std::chrono::steady_clock;
 
 inline constexpr char kBlog[] = "http://blog.stackoverflow.com/2009/06/attribution-required/";
 
-//! A connected loopback socket with a receive timeout; closed on destruction.
+//! A connected loopback socket with a receive timeout; closed on destruction. `from`: the
+//! local address to connect from (127.0.0.2 is another client than 127.0.0.1).
 class Conn {
  public:
-  explicit Conn(uint16_t port, int timeout_s = 10) {
+  explicit Conn(uint16_t port, int timeout_s = 10, const char* from = nullptr) {
     fd_ = socket(AF_INET, SOCK_STREAM, 0);
     timeval tv{timeout_s, 0};
     setsockopt(fd_, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+    if (from != nullptr) {
+      sockaddr_in local{};
+      local.sin_family = AF_INET;
+      if (inet_pton(AF_INET, from, &local.sin_addr) != 1 ||
+          bind(fd_, reinterpret_cast<sockaddr*>(&local), sizeof(local)) != 0) {
+        return;
+      }
+    }
     sockaddr_in addr{};
     addr.sin_family = AF_INET;
     addr.sin_port = htons(port);
@@ -48,6 +58,13 @@ class Conn {
       bytes.remove_prefix(static_cast<size_t>(n));
     }
     return true;
+  }
+  //! True if the peer closes (or resets) the connection within `limit` without sending.
+  bool ClosedWithin(std::chrono::milliseconds limit) {
+    pollfd p{fd_, POLLIN, 0};
+    if (poll(&p, 1, static_cast<int>(limit.count())) <= 0) return false;
+    char byte;
+    return recv(fd_, &byte, 1, MSG_PEEK) <= 0;
   }
   //! Reads until the peer closes (or the timeout); returns what arrived.
   std::string ReadToEnd() {
