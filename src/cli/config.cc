@@ -55,6 +55,7 @@ Status ApplyConfig(const toml::table& t, Settings* s) {
   }
   if (auto v = t["store"]["max_wal_mb"].value<int64_t>()) p.store.max_wal_bytes = static_cast<size_t>(*v) << 20;
   p.store.sync_commits = t["store"]["sync_commits"].value_or(p.store.sync_commits);
+  if (auto v = t["store"]["min_free_mb"].value<int64_t>()) p.store.min_free_bytes = static_cast<size_t>(*v) << 20;
   p.runner.max_batch = t["pipeline"]["max_batch"].value_or(p.runner.max_batch);
   p.runner.poll_timeout_ms = t["pipeline"]["poll_timeout_ms"].value_or(p.runner.poll_timeout_ms);
   p.progress_interval_ms = t["pipeline"]["progress_interval_ms"].value_or(p.progress_interval_ms);

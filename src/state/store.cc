@@ -1,20 +1,33 @@
 #include "state/store.h"
 
 #include <rocksdb/db.h>
+#include <rocksdb/env.h>
 #include <rocksdb/filter_policy.h>
 #include <rocksdb/table.h>
 #include <rocksdb/write_batch.h>
 #include <rocksdb/write_buffer_manager.h>
 
+#include <sys/statvfs.h>
+
 #include <array>
+#include <filesystem>
+
+#include <fmt/format.h>
 
 #include "common/bytes.h"
+#include "common/log.h"
 
 namespace webindex::state {
 namespace {
 
 constexpr std::array<const char*, static_cast<int>(Family::kCount)> kFamilyNames = {
     "pages", "uris", "domains", "offsets", "outbox", "dedupe", "meta", "table", "versions"};
+
+std::string Bytes(uint64_t n) {
+  if (n >= (uint64_t{1} << 30)) return fmt::format("{:.1f} GiB", static_cast<double>(n) / (1 << 30));
+  if (n >= (uint64_t{1} << 20)) return fmt::format("{:.1f} MiB", static_cast<double>(n) / (1 << 20));
+  return fmt::format("{} KiB", n >> 10);
+}
 
 Status FromRocks(const rocksdb::Status& s, const char* what) {
   if (s.ok()) return Status::Ok();
@@ -52,10 +65,22 @@ Snapshot::Snapshot(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Snapshot::~Snapshot() = default;
 
 struct Store::Impl {
+  std::string dir;
+  size_t min_free_bytes = 0;
+  std::shared_ptr<rocksdb::Env> env;  // outlives db
   std::unique_ptr<rocksdb::DB> db;
   std::vector<rocksdb::ColumnFamilyHandle*> handles;
   rocksdb::WriteOptions write_options;
   rocksdb::ColumnFamilyHandle* h(Family f) const { return handles[static_cast<int>(f)]; }
+  //! Errors of writes: a full disk says where, how much is free and what to do.
+  Status Check(const rocksdb::Status& s, const char* what) const {
+    if (!s.IsNoSpace()) return FromRocks(s, what);
+    const auto free = FreeBytes(dir);
+    return Status::IoError(fmt::format(
+        "no space left on the disk of {} ({} free): {}. Everything committed is safe; free at least {} "
+        "(store.min_free_mb) and start webindex again: it resumes where it stopped",
+        dir, free ? Bytes(*free) : std::string("unknown"), s.ToString(), Bytes(min_free_bytes)));
+  }
   rocksdb::ReadOptions Read(const Snapshot* snap) const {
     rocksdb::ReadOptions ro;
     if (snap) ro.snapshot = snap->impl_->snap;
@@ -92,9 +117,31 @@ Store::Store(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Store::~Store() = default;
 
 Result<std::unique_ptr<Store>> Store::Open(const std::string& dir, const StoreOptions& options) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const bool has_db = fs::exists(fs::path(dir) / "CURRENT", ec);
+  if (!has_db) {
+    const bool empty = !fs::exists(dir, ec) || fs::is_empty(dir, ec);
+    if (options.read_only || !options.create_if_missing) {
+      return Status::NotFound("no database in " + dir + (empty ? "" : " (files there, but no CURRENT file)"));
+    }
+    if (!empty) {
+      return Status::Corruption("the database in " + dir +
+                                " is damaged: it holds files but no CURRENT file, so its state cannot be read. "
+                                "It is never replaced by an empty one; restore it from a backup, or remove it "
+                                "to rebuild from the input topic (`webindex run --reset` does so for a data dir)");
+    }
+  }
   rocksdb::Options db_opts;
-  db_opts.create_if_missing = true;
+  db_opts.create_if_missing = !has_db;
   db_opts.create_missing_column_families = true;
+  if (options.env) db_opts.env = options.env.get();
+  // Damage is reported, never turned into another state: a committed write is never rolled
+  // back (outputs it made may be in Kafka already), so the WAL may lose only a torn last record;
+  // corruption anywhere else fails the open. Every read verifies block checksums.
+  db_opts.wal_recovery_mode = rocksdb::WALRecoveryMode::kTolerateCorruptedTailRecords;
+  db_opts.paranoid_checks = true;
+  db_opts.track_and_verify_wals_in_manifest = true;
   db_opts.IncreaseParallelism(2);
   db_opts.max_open_files = 512;
   // Memory is bounded across the nine families, and small families that rarely fill a
@@ -123,15 +170,29 @@ Result<std::unique_ptr<Store>> Store::Open(const std::string& dir, const StoreOp
   for (const char* name : kFamilyNames) cfs.emplace_back(name, cf_opts);
 
   auto impl = std::make_unique<Impl>();
+  impl->dir = dir;
+  impl->min_free_bytes = options.min_free_bytes;
+  impl->env = options.env;
   std::vector<rocksdb::ColumnFamilyHandle*> handles;
   rocksdb::DB* raw = nullptr;
   rocksdb::Status s = options.read_only ? rocksdb::DB::OpenForReadOnly(db_opts, dir, cfs, &handles, &raw)
                                         : rocksdb::DB::Open(db_opts, dir, cfs, &handles, &raw);
-  if (!s.ok()) return FromRocks(s, ("opening data dir " + dir).c_str());
+  if (!s.ok()) {
+    if (s.IsNoSpace()) return impl->Check(s, ("opening " + dir).c_str());
+    return FromRocks(s, ("opening the database in " + dir).c_str());
+  }
   impl->db.reset(raw);
   raw->DestroyColumnFamilyHandle(handles[0]).PermitUncheckedError();  // default family is unused
   impl->handles.assign(handles.begin() + 1, handles.end());
   impl->write_options.sync = options.sync_commits;
+  if (!options.read_only) {
+    const auto free = FreeBytes(dir);
+    if (free && *free < options.min_free_bytes) {
+      LOG_WARN("only {} free on the disk of {}; webindex needs up to {} (store.min_free_mb) for its write-ahead log, "
+               "memtable flushes and compactions, and stops when the disk is full",
+               Bytes(*free), dir, Bytes(options.min_free_bytes));
+    }
+  }
   return std::unique_ptr<Store>(new Store(std::move(impl)));
 }
 
@@ -161,7 +222,7 @@ Status Store::MultiGet(Family f, const std::vector<std::string>& keys, std::vect
 }
 
 Status Store::Write(WriteBatch& batch) {
-  return FromRocks(impl_->db->Write(impl_->write_options, &batch.impl_->batch), "commit");
+  return impl_->Check(impl_->db->Write(impl_->write_options, &batch.impl_->batch), "commit");
 }
 
 std::unique_ptr<Iterator> Store::NewIterator(Family f, const Snapshot* snap) {
@@ -177,7 +238,21 @@ std::unique_ptr<Snapshot> Store::GetSnapshot() {
 
 Status Store::Flush() {
   rocksdb::FlushOptions fo;
-  return FromRocks(impl_->db->Flush(fo, impl_->handles), "flush");
+  return impl_->Check(impl_->db->Flush(fo, impl_->handles), "flush");
+}
+
+Status Store::VerifyChecksums() { return FromRocks(impl_->db->VerifyChecksum(), ("verifying " + impl_->dir).c_str()); }
+
+const std::string& Store::dir() const { return impl_->dir; }
+
+std::optional<uint64_t> FreeBytes(const std::string& path) {
+  namespace fs = std::filesystem;
+  fs::path p(path);
+  std::error_code ec;
+  while (!p.empty() && !fs::exists(p, ec)) p = p.parent_path();  // a dir about to be created
+  struct statvfs st {};
+  if (p.empty() || ::statvfs(p.c_str(), &st) != 0) return std::nullopt;
+  return static_cast<uint64_t>(st.f_bavail) * st.f_frsize;
 }
 
 Result<std::optional<uint64_t>> GetFixed64(Store& store, Family f, std::string_view key, std::string_view what) {

@@ -10,6 +10,10 @@
 
 #include "common/status.h"
 
+namespace rocksdb {
+class Env;
+}
+
 namespace webindex::state {
 
 enum class Family : int {
@@ -30,8 +34,17 @@ struct StoreOptions {
   size_t write_buffer_bytes = 64u << 20;     //!< one memtable of one family at most
   size_t memtable_budget_bytes = 256u << 20; //!< all memtables together; beyond it the largest flushes
   size_t max_wal_bytes = 512u << 20;         //!< WAL size that forces the flush of families holding old logs
-  bool sync_commits = false;  //!< fsync the WAL on every commit (power-loss safety)
+  //! fsync the WAL before a commit returns, so that nothing a commit produced can outlive it
+  //! in a power loss. false is faster and safe only against process crashes (docs/reliability.md).
+  bool sync_commits = true;
+  //! Free space below which opening warns; also what a "disk full" error asks to free.
+  size_t min_free_bytes = size_t{1} << 30;
   bool read_only = false;
+  //! Create the database when `dir` is missing or empty. Never over a damaged one: a dir with
+  //! files but no database is refused, so a lost CURRENT file cannot restart from nothing.
+  bool create_if_missing = true;
+  //! The file system RocksDB uses; nullptr: the real one. Tests inject faults through it.
+  std::shared_ptr<rocksdb::Env> env;
 };
 
 class Store;
@@ -98,12 +111,19 @@ class Store {
   std::unique_ptr<Snapshot> GetSnapshot();
   //! Flushes memtables so that a reopen does not replay the WAL (used on clean shutdown).
   Status Flush();
+  //! Reads every block of every file and checks its checksum (`webindex verify`).
+  Status VerifyChecksums();
+  const std::string& dir() const;
 
  private:
   struct Impl;
   explicit Store(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;
 };
+
+//! Bytes free for unprivileged writers on the file system of `path` (or of its nearest existing
+//! parent); nullopt when it cannot be told.
+std::optional<uint64_t> FreeBytes(const std::string& path);
 
 //! A value stored as 8 big-endian bytes (BytesWriter::PutFixed64BE: counters, positions);
 //! nullopt when absent, Corruption (naming `what`) when it is not 8 bytes.
