@@ -5,6 +5,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <thread>
@@ -148,6 +149,17 @@ Result<std::unique_ptr<state::FileLock>> LockForRun(const state::DataDir& dir) {
   }
 }
 
+//! `run --reset`: removes every generation under the run lock, so that the run starts afresh.
+Status ResetDataDir(const std::string& path) {
+  std::error_code ec;
+  std::filesystem::create_directories(path, ec);
+  if (ec) return Status::IoError("cannot create data dir " + path + ": " + ec.message());
+  ASSIGN_OR_RETURN(auto lock, state::FileLock::TryAcquire(path + "/run.lock"));
+  if (!lock) return Status::Aborted("another `webindex run` uses " + path + "; stop it before --reset");
+  LOG_WARN("--reset: removing the state and query table in {}; they are rebuilt from the input topic", path);
+  return state::DataDir::Reset(path);
+}
+
 void RemoveOlderGenerations(state::DataDir& dir) {
   auto removed = dir.RemoveOlder();
   if (!removed.ok()) {
@@ -163,6 +175,9 @@ int RunProcessor(Settings settings, const RunOptions& options) {
   auto embedded = MaybeEmbedded(&settings);
   if (!embedded.ok()) return Fail(embedded.status());
   const auto& stop = InstallStopSignals();
+  if (options.reset) {
+    if (Status st = ResetDataDir(settings.processor.data_dir); !st.ok()) return Fail(st);
+  }
   auto dir = state::DataDir::Open(settings.processor.data_dir, /*create=*/true);
   if (!dir.ok()) return Fail(dir.status());
   auto run_lock = LockForRun(*dir);
@@ -207,6 +222,14 @@ int RunReplay(Settings settings, const app::ReplayOptions& options) {
     LOG_ERROR("{}", st.ToString());
     return st.code() == Status::Code::kAborted && stop ? 130 : 1;
   }
+  return 0;
+}
+
+int RunVerify(const Settings& settings) {
+  auto store = OpenTableReadOnly(settings);
+  if (!store.ok()) return Fail(store.status());
+  if (Status st = (*store)->VerifyChecksums(); !st.ok()) return Fail(st);
+  LOG_INFO("{}: every checksum verified", (*store)->dir());
   return 0;
 }
 

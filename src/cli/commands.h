@@ -27,10 +27,14 @@ int RunLoad(const Settings& settings, const LoadOptions& options);
 
 struct RunOptions {
   bool exit_when_idle = false;
+  bool reset = false;  //!< drop the data dir's generations first and rebuild from the input topic
 };
 int RunProcessor(Settings settings, const RunOptions& options);
 
 int RunDump(const Settings& settings);
+
+//! Checks every checksum of the data dir's current generation.
+int RunVerify(const Settings& settings);
 
 //! Rebuilds the table from the input topic into a new generation, then switches to it.
 int RunReplay(Settings settings, const app::ReplayOptions& options);

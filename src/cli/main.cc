@@ -39,6 +39,8 @@ int main(int argc, char** argv) {
   run->add_option("--data-dir", data_dir, "state and query table directory")->required();
   run->add_option("--partitions", partitions, "partitions of the topics it creates")->check(CLI::PositiveNumber);
   run->add_flag("--exit-when-idle", run_opts.exit_when_idle, "exit 0 once all input is consumed and applied");
+  run->add_flag("--reset", run_opts.reset,
+                "discard the data dir's state and table, then rebuild them from what the input topic still holds");
   std::string http_listen;
   run->add_option("--http", http_listen, "serve the query API (docs/api.md) on [HOST:]PORT; HOST defaults to 127.0.0.1");
 
@@ -71,6 +73,10 @@ int main(int argc, char** argv) {
 
   auto* dump = app.add_subcommand("dump", "print the query table as row|cf|cq|value lines");
   dump->add_option("--data-dir", data_dir, "state and query table directory")->required();
+
+  auto* verify = app.add_subcommand("verify", "read every file of the data dir's current generation and check its "
+                                              "checksums; exit 1 on damage");
+  verify->add_option("--data-dir", data_dir, "state and query table directory")->required();
 
   cli::DemoOptions demo_opts{WEBINDEX_SAMPLE_DATA, ""};
   auto* demo = app.add_subcommand("demo", "embedded broker + sample crawl + processing, then the top pages");
@@ -109,6 +115,7 @@ int main(int argc, char** argv) {
   if (*load) return cli::RunLoad(*settings, load_opts);
   if (*run) return cli::RunProcessor(std::move(settings).value(), run_opts);
   if (*dump) return cli::RunDump(*settings);
+  if (*verify) return cli::RunVerify(*settings);
   if (*replay) return cli::RunReplay(std::move(settings).value(), replay_opts);
   if (*query) return cli::RunQuery(*settings, query_opts);
   if (*bench) return cli::RunBench(*settings, std::move(bench_opts));

@@ -42,18 +42,77 @@ bool ParseGeneration(const std::string& text, uint64_t* out) {
 Result<DataDir> DataDir::Open(const std::string& path, bool create) {
   DataDir dir(path);
   std::error_code ec;
-  const bool has_file = fs::exists(fs::path(path) / kGenerationFile, ec);
-  if (has_file) return dir;
-  if (fs::exists(fs::path(path) / "CURRENT", ec)) {
+  const fs::path root(path);
+  if (fs::exists(root / "CURRENT", ec)) {
     return Status::InvalidArgument(
         "data dir " + path + " holds a single database without a GENERATION file; move its files into " + path +
         "/gen-1 and write 1 into " + path + "/GENERATION");
   }
+  const bool exists = fs::exists(root, ec);
+  std::vector<uint64_t> gens;
+  if (exists) {
+    ASSIGN_OR_RETURN(gens, dir.List());
+  }
+  auto listed = [&] {
+    std::string out;
+    for (uint64_t g : gens) out += (out.empty() ? "" : ", ") + dir.PathOf(g);
+    return out.empty() ? std::string("none") : out;
+  };
+  if (fs::exists(root / kGenerationFile, ec)) {
+    ASSIGN_OR_RETURN(uint64_t current, dir.Current());
+    if (std::find(gens.begin(), gens.end(), current) == gens.end()) {
+      return Status::Corruption(path + "/GENERATION names generation " + std::to_string(current) + ", but " +
+                                dir.PathOf(current) + " is missing (generations present: " + listed() +
+                                "). Refusing to guess: restore it, or write the number of the generation to use "
+                                "into GENERATION, or rebuild from the input topic with `webindex run --reset`");
+    }
+    return dir;
+  }
+  // No GENERATION file: only an unfinished creation (an empty gen-1) may continue.
+  const bool unfinished = gens.size() == 1 && gens[0] == 1 && fs::is_empty(dir.PathOf(1), ec);
+  if (!gens.empty() && !unfinished) {
+    return Status::Corruption(path + " holds generations (" + listed() +
+                              ") but no GENERATION file naming the current one. Refusing to guess: write the "
+                              "number of the generation to use into " + path +
+                              "/GENERATION, or rebuild from the input topic with `webindex run --reset`");
+  }
+  if (exists && !unfinished) {
+    for (const auto& entry : fs::directory_iterator(root, ec)) {
+      const std::string name = entry.path().filename().string();
+      if (name != "run.lock" && name != "replay.lock" && name != std::string(kGenerationFile) + ".tmp") {
+        return Status::InvalidArgument(path + " is not empty and holds no webindex data (found " + name +
+                                       "); give a new or empty directory as --data-dir");
+      }
+    }
+  }
   if (!create) return Status::NotFound("no webindex data in " + path + " (no GENERATION file); check --data-dir");
-  fs::create_directories(path, ec);
+  // gen-1 before GENERATION: a GENERATION file always names a generation that exists.
+  fs::create_directories(dir.PathOf(1), ec);
   if (ec) return Status::IoError("cannot create data dir " + path + ": " + ec.message());
+  RETURN_IF_ERROR(FsyncPath(path, O_RDONLY | O_DIRECTORY));
   RETURN_IF_ERROR(dir.SetCurrent(1));
   return dir;
+}
+
+Status DataDir::Reset(const std::string& path) {
+  const fs::path root(path);
+  std::error_code ec;
+  if (!fs::exists(root, ec)) return Status::Ok();
+  std::vector<fs::path> doomed;
+  for (const auto& entry : fs::directory_iterator(root, ec)) {
+    const std::string name = entry.path().filename().string();
+    if (name.starts_with(kGenerationPrefix) || name.starts_with(kGenerationFile)) doomed.push_back(entry.path());
+  }
+  if (ec) return Status::IoError("cannot list " + path + ": " + ec.message());
+  // GENERATION first: a reset cut short leaves generations without it, which Open refuses.
+  std::sort(doomed.begin(), doomed.end(), [](const fs::path& a, const fs::path& b) {
+    return (a.filename() == kGenerationFile) > (b.filename() == kGenerationFile);
+  });
+  for (const auto& p : doomed) {
+    fs::remove_all(p, ec);
+    if (ec) return Status::IoError("cannot remove " + p.string() + ": " + ec.message());
+  }
+  return Status::Ok();
 }
 
 Result<uint64_t> DataDir::Current() const {

@@ -23,8 +23,13 @@ namespace webindex::state {
 class DataDir {
  public:
   //! Opens the data dir at `path`. With `create`, makes it (and generation 1 current) when
-  //! missing; without, a dir that holds no webindex data is NotFound.
+  //! missing or empty; without, a dir that holds no webindex data is NotFound. Never guesses:
+  //! a GENERATION file naming a missing generation, generations without a GENERATION file, or
+  //! a non-empty dir of other files are refused with what to do.
   static Result<DataDir> Open(const std::string& path, bool create);
+  //! Removes every generation and the GENERATION file (`webindex run --reset`); the caller
+  //! holds the run lock. The next Open(create) starts afresh.
+  static Status Reset(const std::string& path);
 
   const std::string& path() const { return path_; }
   //! Reads the GENERATION file (each call: another process may have switched it).

@@ -28,7 +28,8 @@ TEST_F(DataDirTest, NewDirStartsAtGenerationOne) {
   ASSERT_TRUE(dir.ok()) << dir.status().ToString();
   EXPECT_EQ(dir->Current().value(), 1u);
   EXPECT_EQ(dir->PathOf(1), path + "/gen-1");
-  EXPECT_TRUE(dir->List().value().empty());  // the database appears when a store opens it
+  EXPECT_EQ(dir->List().value(), std::vector<uint64_t>{1});  // empty until a store opens it
+  EXPECT_TRUE(fs::is_empty(dir->PathOf(1)));
   auto store = OpenCurrent(path, {});
   ASSERT_TRUE(store.ok()) << store.status().ToString();
   EXPECT_EQ(dir->List().value(), std::vector<uint64_t>{1});
@@ -54,15 +55,75 @@ TEST_F(DataDirTest, RejectsUnreadableAndOldLayouts) {
   {
     std::ofstream(root_ + "/GENERATION") << "two\n";
   }
-  auto dir = DataDir::Open(root_, true);
-  ASSERT_TRUE(dir.ok());
-  EXPECT_EQ(dir->Current().status().code(), Status::Code::kCorruption);
+  EXPECT_EQ(DataDir::Open(root_, true).status().code(), Status::Code::kCorruption);
   const std::string old = root_ + "/old";
   fs::create_directories(old);
   std::ofstream(old + "/CURRENT") << "MANIFEST-000001\n";
   auto legacy = DataDir::Open(old, true);
   EXPECT_EQ(legacy.status().code(), Status::Code::kInvalidArgument);
   EXPECT_NE(legacy.status().message().find("gen-1"), std::string::npos) << legacy.status().message();
+}
+
+//! A data dir with generation 1's database in it, closed again.
+DataDir MakeUsed(const std::string& root) {
+  auto dir = DataDir::Open(root, true).value();
+  auto store = OpenCurrent(root, {});
+  EXPECT_TRUE(store.ok()) << store.status().ToString();
+  return dir;
+}
+
+TEST_F(DataDirTest, MissingGenerationFileIsRefusedNotRestartedFromNothing) {
+  MakeUsed(root_);
+  fs::remove(root_ + "/GENERATION");
+  auto dir = DataDir::Open(root_, /*create=*/true);
+  ASSERT_EQ(dir.status().code(), Status::Code::kCorruption);
+  EXPECT_NE(dir.status().message().find("no GENERATION file"), std::string::npos) << dir.status().message();
+  EXPECT_NE(dir.status().message().find("--reset"), std::string::npos) << dir.status().message();
+  EXPECT_TRUE(fs::exists(root_ + "/gen-1/CURRENT"));
+  EXPECT_FALSE(fs::exists(root_ + "/GENERATION"));
+}
+
+TEST_F(DataDirTest, GenerationFileNamingAMissingGenerationDeletesNothing) {
+  auto dir = MakeUsed(root_);
+  ASSERT_TRUE(dir.SetCurrent(3).ok());
+  auto opened = DataDir::Open(root_, /*create=*/true);
+  ASSERT_EQ(opened.status().code(), Status::Code::kCorruption);
+  EXPECT_NE(opened.status().message().find("gen-3 is missing"), std::string::npos) << opened.status().message();
+  EXPECT_NE(opened.status().message().find(root_ + "/gen-1"), std::string::npos) << opened.status().message();
+  EXPECT_FALSE(OpenCurrent(root_, {}).ok());
+  EXPECT_TRUE(fs::exists(root_ + "/gen-1/CURRENT"));
+}
+
+TEST_F(DataDirTest, DatabaseWithoutCurrentFileIsRefusedNotRecreated) {
+  MakeUsed(root_);
+  fs::remove(root_ + "/gen-1/CURRENT");
+  auto store = OpenCurrent(root_, {});
+  ASSERT_EQ(store.status().code(), Status::Code::kCorruption) << store.status().ToString();
+  EXPECT_NE(store.status().message().find("damaged"), std::string::npos) << store.status().message();
+  EXPECT_FALSE(fs::exists(root_ + "/gen-1/CURRENT"));  // nothing new was made over it
+}
+
+TEST_F(DataDirTest, ForeignNonEmptyDirIsRefused) {
+  std::ofstream(root_ + "/notes.txt") << "not webindex\n";
+  auto dir = DataDir::Open(root_, /*create=*/true);
+  ASSERT_EQ(dir.status().code(), Status::Code::kInvalidArgument);
+  EXPECT_NE(dir.status().message().find("notes.txt"), std::string::npos) << dir.status().message();
+  EXPECT_FALSE(fs::exists(root_ + "/GENERATION"));
+}
+
+TEST_F(DataDirTest, UnfinishedCreationContinuesAndResetStartsAfresh) {
+  fs::create_directories(root_ + "/gen-1");  // killed before GENERATION was written
+  auto dir = DataDir::Open(root_, /*create=*/true);
+  ASSERT_TRUE(dir.ok()) << dir.status().ToString();
+  EXPECT_EQ(dir->Current().value(), 1u);
+  ASSERT_TRUE(OpenCurrent(root_, {}).ok());
+  fs::create_directories(root_ + "/gen-2");
+  ASSERT_TRUE(DataDir::Reset(root_).ok());
+  EXPECT_TRUE(fs::is_empty(root_));
+  auto fresh = DataDir::Open(root_, /*create=*/true);
+  ASSERT_TRUE(fresh.ok()) << fresh.status().ToString();
+  EXPECT_EQ(fresh->List().value(), std::vector<uint64_t>{1});
+  EXPECT_TRUE(fs::is_empty(root_ + "/gen-1"));
 }
 
 TEST_F(DataDirTest, FileLockExcludesOtherHolders) {
