@@ -1,5 +1,7 @@
 #include "app/processor.h"
 
+#include "app/binding.h"
+
 #include <algorithm>
 #include <chrono>
 #include <thread>
@@ -55,6 +57,14 @@ Status Processor::Start() {
   }
   layout.generation = generation_;
   ASSIGN_OR_RETURN(store_, state::Store::Open(dir_->PathOf(generation_), config_.store));
+  const std::string where = "generation " + std::to_string(generation_) + " of data dir " + config_.data_dir;
+  ASSIGN_OR_RETURN(bool set_up, IsSetUp(*store_));
+  if (!set_up) {
+    LOG_INFO("{} is new: reading {} from its start, the internal topics from their current ends", where,
+             config_.topics.pages);
+    RETURN_IF_ERROR(SetUpGeneration(config_, *admin_, *store_, -1));
+  }
+  RETURN_IF_ERROR(CheckBinding(config_, *admin_, *store_, where));
   ASSIGN_OR_RETURN(auto from, state::GetFixed64(*store_, state::Family::kMeta, kFromMsKey,
                                                 "generation start time in " + dir_->PathOf(generation_)));
   const int64_t from_ms = from ? static_cast<int64_t>(*from) : -1;

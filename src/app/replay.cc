@@ -1,5 +1,7 @@
 #include "app/replay.h"
 
+#include "app/binding.h"
+
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
@@ -33,7 +35,13 @@ std::string DescribeFrom(int64_t from_ms) {
 
 //! The from of generation `gen` if its setup finished, nullopt if it did not.
 Result<std::optional<int64_t>> ReadReplayFrom(const state::DataDir& dir, uint64_t gen, const state::StoreOptions& o) {
-  ASSIGN_OR_RETURN(auto store, state::Store::Open(dir.PathOf(gen), o));
+  auto opened = state::Store::Open(dir.PathOf(gen), o);
+  if (!opened.ok()) {
+    LOG_WARN("generation {} cannot be opened ({}); it is not current and is rolled back", gen,
+             opened.status().ToString());
+    return std::optional<int64_t>();
+  }
+  auto store = std::move(opened).value();
   ASSIGN_OR_RETURN(auto value, store->Get(state::Family::kMeta, kReplayKey));
   if (!value) return std::optional<int64_t>();
   try {
@@ -50,29 +58,7 @@ Status CreateGeneration(const ProcessorConfig& config, kafka::Admin& admin, cons
                       .WithContext("cannot reach Kafka at " + config.kafka.brokers));
   ASSIGN_OR_RETURN(auto store, state::Store::Open(dir.PathOf(gen), config.store));
   state::WriteBatch wb(*store);
-  const auto& n = config.topics;
-  if (from_ms >= 0) {
-    // A hint only: the page stage skips events stamped before from_ms anyway, so a broker
-    // that cannot look offsets up by time (-1) just means reading from the beginning.
-    ASSIGN_OR_RETURN(int partitions, admin.PartitionCount(n.pages, kAdminTimeoutMs));
-    ASSIGN_OR_RETURN(auto offsets, admin.OffsetsForTime(n.pages, partitions, from_ms, kAdminTimeoutMs));
-    for (int32_t p = 0; p < partitions; ++p) {
-      if (offsets[p] >= 0) {
-        wb.Put(state::Family::kOffsets, pipeline::StageRunner::OffsetKey("page", n.pages, p), Fixed64(offsets[p]));
-      }
-    }
-    wb.Put(state::Family::kMeta, kFromMsKey, Fixed64(static_cast<uint64_t>(from_ms)));
-  }
-  // What the internal topics hold now was written by other generations.
-  const std::pair<const char*, const std::string*> internal[] = {
-      {"uri", &n.uri_deltas}, {"domain", &n.domain_deltas}, {"sink", &n.exports}};
-  for (const auto& [stage, topic] : internal) {
-    ASSIGN_OR_RETURN(int partitions, admin.PartitionCount(*topic, kAdminTimeoutMs));
-    for (int32_t p = 0; p < partitions; ++p) {
-      ASSIGN_OR_RETURN(auto marks, admin.Watermarks(*topic, p, kAdminTimeoutMs));
-      wb.Put(state::Family::kOffsets, pipeline::StageRunner::OffsetKey(stage, *topic, p), Fixed64(marks.second));
-    }
-  }
+  RETURN_IF_ERROR(SetUpGeneration(config, admin, *store, from_ms, &wb));
   wb.Put(state::Family::kMeta, kReplayKey, std::to_string(from_ms));
   RETURN_IF_ERROR(store->Write(wb));
   return store->Flush();

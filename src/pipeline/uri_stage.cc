@@ -2,8 +2,9 @@
 
 #include <map>
 
+#include <fmt/format.h>
+
 #include "codec/state_codec.h"
-#include "common/log.h"
 #include "model/url.h"
 
 namespace webindex::pipeline {
@@ -67,7 +68,12 @@ Status UriStage::Process(const std::vector<InRecord>& records, BatchContext& ctx
     c.info.docs += delta.docs;
     if (c.info == before) continue;
     if (c.info.links_to < 0 || c.info.docs < 0) {
-      LOG_ERROR("uri {} would have negative counts ({}, {}); this is a bug", uri, c.info.links_to, c.info.docs);
+      // Deltas from input this state never counted: another data dir's records, or damage.
+      return Status::Corruption(fmt::format(
+          "uri {} would get negative counts (linksTo {}, docs {}): its input holds deltas this state never counted "
+          "(records of another data dir or a lost commit). Stopped before writing a wrong table; rebuild with "
+          "`webindex replay` or `webindex run --reset`",
+          uri, c.info.links_to, c.info.docs));
     }
     ++c.version;
     ctx.batch().Put(state::Family::kUris, uri, codec::EncodeCounted(c));
@@ -118,7 +124,13 @@ Status DomainStage::Process(const std::vector<InRecord>& records, BatchContext& 
     codec::Counted& c = current[i++];
     if (delta == 0) continue;
     c.info.docs += delta;
-    if (c.info.docs < 0) LOG_ERROR("domain {} would have {} pages; this is a bug", domain, c.info.docs);
+    if (c.info.docs < 0) {
+      return Status::Corruption(fmt::format(
+          "domain {} would get {} pages: its input holds deltas this state never counted (records of another data "
+          "dir or a lost commit). Stopped before writing a wrong table; rebuild with `webindex replay` or "
+          "`webindex run --reset`",
+          domain, c.info.docs));
+    }
     ++c.version;
     ctx.batch().Put(state::Family::kDomains, domain, codec::EncodeCounted(c));
     codec::ExportRecord exp;

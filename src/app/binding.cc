@@ -1,0 +1,113 @@
+#include "app/binding.h"
+
+#include <fmt/format.h>
+
+#include "common/bytes.h"
+#include "common/log.h"
+#include "pipeline/stage_runner.h"
+
+namespace webindex::app {
+namespace {
+
+constexpr int kAdminTimeoutMs = 10000;
+constexpr char kClusterKey[] = "binding/cluster_id";
+constexpr char kSetUpKey[] = "binding/set_up";
+
+std::string Fixed64(uint64_t v) {
+  BytesWriter w;
+  w.PutFixed64BE(v);
+  return w.Take();
+}
+
+//! (stage, input topic) of every stage, in flow order; their offset keys are OffsetKey(stage, topic, p).
+std::vector<std::pair<const char*, const std::string*>> Inputs(const ProcessorConfig& config) {
+  const auto& n = config.topics;
+  return {{"page", &n.pages}, {"uri", &n.uri_deltas}, {"domain", &n.domain_deltas}, {"sink", &n.exports}};
+}
+
+std::string ResetAdvice(const ProcessorConfig& config) {
+  return fmt::format(
+      "Point --brokers at the cluster it was built from, or rebuild the table from what this cluster holds with "
+      "`webindex run --reset --data-dir {}` (drops the current table) or `webindex replay` into a new generation",
+      config.data_dir);
+}
+
+}  // namespace
+
+Status SetUpGeneration(const ProcessorConfig& config, kafka::Admin& admin, state::Store& store, int64_t from_ms,
+                       state::WriteBatch* extra) {
+  ASSIGN_OR_RETURN(std::string cluster, admin.ClusterId(kAdminTimeoutMs));
+  state::WriteBatch local(store);
+  state::WriteBatch& wb = extra ? *extra : local;
+  const auto& n = config.topics;
+  if (from_ms >= 0) {
+    // A hint only: the page stage skips events stamped before from_ms anyway, so a broker
+    // that cannot look offsets up by time (-1) just means reading from the beginning.
+    ASSIGN_OR_RETURN(int partitions, admin.PartitionCount(n.pages, kAdminTimeoutMs));
+    ASSIGN_OR_RETURN(auto offsets, admin.OffsetsForTime(n.pages, partitions, from_ms, kAdminTimeoutMs));
+    for (int32_t p = 0; p < partitions; ++p) {
+      if (offsets[p] >= 0) {
+        wb.Put(state::Family::kOffsets, pipeline::StageRunner::OffsetKey("page", n.pages, p), Fixed64(offsets[p]));
+      }
+    }
+    wb.Put(state::Family::kMeta, kFromMsKey, Fixed64(static_cast<uint64_t>(from_ms)));
+  }
+  const auto inputs = Inputs(config);
+  for (auto it = inputs.begin() + 1; it != inputs.end(); ++it) {
+    const auto& [stage, topic] = *it;
+    ASSIGN_OR_RETURN(int partitions, admin.PartitionCount(*topic, kAdminTimeoutMs));
+    for (int32_t p = 0; p < partitions; ++p) {
+      ASSIGN_OR_RETURN(auto marks, admin.Watermarks(*topic, p, kAdminTimeoutMs));
+      wb.Put(state::Family::kOffsets, pipeline::StageRunner::OffsetKey(stage, *topic, p), Fixed64(marks.second));
+    }
+  }
+  wb.Put(state::Family::kMeta, kClusterKey, cluster);
+  wb.Put(state::Family::kMeta, kSetUpKey, "1");
+  if (extra) return Status::Ok();
+  return store.Write(wb);
+}
+
+Result<bool> IsSetUp(state::Store& store) {
+  ASSIGN_OR_RETURN(auto marker, store.Get(state::Family::kMeta, kSetUpKey));
+  if (marker) return true;
+  // A generation made before bindings were recorded has positions; it is adopted as it is.
+  auto it = store.NewIterator(state::Family::kOffsets);
+  it->SeekToFirst();
+  RETURN_IF_ERROR(it->status());
+  return it->Valid();
+}
+
+Status CheckBinding(const ProcessorConfig& config, kafka::Admin& admin, state::Store& store, const std::string& where) {
+  ASSIGN_OR_RETURN(std::string cluster, admin.ClusterId(kAdminTimeoutMs));
+  ASSIGN_OR_RETURN(auto bound, store.Get(state::Family::kMeta, kClusterKey));
+  if (bound && *bound != cluster) {
+    return Status::InvalidArgument(fmt::format(
+        "{} was built from Kafka cluster {}, but {} is cluster {}: its positions in the topics mean nothing there. {}",
+        where, *bound, config.kafka.brokers, cluster, ResetAdvice(config)));
+  }
+  for (const auto& [stage, topic] : Inputs(config)) {
+    ASSIGN_OR_RETURN(int partitions, admin.PartitionCount(*topic, kAdminTimeoutMs));
+    for (int32_t p = 0; p < partitions; ++p) {
+      const std::string key = pipeline::StageRunner::OffsetKey(stage, *topic, p);
+      ASSIGN_OR_RETURN(auto position, state::GetFixed64(store, state::Family::kOffsets, key, "offset " + key));
+      if (!position) continue;
+      ASSIGN_OR_RETURN(auto marks, admin.Watermarks(*topic, p, kAdminTimeoutMs));
+      if (static_cast<int64_t>(*position) > marks.second) {
+        return Status::InvalidArgument(fmt::format(
+            "{} has read {}[{}] up to offset {}, but that partition ends at {}: the topic was deleted and created "
+            "again, or {} is another cluster. Going on would skip or re-apply input. {}",
+            where, *topic, p, *position, marks.second, config.kafka.brokers, ResetAdvice(config)));
+      }
+    }
+  }
+  if (!bound) {
+    LOG_INFO("{}: recording its Kafka cluster id {}", where, cluster);
+    state::WriteBatch wb(store);
+    wb.Put(state::Family::kMeta, kClusterKey, cluster);
+    wb.Put(state::Family::kMeta, kSetUpKey, "1");
+    RETURN_IF_ERROR(store.Write(wb));
+  }
+  return Status::Ok();
+}
+
+}  // namespace webindex::app

@@ -1,0 +1,31 @@
+// Binding of a data-dir generation to the Kafka cluster and topic positions it was built from.
+// A generation's state only means something together with the topics it read: started on
+// another cluster, on re-created topics, or with its positions ahead of what the topics hold,
+// it would skip or re-apply input and give a wrong table. So a generation records, when it is
+// set up, its cluster id and its start positions in one commit, and every start checks them.
+#pragma once
+
+#include <cstdint>
+
+#include "app/processor.h"
+#include "kafka/client.h"
+#include "state/store.h"
+
+namespace webindex::app {
+
+//! Writes a new generation's start positions in one commit: `pages` at `from_ms` (< 0: from the
+//! beginning), the internal topics at their current ends (what they hold was written by other
+//! generations or data dirs), the cluster id, and last the set-up marker. `extra` is added to
+//! the same commit.
+Status SetUpGeneration(const ProcessorConfig& config, kafka::Admin& admin, state::Store& store, int64_t from_ms,
+                       state::WriteBatch* extra = nullptr);
+
+//! True when the generation in `store` was set up (or adopted from a data dir made before
+//! generations recorded their binding).
+Result<bool> IsSetUp(state::Store& store);
+
+//! Refuses, with what to do, a generation bound to another cluster or whose committed position
+//! in an input partition lies beyond that partition's end (topic re-created or truncated).
+Status CheckBinding(const ProcessorConfig& config, kafka::Admin& admin, state::Store& store, const std::string& where);
+
+}  // namespace webindex::app
