@@ -1,5 +1,8 @@
 #include "app/binding.h"
 
+#include <chrono>
+#include <thread>
+
 #include <fmt/format.h>
 
 #include "common/bytes.h"
@@ -23,6 +26,20 @@ std::string Fixed64(uint64_t v) {
 std::vector<std::pair<const char*, const std::string*>> Inputs(const ProcessorConfig& config) {
   const auto& n = config.topics;
   return {{"page", &n.pages}, {"uri", &n.uri_deltas}, {"domain", &n.domain_deltas}, {"sink", &n.exports}};
+}
+
+//! Watermarks, asked again while the cluster answers with a transient error (a leader moving).
+Result<std::pair<int64_t, int64_t>> Watermarks(kafka::Admin& admin, const std::string& topic, int32_t partition) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(kAdminTimeoutMs);
+  for (;;) {
+    auto marks = admin.Watermarks(topic, partition, kAdminTimeoutMs);
+    if (marks.ok() || marks.status().code() != Status::Code::kUnavailable ||
+        std::chrono::steady_clock::now() > deadline) {
+      return marks;
+    }
+    LOG_DEBUG("watermarks of {}[{}]: {}; asking again", topic, partition, marks.status().ToString());
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
 }
 
 std::string ResetAdvice(const ProcessorConfig& config) {
@@ -57,7 +74,7 @@ Status SetUpGeneration(const ProcessorConfig& config, kafka::Admin& admin, state
     const auto& [stage, topic] = *it;
     ASSIGN_OR_RETURN(int partitions, admin.PartitionCount(*topic, kAdminTimeoutMs));
     for (int32_t p = 0; p < partitions; ++p) {
-      ASSIGN_OR_RETURN(auto marks, admin.Watermarks(*topic, p, kAdminTimeoutMs));
+      ASSIGN_OR_RETURN(auto marks, Watermarks(admin, *topic, p));
       wb.Put(state::Family::kOffsets, pipeline::StageRunner::OffsetKey(stage, *topic, p), Fixed64(marks.second));
     }
   }
@@ -91,7 +108,7 @@ Status CheckBinding(const ProcessorConfig& config, kafka::Admin& admin, state::S
       const std::string key = pipeline::StageRunner::OffsetKey(stage, *topic, p);
       ASSIGN_OR_RETURN(auto position, state::GetFixed64(store, state::Family::kOffsets, key, "offset " + key));
       if (!position) continue;
-      ASSIGN_OR_RETURN(auto marks, admin.Watermarks(*topic, p, kAdminTimeoutMs));
+      ASSIGN_OR_RETURN(auto marks, Watermarks(admin, *topic, p));
       if (static_cast<int64_t>(*position) > marks.second) {
         return Status::InvalidArgument(fmt::format(
             "{} has read {}[{}] up to offset {}, but that partition ends at {}: the topic was deleted and created "
