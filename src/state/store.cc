@@ -10,6 +10,10 @@
 #include <sys/statvfs.h>
 
 #include <array>
+#include <cstdarg>
+#include <cstdio>
+#include <atomic>
+#include <mutex>
 #include <filesystem>
 
 #include <fmt/format.h>
@@ -38,6 +42,25 @@ Status FromRocks(const rocksdb::Status& s, const char* what) {
 
 rocksdb::Slice ToSlice(std::string_view v) { return {v.data(), v.size()}; }
 std::string_view ToView(const rocksdb::Slice& s) { return {s.data(), s.size()}; }
+
+//! RocksDB's own log, into webindex's (warnings and errors; the rest at debug level). Not a file
+//! in the data dir: a log file on a full disk fails, and Debian's RocksDB asserts on its next line.
+class RocksLogger final : public rocksdb::Logger {
+ public:
+  RocksLogger() : rocksdb::Logger(rocksdb::InfoLogLevel::INFO_LEVEL) {}
+  void Logv(const char* format, va_list ap) override { Logv(rocksdb::InfoLogLevel::INFO_LEVEL, format, ap); }
+  void Logv(const rocksdb::InfoLogLevel level, const char* format, va_list ap) override {
+    char buf[1024];
+    std::vsnprintf(buf, sizeof(buf), format, ap);
+    if (level >= rocksdb::InfoLogLevel::ERROR_LEVEL) {
+      LOG_ERROR("rocksdb: {}", buf);
+    } else if (level == rocksdb::InfoLogLevel::WARN_LEVEL) {
+      LOG_WARN("rocksdb: {}", buf);
+    } else {
+      LOG_DEBUG("rocksdb: {}", buf);
+    }
+  }
+};
 
 class RocksIterator final : public Iterator {
  public:
@@ -71,7 +94,23 @@ struct Store::Impl {
   std::unique_ptr<rocksdb::DB> db;
   std::vector<rocksdb::ColumnFamilyHandle*> handles;
   rocksdb::WriteOptions write_options;
+  //! Set by the first failed write or flush: later ones return that first error (the cause)
+  //! instead of going back to a database that stopped taking writes.
+  std::atomic<bool> broken{false};
+  std::mutex broken_mu;
+  Status broken_status;
   rocksdb::ColumnFamilyHandle* h(Family f) const { return handles[static_cast<int>(f)]; }
+  Status Broken() {
+    std::lock_guard<std::mutex> lock(broken_mu);
+    return broken_status;
+  }
+  Status Fail(Status st) {
+    if (st.ok()) return st;
+    std::lock_guard<std::mutex> lock(broken_mu);
+    if (broken_status.ok()) broken_status = st;
+    broken = true;
+    return st;
+  }
   //! Errors of writes: a full disk says where, how much is free and what to do.
   Status Check(const rocksdb::Status& s, const char* what) const {
     if (!s.IsNoSpace()) return FromRocks(s, what);
@@ -136,6 +175,7 @@ Result<std::unique_ptr<Store>> Store::Open(const std::string& dir, const StoreOp
   db_opts.create_if_missing = !has_db;
   db_opts.create_missing_column_families = true;
   if (options.env) db_opts.env = options.env.get();
+  db_opts.info_log = std::make_shared<RocksLogger>();
   // Damage is reported, never turned into another state: a committed write is never rolled
   // back (outputs it made may be in Kafka already), so the WAL may lose only a torn last record;
   // corruption anywhere else fails the open. Every read verifies block checksums.
@@ -222,7 +262,8 @@ Status Store::MultiGet(Family f, const std::vector<std::string>& keys, std::vect
 }
 
 Status Store::Write(WriteBatch& batch) {
-  return impl_->Check(impl_->db->Write(impl_->write_options, &batch.impl_->batch), "commit");
+  if (impl_->broken) return impl_->Broken();
+  return impl_->Fail(impl_->Check(impl_->db->Write(impl_->write_options, &batch.impl_->batch), "commit"));
 }
 
 std::unique_ptr<Iterator> Store::NewIterator(Family f, const Snapshot* snap) {
@@ -238,7 +279,8 @@ std::unique_ptr<Snapshot> Store::GetSnapshot() {
 
 Status Store::Flush() {
   rocksdb::FlushOptions fo;
-  return impl_->Check(impl_->db->Flush(fo, impl_->handles), "flush");
+  if (impl_->broken) return impl_->Broken();
+  return impl_->Fail(impl_->Check(impl_->db->Flush(fo, impl_->handles), "flush"));
 }
 
 Status Store::VerifyChecksums() { return FromRocks(impl_->db->VerifyChecksum(), ("verifying " + impl_->dir).c_str()); }
