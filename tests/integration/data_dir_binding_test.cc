@@ -15,15 +15,6 @@
 namespace webindex::testing {
 namespace {
 
-void Feed(PipelineHarness& h, EventGenerator& gen, BatchModel& model, size_t count) {
-  std::vector<std::tuple<int, std::string, std::string>> records;
-  for (auto& ev : gen.Next(count)) {
-    model.Apply(ev.value);
-    records.emplace_back(ev.partition_hint, ev.key, ev.value);
-  }
-  h.ProduceTo(records);
-}
-
 //! Starts a processor on `config` and runs it until idle or a failure; returns why it ended.
 Status StartAndRun(const app::ProcessorConfig& config) {
   app::Processor processor(config);
@@ -38,14 +29,14 @@ TEST(DataDirBindingTest, FreshDataDirOnTopicsAnotherProcessedEqualsBatch) {
   PipelineHarness h(2);
   EventGenerator gen(51, 2);
   BatchModel model;
-  Feed(h, gen, model, 800);
+  h.Feed(gen, model, 800);
   h.RunUntilIdle();
   ASSERT_EQ(h.Dump(), model.TableLines());
   // A second data dir on the same topics: the internal topics hold the first one's deltas.
   h.config().data_dir += "-second";
   h.RunUntilIdle();
   EXPECT_EQ(h.Dump(), model.TableLines());
-  Feed(h, gen, model, 200);
+  h.Feed(gen, model, 200);
   h.RunUntilIdle();
   EXPECT_EQ(h.Dump(), model.TableLines());
 }
@@ -54,7 +45,7 @@ TEST(DataDirBindingTest, AnotherClusterIsRefused) {
   PipelineHarness first(2);
   EventGenerator gen(52, 2);
   BatchModel model;
-  Feed(first, gen, model, 300);
+  first.Feed(gen, model, 300);
   first.RunUntilIdle();
   PipelineHarness other(2);  // another embedded broker: another cluster with empty topics
   other.config().data_dir = first.config().data_dir;
@@ -71,7 +62,7 @@ TEST(DataDirBindingTest, PositionBeyondTheTopicsEndIsRefused) {
   PipelineHarness h(2);
   EventGenerator gen(53, 2);
   BatchModel model;
-  Feed(h, gen, model, 300);
+  h.Feed(gen, model, 300);
   h.RunUntilIdle();
   {
     // As if `pages` had been deleted and created again: the stored position lies past its end.
@@ -94,7 +85,7 @@ TEST(DataDirBindingTest, NegativeCountStopsTheStage) {
   PipelineHarness h(2);
   EventGenerator gen(54, 2);
   BatchModel model;
-  Feed(h, gen, model, 100);
+  h.Feed(gen, model, 100);
   h.RunUntilIdle();
   // A delta this state never counted: a link removed from a page no one saw.
   const std::string uri = "com.never-seen>>o>/page";

@@ -25,16 +25,6 @@ namespace {
 
 using namespace std::chrono_literals;
 
-//! Produces `count` random events and folds them into `model`.
-void Feed(PipelineHarness& h, EventGenerator& gen, BatchModel& model, size_t count) {
-  std::vector<std::tuple<int, std::string, std::string>> records;
-  for (auto& ev : gen.Next(count)) {
-    model.Apply(ev.value);
-    records.emplace_back(ev.partition_hint, ev.key, ev.value);
-  }
-  h.ProduceTo(records);
-}
-
 //! Runs a processor until `cut` says so (or a stage fails), then cuts the power under it.
 void RunAndCutPower(PipelineHarness& h, FaultFs& fs, const std::function<bool(const pipeline::Metrics&)>& cut) {
   app::Processor processor(h.config());
@@ -60,9 +50,9 @@ void PowerLossSeed(uint64_t seed) {
   h.config().runner.max_batch = 50 + seed % 150;  // many commits, so that one is always in flight
   EventGenerator gen(seed, 2);
   BatchModel model;
-  Feed(h, gen, model, 600);
+  h.Feed(gen, model, 600);
   h.RunUntilIdle();  // a data dir with SST files and a history
-  Feed(h, gen, model, 3000);
+  h.Feed(gen, model, 3000);
   std::mt19937_64 rng(seed);
   const uint64_t at = 2 + rng() % 40;  // commits of this run before the power goes
   uint64_t first = 0;
@@ -73,7 +63,7 @@ void PowerLossSeed(uint64_t seed) {
   const uint64_t dropped = fs->DropUnsyncedData();
   std::cout << "seed " << seed << ": power cut after " << at << " commits, " << dropped << " unsynced bytes lost"
             << std::endl;
-  Feed(h, gen, model, 300);
+  h.Feed(gen, model, 300);
   h.RunUntilIdle();
   EXPECT_EQ(h.Dump(), model.TableLines()) << "seed " << seed;
 }
@@ -92,9 +82,9 @@ TEST(DiskFullTest, StopsWithAClearErrorAndResumesWhenSpaceReturns) {
   h.config().runner.max_batch = 100;
   EventGenerator gen(41, 2);
   BatchModel model;
-  Feed(h, gen, model, 300);
+  h.Feed(gen, model, 300);
   h.RunUntilIdle();
-  Feed(h, gen, model, 3000);
+  h.Feed(gen, model, 3000);
 
   fs->SetSpaceLeft(256 << 10);  // far less than 3,000 events need
   app::Processor processor(h.config());
@@ -144,9 +134,9 @@ TEST(DamagedStateTest, WalCorruptedInTheMiddleIsReportedAtOpen) {
   h.config().runner.max_batch = 100;
   EventGenerator gen(61, 2);
   BatchModel model;
-  Feed(h, gen, model, 300);
+  h.Feed(gen, model, 300);
   h.RunUntilIdle();
-  Feed(h, gen, model, 2000);
+  h.Feed(gen, model, 2000);
   uint64_t first = 0;
   RunAndCutPower(h, *fs, [&](const pipeline::Metrics& m) {
     if (first == 0) first = m.commits + 1;
@@ -169,9 +159,9 @@ TEST(DamagedStateTest, ManifestCutIsReportedAtOpen) {
   PipelineHarness h(2);
   EventGenerator gen(62, 2);
   BatchModel model;
-  Feed(h, gen, model, 500);
+  h.Feed(gen, model, 500);
   h.RunUntilIdle();
-  Feed(h, gen, model, 500);
+  h.Feed(gen, model, 500);
   h.RunUntilIdle();
   const std::string manifest = LargestFile(h.config().data_dir, "MANIFEST-");
   ASSERT_FALSE(manifest.empty());
@@ -192,7 +182,7 @@ TEST(DamagedStateTest, OverwrittenSstBytesAreReportedOnRead) {
   PipelineHarness h(2);
   EventGenerator gen(63, 2);
   BatchModel model;
-  Feed(h, gen, model, 1500);
+  h.Feed(gen, model, 1500);
   h.RunUntilIdle();
   // 8 bytes inside the first data block of every table file (data blocks come first).
   int damaged = 0;

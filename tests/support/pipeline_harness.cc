@@ -76,6 +76,15 @@ void PipelineHarness::ProduceTo(const std::vector<std::tuple<int, std::string, s
   ASSERT_TRUE(producer_->Flush(30000).ok());
 }
 
+void PipelineHarness::Feed(EventGenerator& gen, BatchModel& model, size_t count) {
+  std::vector<std::tuple<int, std::string, std::string>> records;
+  for (auto& ev : gen.Next(count)) {
+    model.Apply(ev.value);
+    records.emplace_back(ev.partition_hint, ev.key, ev.value);
+  }
+  ProduceTo(records);
+}
+
 std::string PipelineHarness::RunUntilIdle() {
   std::string summary;
   RunUntilIdle([&](const pipeline::Metrics& m) { summary = m.Summary(); });

@@ -9,6 +9,8 @@
 #include <vector>
 
 #include "app/processor.h"
+#include "batch_model.h"
+#include "event_generator.h"
 #include "kafka/client.h"
 
 namespace webindex::testing {
@@ -26,6 +28,8 @@ class PipelineHarness {
 
   //! Produces values to the pages topic; partition -1 lets the key decide.
   void Produce(const std::vector<std::pair<std::string, std::string>>& keyed_values, int partition = -1);
+  //! Produces `count` events of `gen` to their partition hints and folds them into `model`.
+  void Feed(EventGenerator& gen, BatchModel& model, size_t count);
   //! Produces values to an explicit partition each.
   void ProduceTo(const std::vector<std::tuple<int, std::string, std::string>>& records);
   //! Starts a processor on the data dir, waits until idle, stops it. Returns its metrics summary.
