@@ -1,11 +1,10 @@
 #include "app/processor.h"
 
-#include "app/binding.h"
-
 #include <algorithm>
 #include <chrono>
 #include <thread>
 
+#include "app/binding.h"
 #include "common/log.h"
 #include "pipeline/page_stage.h"
 #include "pipeline/uri_stage.h"

@@ -1,12 +1,11 @@
 #include "app/replay.h"
 
-#include "app/binding.h"
-
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <thread>
 
+#include "app/binding.h"
 #include "codec/records.h"
 #include "codec/state_codec.h"
 #include "common/bytes.h"

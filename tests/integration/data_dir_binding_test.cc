@@ -15,16 +15,6 @@
 namespace webindex::testing {
 namespace {
 
-//! Starts a processor on `config` and runs it until idle or a failure; returns why it ended.
-Status StartAndRun(const app::ProcessorConfig& config) {
-  app::Processor processor(config);
-  Status st = processor.Start();
-  std::atomic<bool> stop{false};
-  if (st.ok()) st = processor.Run(/*exit_when_idle=*/true, stop);
-  Status stopped = processor.Stop();
-  return st.ok() ? stopped : st;
-}
-
 TEST(DataDirBindingTest, FreshDataDirOnTopicsAnotherProcessedEqualsBatch) {
   PipelineHarness h(2);
   EventGenerator gen(51, 2);
@@ -49,7 +39,7 @@ TEST(DataDirBindingTest, AnotherClusterIsRefused) {
   first.RunUntilIdle();
   PipelineHarness other(2);  // another embedded broker: another cluster with empty topics
   other.config().data_dir = first.config().data_dir;
-  Status st = StartAndRun(other.config());
+  Status st = other.TryRunUntilIdle();
   ASSERT_EQ(st.code(), Status::Code::kInvalidArgument) << st.ToString();
   EXPECT_NE(st.message().find("--reset"), std::string::npos) << st.message();
   // The data dir is untouched and still right for its own cluster.
@@ -75,7 +65,7 @@ TEST(DataDirBindingTest, PositionBeyondTheTopicsEndIsRefused) {
     wb.Put(state::Family::kOffsets, pipeline::StageRunner::OffsetKey("page", h.config().topics.pages, 1), w.str());
     ASSERT_TRUE((*store)->Write(wb).ok());
   }
-  Status st = StartAndRun(h.config());
+  Status st = h.TryRunUntilIdle();
   ASSERT_EQ(st.code(), Status::Code::kInvalidArgument) << st.ToString();
   EXPECT_NE(st.message().find(h.config().topics.pages + "[1] up to offset 1000000"), std::string::npos) << st.message();
   EXPECT_NE(st.message().find("--reset"), std::string::npos) << st.message();
@@ -95,7 +85,7 @@ TEST(DataDirBindingTest, NegativeCountStopsTheStage) {
   const auto& topic = h.config().topics.uri_deltas;
   ASSERT_TRUE((*producer)->Produce({topic, pipeline::PartitionFor(uri, 2), uri, codec::Encode(d), {}}, 0).ok());
   ASSERT_TRUE((*producer)->Flush(10000).ok());
-  Status st = StartAndRun(h.config());
+  Status st = h.TryRunUntilIdle();
   ASSERT_EQ(st.code(), Status::Code::kCorruption) << st.ToString();
   EXPECT_NE(st.message().find("negative counts"), std::string::npos) << st.message();
   EXPECT_EQ(h.Dump(), model.TableLines());  // nothing of it reached the table

@@ -87,12 +87,7 @@ TEST(DiskFullTest, StopsWithAClearErrorAndResumesWhenSpaceReturns) {
   h.Feed(gen, model, 3000);
 
   fs->SetSpaceLeft(256 << 10);  // far less than 3,000 events need
-  app::Processor processor(h.config());
-  Status st = processor.Start();
-  std::atomic<bool> stop{false};
-  if (st.ok()) st = processor.Run(/*exit_when_idle=*/true, stop);
-  Status stopped = processor.Stop();
-  if (st.ok()) st = stopped;
+  Status st = h.TryRunUntilIdle();
   ASSERT_FALSE(st.ok()) << "the disk filled up, yet the processor reported success";
   EXPECT_GT(fs->no_space_errors(), 0u);
   EXPECT_EQ(st.code(), Status::Code::kIoError) << st.ToString();

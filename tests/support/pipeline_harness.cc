@@ -92,16 +92,19 @@ std::string PipelineHarness::RunUntilIdle() {
 }
 
 void PipelineHarness::RunUntilIdle(const std::function<void(const pipeline::Metrics&)>& inspect) {
+  Status st = TryRunUntilIdle(inspect);
+  EXPECT_TRUE(st.ok()) << st.ToString();
+}
+
+Status PipelineHarness::TryRunUntilIdle(const std::function<void(const pipeline::Metrics&)>& inspect) {
   app::Processor processor(config_);
   Status st = processor.Start();
-  EXPECT_TRUE(st.ok()) << st.ToString();
-  if (!st.ok()) return;
+  if (!st.ok()) return st;
   std::atomic<bool> stop{false};
   st = processor.Run(/*exit_when_idle=*/true, stop);
-  EXPECT_TRUE(st.ok()) << st.ToString();
-  st = processor.Stop();
-  EXPECT_TRUE(st.ok()) << st.ToString();
-  inspect(processor.metrics());
+  Status stopped = processor.Stop();
+  if (inspect) inspect(processor.metrics());
+  return st.ok() ? stopped : st;
 }
 
 Result<std::unique_ptr<state::Store>> PipelineHarness::OpenReadOnly() const {

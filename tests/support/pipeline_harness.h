@@ -36,6 +36,9 @@ class PipelineHarness {
   std::string RunUntilIdle();
   //! Like RunUntilIdle, and hands the processor's metrics to `inspect` before it goes.
   void RunUntilIdle(const std::function<void(const pipeline::Metrics&)>& inspect);
+  //! Starts a processor, runs it until idle or a failure, stops it; returns why it ended (the
+  //! first error of start, run and stop), for tests where the processor must fail.
+  Status TryRunUntilIdle(const std::function<void(const pipeline::Metrics&)>& inspect = {});
   //! The query table's text lines, sorted.
   std::vector<std::string> Dump();
   //! The data dir's store, read-only (the processor must not be running).
