@@ -26,10 +26,14 @@ cmake --build --preset tsan
 # Every process writes its reports to build-tsan/tsan-reports/report.<pid>, the webindex children
 # of the integration tests too (their own output goes to log files): any report fails the stage.
 # tests/tsan.supp: Debian's prebuilt librdkafka, RocksDB and spdlog, which TSan cannot see into.
+# Its entries match a frame of the library in either stack of a report, so both must be restored:
+# history_size=7 keeps each thread's last 4M accesses (the default 128K lets a stage thread's
+# memtable write fall out of its history before an HTTP thread reads it back through an
+# iterator, and "[failed to restore the stack]" leaves only webindex frames to match).
 tsan_reports=$PWD/build-tsan/tsan-reports
 rm -rf "$tsan_reports" && mkdir -p "$tsan_reports"
 tsan_status=0
-TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 suppressions=$PWD/tests/tsan.supp log_path=$tsan_reports/report" \
+TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 history_size=7 suppressions=$PWD/tests/tsan.supp log_path=$tsan_reports/report" \
   ctest --preset tsan "$@" || tsan_status=$?
 if compgen -G "$tsan_reports/report.*" >/dev/null; then
   cat "$tsan_reports"/report.*
