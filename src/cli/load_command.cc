@@ -1,7 +1,6 @@
 #include "cli/load_command.h"
 
 #include <atomic>
-#include <filesystem>
 #include <iostream>
 #include <memory>
 
@@ -100,18 +99,6 @@ Result<std::unique_ptr<EventSource>> OpenSource(const std::string& file, const L
   return std::unique_ptr<EventSource>(std::make_unique<JsonLinesSource>(std::move(in), progress));
 }
 
-//! Sum of the files' sizes; 0 (unknown) when one is stdin or not a regular file.
-uint64_t TotalBytes(const std::vector<std::string>& files) {
-  uint64_t total = 0;
-  for (const auto& f : files) {
-    std::error_code ec;
-    const auto size = f == "-" ? 0 : std::filesystem::file_size(f, ec);
-    if (f == "-" || ec) return 0;
-    total += size;
-  }
-  return total;
-}
-
 //! Reads every file and hands its events to the producer, counting into `summary`. An event
 //! larger than `budget` bytes, or one the producer rejects, is reported and skipped.
 Status ProduceFiles(kafka::Producer* producer, const std::string& topic, size_t budget, const LoadOptions& options,
@@ -188,7 +175,7 @@ Status LoadFiles(const Settings& settings, const std::string& topic, const LoadO
                      }
                    }));
   Progress::Options progress_options;
-  progress_options.total_bytes = TotalBytes(options.files);
+  progress_options.total_bytes = TotalFileBytes(options.files);
   Progress progress(progress_options);
   uint64_t sent = 0;
   const Status read = ProduceFiles(producer.get(), topic, limits.BudgetOf(topic), options, &progress, summary, &sent);

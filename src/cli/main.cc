@@ -3,6 +3,7 @@
 
 #include "cli/bench_command.h"
 #include "cli/commands.h"
+#include "cli/pagerank_command.h"
 #include "cli/query_command.h"
 #include "common/log.h"
 
@@ -89,6 +90,23 @@ int main(int argc, char** argv) {
                                             "the whole pipeline; throughput, latency, memory, raw consume rate");
   cli::AddBenchOptions(bench, &bench_opts);
 
+  cli::PageRankCommandOptions pagerank_opts;
+  auto* pagerank = app.add_subcommand(
+      "pagerank", "PageRank as the seed computes it (docs/pagerank.md) over Wikipedia revision files: "
+                  "`title score` lines on stdout, highest first");
+  pagerank->add_option("--format", pagerank_opts.format, "input format of the files: wikipedia")
+      ->check(CLI::IsMember({"wikipedia"}));
+  pagerank->add_option("--iterations", pagerank_opts.iterations, "power iterations")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  pagerank->add_option("--until", pagerank_opts.until,
+                       "RFC 3339 time: only revisions stamped at or before it count");
+  pagerank->add_option("--limit", pagerank_opts.limit, "print only the first K nodes (0: all)")
+      ->capture_default_str();
+  pagerank->add_option("--threads", pagerank_opts.threads, "threads for the iterations (0: one per core)")
+      ->capture_default_str();
+  pagerank->add_option("files", pagerank_opts.files, "Wikipedia revision files, plain or gzip; - for stdin");
+
   CLI11_PARSE(app, argc, argv);
 
   auto settings = cli::LoadSettings(config_path);
@@ -118,6 +136,7 @@ int main(int argc, char** argv) {
   if (*verify) return cli::RunVerify(*settings);
   if (*replay) return cli::RunReplay(std::move(settings).value(), replay_opts);
   if (*query) return cli::RunQuery(*settings, query_opts);
+  if (*pagerank) return cli::RunPageRank(*settings, pagerank_opts);
   if (*bench) return cli::RunBench(*settings, std::move(bench_opts));
   if (*demo) {
     settings->processor.kafka.brokers = brokers.empty() ? "embedded" : brokers;

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 
 #include <fmt/format.h>
 
@@ -67,6 +68,17 @@ void Progress::Finish() {
     fmt::print(stderr, "\r\033[K");
     std::fflush(stderr);
   }
+}
+
+uint64_t TotalFileBytes(const std::vector<std::string>& files) {
+  uint64_t total = 0;
+  for (const auto& f : files) {
+    std::error_code ec;
+    const auto size = f == "-" ? 0 : std::filesystem::file_size(f, ec);
+    if (f == "-" || ec) return 0;
+    total += size;
+  }
+  return total;
 }
 
 }  // namespace webindex

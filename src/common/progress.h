@@ -7,6 +7,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace webindex {
 
@@ -45,6 +46,10 @@ class Progress {
   Clock::time_point start_;
   Clock::time_point next_;
 };
+
+//! Sum of the files' sizes, for Options::total_bytes; 0 (unknown) when one is stdin ("-") or not
+//! a regular file.
+uint64_t TotalFileBytes(const std::vector<std::string>& files);
 
 //! "m:ss" or "h:mm:ss".
 std::string FormatDuration(double seconds);

@@ -1,0 +1,24 @@
+// `webindex pagerank`: the seed's PageRank (docs/pagerank.md) over Wikipedia revision files,
+// printed as `name score` lines on stdout; progress and a summary on stderr. Called from the
+// main thread.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "cli/config.h"
+
+namespace webindex::cli {
+
+struct PageRankCommandOptions {
+  std::string format;  //!< input format of `files`: "wikipedia"
+  std::vector<std::string> files;
+  int iterations = 10;
+  std::string until;  //!< RFC 3339: only revisions stamped at or before it
+  size_t limit = 0;   //!< print the first K nodes only (0: all)
+  unsigned threads = 0;  //!< 0: one per core
+};
+
+int RunPageRank(const Settings& settings, const PageRankCommandOptions& options);
+
+}  // namespace webindex::cli
