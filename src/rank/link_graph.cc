@@ -1,6 +1,7 @@
 #include "rank/link_graph.h"
 
 #include <algorithm>
+#include <functional>
 
 namespace webindex::rank {
 
@@ -13,17 +14,57 @@ size_t LinkGraph::MemoryBytes() const {
   return bytes;
 }
 
-uint32_t LinkGraphBuilder::Intern(std::string_view name) {
-  if (auto it = ids_.find(name); it != ids_.end()) return it->second;
-  const auto id = static_cast<uint32_t>(names_.size());
-  names_.emplace_back(name);
-  ids_.emplace(names_.back(), id);
+namespace {
+
+uint64_t HashOf(std::string_view name) { return std::hash<std::string_view>()(name); }
+uint64_t Tag(uint64_t h) { return h & 0xffffffff00000000ull; }
+
+}  // namespace
+
+size_t LinkGraphBuilder::Probe(std::string_view name, uint64_t h) const {
+  const size_t mask = slots_.size() - 1;
+  for (size_t i = h & mask;; i = (i + 1) & mask) {
+    const uint64_t slot = slots_[i];
+    if (slot == 0) return i;
+    if ((slot & 0xffffffff00000000ull) == Tag(h) && Name(static_cast<uint32_t>(slot) - 1) == name) return i;
+  }
+}
+
+void LinkGraphBuilder::Grow() {
+  std::vector<uint64_t> old(slots_.size() * 2);
+  old.swap(slots_);
+  for (uint64_t slot : old) {
+    if (slot == 0) continue;
+    const auto id = static_cast<uint32_t>(slot) - 1;
+    slots_[Probe(Name(id), HashOf(Name(id)))] = slot;
+  }
+}
+
+uint32_t LinkGraphBuilder::Intern(std::string_view name) { return Intern(name, HashOf(name)); }
+
+void LinkGraphBuilder::InternAll(const std::vector<std::string>& names, std::vector<uint32_t>* ids) {
+  hashes_.clear();
+  for (const auto& name : names) {
+    hashes_.push_back(HashOf(name));
+    __builtin_prefetch(&slots_[hashes_.back() & (slots_.size() - 1)]);
+  }
+  for (size_t k = 0; k < names.size(); ++k) ids->push_back(Intern(names[k], hashes_[k]));
+}
+
+uint32_t LinkGraphBuilder::Intern(std::string_view name, uint64_t h) {
+  size_t i = Probe(name, h);
+  if (slots_[i] != 0) return static_cast<uint32_t>(slots_[i]) - 1;
+  const auto id = static_cast<uint32_t>(interned());
+  arena_.append(name);
+  offsets_.push_back(arena_.size());
+  slots_[i] = Tag(h) | (uint64_t{id} + 1);
+  if (2 * interned() > slots_.size()) Grow();  // load factor <= 1/2
   return id;
 }
 
 uint32_t LinkGraphBuilder::Find(std::string_view name) const {
-  auto it = ids_.find(name);
-  return it == ids_.end() ? kNoNode : it->second;
+  const size_t i = Probe(name, HashOf(name));
+  return slots_[i] == 0 ? kNoNode : static_cast<uint32_t>(slots_[i]) - 1;
 }
 
 void LinkGraphBuilder::SetOutlinks(uint32_t node, std::vector<uint32_t> targets) {
@@ -45,7 +86,7 @@ void LinkGraphBuilder::ClearPage(uint32_t node) {
 }
 
 LinkGraph LinkGraphBuilder::Build() {
-  const size_t n = names_.size();
+  const size_t n = interned();
   outlinks_.resize(n);
   page_.resize(n);
   std::vector<uint32_t> dense(n, kNoNode);
@@ -58,7 +99,7 @@ LinkGraph LinkGraphBuilder::Build() {
   for (size_t u = 0; u < n; ++u) {
     if (!in_graph[u]) continue;
     dense[u] = static_cast<uint32_t>(g.names.size());
-    g.names.push_back(std::move(names_[u]));
+    g.names.emplace_back(Name(static_cast<uint32_t>(u)));
   }
   const size_t m = g.names.size();
   g.out_degree.assign(m, 0);

@@ -4,10 +4,8 @@
 #pragma once
 
 #include <cstdint>
-#include <deque>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <vector>
 
 namespace webindex::rank {
@@ -33,6 +31,9 @@ class LinkGraphBuilder {
 
   //! The id of `name`, a new one the first time.
   uint32_t Intern(std::string_view name);
+  //! Intern() of each name, appended to `ids`; faster than one at a time (the table's lines
+  //! are fetched for all names before the first is looked up).
+  void InternAll(const std::vector<std::string>& names, std::vector<uint32_t>* ids);
   //! The id of `name`, or kNoNode when it was never interned.
   uint32_t Find(std::string_view name) const;
   //! Makes `node` a page with these out-links (duplicates removed), replacing earlier ones.
@@ -40,15 +41,28 @@ class LinkGraphBuilder {
   //! Makes `node` no longer a page (it stays a node only if a page links to it).
   void ClearPage(uint32_t node);
   bool IsPage(uint32_t node) const { return node < page_.size() && page_[node]; }
-  size_t interned() const { return names_.size(); }
+  size_t interned() const { return offsets_.size() - 1; }
 
   //! The graph of the pages and their targets; node ids are renumbered densely in interning
   //! order. Leaves the builder empty.
   LinkGraph Build();
 
  private:
-  std::deque<std::string> names_;  //!< stable storage for the views in ids_
-  std::unordered_map<std::string_view, uint32_t> ids_;
+  std::string_view Name(uint32_t id) const {
+    return std::string_view(arena_).substr(offsets_[id], offsets_[id + 1] - offsets_[id]);
+  }
+  //! The slot that holds `name` (hash `h`), or the empty slot where it would go.
+  size_t Probe(std::string_view name, uint64_t h) const;
+  uint32_t Intern(std::string_view name, uint64_t h);
+  void Grow();
+
+  // Names back to back in one buffer, and an open-addressing table of (tag, id + 1) slots:
+  // one cache miss per lookup where a node-based map takes three (PageRank's input is mostly
+  // lookups of titles seen before).
+  std::string arena_;
+  std::vector<uint64_t> offsets_{0};  //!< id -> start of its name in arena_; one past the last
+  std::vector<uint64_t> slots_ = std::vector<uint64_t>(1024);  //!< (hash >> 32) << 32 | (id + 1); 0 = empty
+  std::vector<uint64_t> hashes_;  //!< InternAll's, reused
   std::vector<std::vector<uint32_t>> outlinks_;
   std::vector<bool> page_;
 };

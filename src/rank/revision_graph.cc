@@ -15,7 +15,7 @@ void RevisionGraph::Add(const Revision& rev) {
     if (rev.rev_id < latest_[node]) return;
   }
   targets_.clear();
-  for (const auto& link : rev.links) targets_.push_back(builder_.Intern(link));
+  builder_.InternAll(rev.links, &targets_);
   builder_.SetOutlinks(node, targets_);
   latest_[node] = rev.rev_id;
 }
