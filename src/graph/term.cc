@@ -1,0 +1,191 @@
+#include "graph/term.h"
+
+#include <cstdio>
+
+namespace webindex::graph {
+namespace {
+
+std::string LowerAscii(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) {
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  }
+  return out;
+}
+
+void AppendUchar(unsigned char c, std::string* out) {
+  char buf[8];
+  std::snprintf(buf, sizeof buf, "\\u%04X", c);
+  out->append(buf);
+}
+
+//! What IRIREF cannot hold unescaped: [#x00-#x20<>"{}|^`\].
+bool NeedsIriEscape(unsigned char c) {
+  return c <= 0x20 || c == '<' || c == '>' || c == '"' || c == '{' || c == '}' || c == '|' || c == '^' ||
+         c == '`' || c == '\\';
+}
+
+void AppendIri(std::string_view iri, std::string* out) {
+  out->push_back('<');
+  for (char ch : iri) {
+    const auto c = static_cast<unsigned char>(ch);
+    if (NeedsIriEscape(c)) {
+      AppendUchar(c, out);
+    } else {
+      out->push_back(ch);
+    }
+  }
+  out->push_back('>');
+}
+
+void AppendLiteralText(std::string_view text, std::string* out) {
+  out->push_back('"');
+  for (char ch : text) {
+    const auto c = static_cast<unsigned char>(ch);
+    switch (c) {
+      case '"': out->append("\\\""); break;
+      case '\\': out->append("\\\\"); break;
+      case '\b': out->append("\\b"); break;
+      case '\t': out->append("\\t"); break;
+      case '\n': out->append("\\n"); break;
+      case '\f': out->append("\\f"); break;
+      case '\r': out->append("\\r"); break;
+      default:
+        if (c < 0x20 || c == 0x7f) {
+          AppendUchar(c, out);
+        } else {
+          out->push_back(ch);
+        }
+    }
+  }
+  out->push_back('"');
+}
+
+std::strong_ordering CompareBytes(std::string_view a, std::string_view b) {
+  const int c = a.compare(b);
+  return c < 0 ? std::strong_ordering::less : c > 0 ? std::strong_ordering::greater : std::strong_ordering::equal;
+}
+
+}  // namespace
+
+Term Term::Iri(std::string iri) {
+  Term t;
+  t.kind_ = TermKind::kIri;
+  t.value_ = std::move(iri);
+  return t;
+}
+
+Term Term::Blank(std::string label) {
+  Term t;
+  t.kind_ = TermKind::kBlank;
+  t.value_ = std::move(label);
+  return t;
+}
+
+Term Term::Literal(std::string lexical, std::string datatype) {
+  Term t;
+  t.kind_ = TermKind::kLiteral;
+  t.value_ = std::move(lexical);
+  t.datatype_ = datatype.empty() ? std::string(kXsdString) : std::move(datatype);
+  return t;
+}
+
+Term Term::LangLiteral(std::string lexical, std::string_view language) {
+  Term t;
+  t.kind_ = TermKind::kLiteral;
+  t.value_ = std::move(lexical);
+  t.datatype_ = std::string(kRdfLangString);
+  t.language_ = LowerAscii(language);
+  return t;
+}
+
+int Term::LiteralClass() const {
+  if (!language_.empty()) return 1;
+  return datatype_ == kXsdString ? 0 : 2;
+}
+
+std::strong_ordering Term::operator<=>(const Term& other) const {
+  if (kind_ != other.kind_) return kind_ <=> other.kind_;
+  if (auto c = CompareBytes(value_, other.value_); c != 0) return c;
+  if (kind_ != TermKind::kLiteral) return std::strong_ordering::equal;
+  if (auto c = LiteralClass() <=> other.LiteralClass(); c != 0) return c;
+  if (auto c = CompareBytes(language_, other.language_); c != 0) return c;
+  return CompareBytes(datatype_, other.datatype_);
+}
+
+std::strong_ordering Statement::operator<=>(const Statement& other) const {
+  if (graph.has_value() != other.graph.has_value()) return graph.has_value() ? std::strong_ordering::greater
+                                                                             : std::strong_ordering::less;
+  if (graph) {
+    if (auto c = *graph <=> *other.graph; c != 0) return c;
+  }
+  if (auto c = subject <=> other.subject; c != 0) return c;
+  if (auto c = predicate <=> other.predicate; c != 0) return c;
+  return object <=> other.object;
+}
+
+void AppendNTriples(const Term& term, std::string* out) {
+  switch (term.kind()) {
+    case TermKind::kIri:
+      AppendIri(term.value(), out);
+      return;
+    case TermKind::kBlank:
+      out->append("_:").append(term.value());
+      return;
+    case TermKind::kLiteral:
+      AppendLiteralText(term.value(), out);
+      if (!term.language().empty()) {
+        out->push_back('@');
+        out->append(term.language());
+      } else if (term.datatype() != kXsdString) {
+        out->append("^^");
+        AppendIri(term.datatype(), out);
+      }
+      return;
+  }
+}
+
+std::string ToNTriples(const Term& term) {
+  std::string out;
+  AppendNTriples(term, &out);
+  return out;
+}
+
+std::string ToNTriples(const Statement& st) {
+  std::string out;
+  AppendNTriples(st.subject, &out);
+  out.push_back(' ');
+  AppendNTriples(st.predicate, &out);
+  out.push_back(' ');
+  AppendNTriples(st.object, &out);
+  out.append(" .");
+  return out;
+}
+
+std::string ToNQuads(const Statement& st) {
+  if (!st.graph) return ToNTriples(st);
+  std::string out = ToNTriples(st);
+  out.resize(out.size() - 1);
+  AppendNTriples(*st.graph, &out);
+  out.append(" .");
+  return out;
+}
+
+Status ValidateStatement(const Statement& st) {
+  auto check = [](const Term& t, const char* role, bool literal_ok, bool blank_ok) -> Status {
+    if (t.is_literal() && !literal_ok) return Status::InvalidArgument(std::string(role) + " cannot be a literal");
+    if (t.is_blank() && !blank_ok) return Status::InvalidArgument(std::string(role) + " cannot be a blank node");
+    if (!t.is_literal() && t.value().empty()) return Status::InvalidArgument(std::string(role) + " is empty");
+    if (t.is_literal() && (t.datatype() == kRdfLangString) != !t.language().empty()) {
+      return Status::InvalidArgument(std::string(role) + ": rdf:langString goes with a language tag, and only it");
+    }
+    return Status::Ok();
+  };
+  RETURN_IF_ERROR(check(st.subject, "subject", false, true));
+  RETURN_IF_ERROR(check(st.predicate, "predicate", false, false));
+  RETURN_IF_ERROR(check(st.object, "object", true, true));
+  if (st.graph) RETURN_IF_ERROR(check(*st.graph, "graph", false, true));
+  return Status::Ok();
+}
+
+}  // namespace webindex::graph

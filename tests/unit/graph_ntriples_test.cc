@@ -1,0 +1,220 @@
+// The N-Triples / N-Quads parser against the W3C conformance cases and our own
+// (tests/data/ntriples/manifest.txt), canonical serialization and round trips, single terms.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "graph/ntriples.h"
+#include "pipeline_harness.h"
+
+namespace webindex::graph {
+namespace {
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  EXPECT_TRUE(in.good()) << "cannot read " << path;
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+std::string Dir() { return testing::TestData("ntriples"); }
+
+struct Case {
+  std::string file;
+  Syntax syntax = Syntax::kNTriples;
+  bool ok = true;
+  size_t number = 0;  //!< statements (ok) or the line of the first error
+};
+
+std::vector<Case> Manifest() {
+  std::vector<Case> cases;
+  for (const auto& line : testing::ReadLines(Dir() + "/manifest.txt")) {
+    if (line.empty() || line[0] == '#') continue;
+    std::istringstream in(line);
+    Case c;
+    std::string syntax, outcome;
+    in >> c.file >> syntax >> outcome >> c.number;
+    EXPECT_TRUE(in && (syntax == "nt" || syntax == "nq") && (outcome == "ok" || outcome == "error")) << line;
+    c.syntax = syntax == "nq" ? Syntax::kNQuads : Syntax::kNTriples;
+    c.ok = outcome == "ok";
+    cases.push_back(c);
+  }
+  return cases;
+}
+
+std::string Serialize(const std::vector<Statement>& statements, Syntax syntax) {
+  std::string out;
+  for (const auto& st : statements) out += (syntax == Syntax::kNQuads ? ToNQuads(st) : ToNTriples(st)) + "\n";
+  return out;
+}
+
+TEST(GraphNTriplesTest, ConformanceCases) {
+  const auto cases = Manifest();
+  ASSERT_GE(cases.size(), 190u);
+  size_t canon_checked = 0;
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.file + (c.syntax == Syntax::kNQuads ? " as N-Quads" : " as N-Triples"));
+    const std::string text = ReadFile(Dir() + "/" + c.file);
+    auto parsed = ParseStatements(text, c.syntax);
+    if (!c.ok) {
+      ASSERT_FALSE(parsed.ok()) << "accepted: " << Serialize(*parsed, c.syntax);
+      EXPECT_EQ(parsed.status().code(), Status::Code::kInvalidArgument);
+      const std::string& msg = parsed.status().message();
+      const std::string want = "line " + std::to_string(c.number);
+      EXPECT_TRUE(msg.starts_with(want + ":") || msg.starts_with(want + ",")) << msg;
+      EXPECT_GT(msg.size(), want.size() + 4) << "no reason given";
+      continue;
+    }
+    ASSERT_TRUE(parsed.ok()) << parsed.status().message();
+    EXPECT_EQ(parsed->size(), c.number);
+    // Canonical form parses back to the same statements, and is a fixed point.
+    const std::string canonical = Serialize(*parsed, c.syntax);
+    auto again = ParseStatements(canonical, c.syntax);
+    ASSERT_TRUE(again.ok()) << again.status().message() << "\n" << canonical;
+    EXPECT_EQ(*again, *parsed);
+    EXPECT_EQ(Serialize(*again, c.syntax), canonical);
+    const std::string canon_file = Dir() + "/" + c.file + ".canon";
+    if (std::filesystem::exists(canon_file)) {
+      EXPECT_EQ(Serialize(*parsed, Syntax::kNQuads), ReadFile(canon_file));
+      ++canon_checked;
+    }
+  }
+  EXPECT_GE(canon_checked, 20u);
+}
+
+TEST(GraphNTriplesTest, TermsOfEachKind) {
+  const std::string s = "<http://a.example/s> <http://a.example/p> ";
+  auto parsed = ParseStatements(s + "<http://a.example/o> .\n" + s + "_:b0 .\n" + s + "\"x\" .\n" + s +
+                                    "\"x\"@EN-us .\n" + s + "\"5\"^^<http://www.w3.org/2001/XMLSchema#integer> .\n",
+                                Syntax::kNTriples);
+  ASSERT_TRUE(parsed.ok()) << parsed.status().message();
+  ASSERT_EQ(parsed->size(), 5u);
+  const auto& v = *parsed;
+  EXPECT_EQ(v[0].subject, Term::Iri("http://a.example/s"));
+  EXPECT_EQ(v[0].predicate, Term::Iri("http://a.example/p"));
+  EXPECT_EQ(v[0].object, Term::Iri("http://a.example/o"));
+  EXPECT_FALSE(v[0].graph.has_value());
+  EXPECT_EQ(v[1].object, Term::Blank("b0"));
+  EXPECT_EQ(v[2].object, Term::Literal("x"));
+  EXPECT_EQ(v[2].object.datatype(), kXsdString);
+  EXPECT_EQ(v[3].object, Term::LangLiteral("x", "en-us"));
+  EXPECT_EQ(v[3].object.datatype(), kRdfLangString);
+  EXPECT_EQ(v[4].object, Term::Literal("5", "http://www.w3.org/2001/XMLSchema#integer"));
+}
+
+TEST(GraphNTriplesTest, NQuadsGraphsAndTheDefaultGraph) {
+  auto parsed = ParseStatements(
+      "<http://a.example/s> <http://a.example/p> \"x\" <http://a.example/g> .\n"
+      "<http://a.example/s> <http://a.example/p> \"x\" .\n"
+      "<http://a.example/s> <http://a.example/p> \"x\" _:g .\n",
+      Syntax::kNQuads);
+  ASSERT_TRUE(parsed.ok()) << parsed.status().message();
+  ASSERT_EQ(parsed->size(), 3u);
+  EXPECT_EQ((*parsed)[0].graph, Term::Iri("http://a.example/g"));
+  EXPECT_FALSE((*parsed)[1].graph.has_value());
+  EXPECT_EQ((*parsed)[2].graph, Term::Blank("g"));
+  EXPECT_NE((*parsed)[0], (*parsed)[1]);
+  EXPECT_EQ(ToNQuads((*parsed)[0]), "<http://a.example/s> <http://a.example/p> \"x\" <http://a.example/g> .");
+  EXPECT_EQ(ToNQuads((*parsed)[1]), "<http://a.example/s> <http://a.example/p> \"x\" .");
+}
+
+TEST(GraphNTriplesTest, ABadLineRejectsTheWholeTextAndNamesItsLine) {
+  StatementParser parser(Syntax::kNTriples);
+  std::vector<Statement> out;
+  ASSERT_TRUE(parser.Parse("<http://a.example/s> <http://a.example/p> \"kept\" .\n", &out).ok());
+  ASSERT_EQ(out.size(), 1u);
+  const Status st = parser.Parse(
+      "<http://a.example/s> <http://a.example/p> \"1\" .\r\n# comment\r\n\r\n"
+      "<http://a.example/s> <http://a.example/p> \"2\\q\" .\r\n<http://a.example/s> <http://a.example/p> \"3\" .\r\n",
+      &out);
+  ASSERT_FALSE(st.ok());
+  EXPECT_EQ(st.message(), "line 4, column 46: invalid escape `\\q'");
+  EXPECT_EQ(out.size(), 1u) << "a failed parse appends nothing";
+  // The parser is reusable after an error.
+  ASSERT_TRUE(parser.Parse("<http://a.example/s> <http://a.example/p> \"4\" .", &out).ok());
+  EXPECT_EQ(out.size(), 2u);
+}
+
+TEST(GraphNTriplesTest, RdfTermEquality) {
+  auto term = [](std::string_view text) {
+    auto t = ParseTerm(text);
+    EXPECT_TRUE(t.ok()) << text << ": " << t.status().message();
+    return t.ok() ? *t : Term();
+  };
+  EXPECT_EQ(term("\"a\""), term("\"a\"^^<http://www.w3.org/2001/XMLSchema#string>"));
+  EXPECT_EQ(term("\"a\"@EN"), term("\"a\"@en"));
+  EXPECT_NE(term("\"a\""), term("\"a\"@en"));
+  EXPECT_NE(term("\"01\"^^<http://www.w3.org/2001/XMLSchema#integer>"),
+            term("\"1\"^^<http://www.w3.org/2001/XMLSchema#integer>"));
+  EXPECT_NE(term("<http://a.example/x>"), term("\"http://a.example/x\""));
+  EXPECT_NE(term("<http://a.example/x>"), term("<http://a.example/X>"));
+  EXPECT_EQ(term("<http://a.example/\\u0078>"), term("<http://a.example/x>"));
+}
+
+TEST(GraphNTriplesTest, ParseTermAndParseIri) {
+  auto iri = ParseTerm("  <http://a.example/x>\t");
+  ASSERT_TRUE(iri.ok());
+  EXPECT_EQ(*iri, Term::Iri("http://a.example/x"));
+  EXPECT_EQ(*ParseTerm("\"caf\\u00E9\"@fr"), Term::LangLiteral("caf\xc3\xa9", "fr"));
+  EXPECT_EQ(*ParseTerm("_:n1"), Term::Blank("n1"));
+  for (std::string_view bad : {"", "http://a.example/x", "<relative>", "<http://a.example/x> <http://a.example/y>",
+                               "\"a\" \"b\"", "\"open", "<http://a.example/x> .", "\"a\"\n", "\"a\" # c",
+                               "<http://a.example/x> . <http://a.example/s> <http://a.example/p> \"b\"", "'a'",
+                               "\"a\"^^xsd:string", "5"}) {
+    auto t = ParseTerm(bad);
+    EXPECT_FALSE(t.ok()) << "accepted [" << bad << "] as " << ToNTriples(*t);
+    if (!t.ok()) {
+      EXPECT_EQ(t.status().code(), Status::Code::kInvalidArgument);
+    }
+  }
+  EXPECT_EQ(ParseTerm("\"open").status().message().find("bad term \"open: "), 0u) << ParseTerm("\"open").status().message();
+
+  EXPECT_EQ(*ParseIri("http://a.example/g"), Term::Iri("http://a.example/g"));
+  EXPECT_EQ(*ParseIri("<http://a.example/g>"), Term::Iri("http://a.example/g"));
+  for (std::string_view bad : {"", "\"lit\"", "_:b", "relative", "http://a.example/ x", "http://a.example/>x",
+                               "http://a.example/x> <http://a.example/y"}) {
+    EXPECT_FALSE(ParseIri(bad).ok()) << bad;
+  }
+}
+
+TEST(GraphNTriplesTest, CanonicalFormOfConstructedTerms) {
+  EXPECT_EQ(ToNTriples(Term::Iri("http://a.example/a b>")), "<http://a.example/a\\u0020b\\u003E>");
+  EXPECT_EQ(ToNTriples(Term::Literal(std::string("q\"\\\x7f\x01\t\n\r", 8))), "\"q\\\"\\\\\\u007F\\u0001\\t\\n\\r\"");
+  EXPECT_EQ(ToNTriples(Term::Literal("1", "http://www.w3.org/2001/XMLSchema#integer")),
+            "\"1\"^^<http://www.w3.org/2001/XMLSchema#integer>");
+  EXPECT_EQ(ToNTriples(Term::LangLiteral("x", "DE-ch")), "\"x\"@de-ch");
+  EXPECT_EQ(ToNTriples(Term::Blank("b")), "_:b");
+  // Round trip of a literal holding every control character and a NUL.
+  std::string all;
+  for (int c = 0; c < 0x20; ++c) all.push_back(static_cast<char>(c));
+  all += "\x7f\xc3\xa9";
+  auto back = ParseTerm(ToNTriples(Term::Literal(all)));
+  ASSERT_TRUE(back.ok()) << back.status().message();
+  EXPECT_EQ(*back, Term::Literal(all));
+}
+
+TEST(GraphNTriplesTest, ValidateStatement) {
+  const Term iri = Term::Iri("http://a.example/x");
+  EXPECT_TRUE(ValidateStatement({iri, iri, Term::Literal("l"), std::nullopt}).ok());
+  EXPECT_TRUE(ValidateStatement({Term::Blank("b"), iri, iri, Term::Blank("g")}).ok());
+  EXPECT_FALSE(ValidateStatement({Term::Literal("l"), iri, iri, std::nullopt}).ok());
+  EXPECT_FALSE(ValidateStatement({iri, Term::Blank("b"), iri, std::nullopt}).ok());
+  EXPECT_FALSE(ValidateStatement({iri, iri, iri, Term::Literal("g")}).ok());
+  EXPECT_FALSE(ValidateStatement({Term::Iri(""), iri, iri, std::nullopt}).ok());
+  EXPECT_FALSE(ValidateStatement({iri, iri, Term::Literal("x", std::string(kRdfLangString)), std::nullopt}).ok());
+}
+
+TEST(GraphNTriplesTest, Utf8Validation) {
+  EXPECT_TRUE(IsValidUtf8("a\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80"));
+  EXPECT_FALSE(IsValidUtf8("\xc3"));
+  EXPECT_FALSE(IsValidUtf8("\xc0\xaf"));          // overlong
+  EXPECT_FALSE(IsValidUtf8("\xed\xa0\x80"));      // surrogate
+  EXPECT_FALSE(IsValidUtf8("\xf4\x90\x80\x80"));  // above U+10FFFF
+  EXPECT_FALSE(IsValidUtf8("\xe2\x82"));
+}
+
+}  // namespace
+}  // namespace webindex::graph
