@@ -1,0 +1,152 @@
+#include "graph/graph_query.h"
+
+#include <array>
+
+namespace webindex::graph {
+namespace {
+
+constexpr char kAlphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+//! A cursor names one row key; keys hold at most a few terms.
+constexpr size_t kMaxCursorChars = 1 << 20;
+
+//! base64url (RFC 4648 §5) without padding, like the query service's cursors.
+std::string EncodeCursor(std::string_view bytes) {
+  std::string out;
+  out.reserve((bytes.size() * 4 + 2) / 3);
+  uint32_t acc = 0;
+  int bits = 0;
+  for (char c : bytes) {
+    acc = (acc << 8) | static_cast<unsigned char>(c);
+    bits += 8;
+    while (bits >= 6) {
+      bits -= 6;
+      out.push_back(kAlphabet[(acc >> bits) & 63]);
+    }
+  }
+  if (bits > 0) out.push_back(kAlphabet[(acc << (6 - bits)) & 63]);
+  return out;
+}
+
+bool DecodeCursor(std::string_view text, std::string* out) {
+  if (text.size() % 4 == 1 || text.size() > kMaxCursorChars) return false;
+  uint32_t acc = 0;
+  int bits = 0;
+  for (char c : text) {
+    const char* at = std::char_traits<char>::find(kAlphabet, 64, c);
+    if (at == nullptr) return false;
+    acc = (acc << 6) | static_cast<uint32_t>(at - kAlphabet);
+    bits += 6;
+    if (bits >= 8) {
+      bits -= 8;
+      out->push_back(static_cast<char>((acc >> bits) & 0xff));
+    }
+  }
+  return (acc & ((1u << bits) - 1)) == 0;
+}
+
+}  // namespace
+
+Index IndexFor(const Pattern& p) {
+  if (p.subject) return p.object && !p.predicate ? Index::kSop : Index::kSpo;
+  if (p.predicate) return Index::kPos;
+  return p.object ? Index::kOsp : Index::kSpo;
+}
+
+bool Matches(const Pattern& p, const Statement& st) {
+  switch (p.graph.kind) {
+    case GraphSelector::Kind::kDefault:
+      if (st.graph) return false;
+      break;
+    case GraphSelector::Kind::kNamed:
+      if (!st.graph || *st.graph != p.graph.name) return false;
+      break;
+    case GraphSelector::Kind::kAll:
+      break;
+  }
+  return (!p.subject || *p.subject == st.subject) && (!p.predicate || *p.predicate == st.predicate) &&
+         (!p.object || *p.object == st.object);
+}
+
+Status GraphReader::Scan(const Pattern& pattern, std::string_view cursor, const Visitor& fn) {
+  const Index index = IndexFor(pattern);
+  const std::optional<Term>* bound_by_pos[3] = {&pattern.subject, &pattern.predicate, &pattern.object};
+  std::string bound;  // the bound terms, in index order: always a leading run of it
+  for (int pos : IndexOrder(index)) {
+    if (!*bound_by_pos[pos]) break;
+    AppendTerm(**bound_by_pos[pos], &bound);
+  }
+  std::string base = space_.prefix;
+  base.push_back(static_cast<char>(index));
+  std::optional<std::string> fixed_graph;  // base + graph, when one graph is read
+  if (pattern.graph.kind != GraphSelector::Kind::kAll) {
+    fixed_graph = base;
+    AppendGraph(pattern.graph.kind == GraphSelector::Kind::kNamed ? std::optional<Term>(pattern.graph.name)
+                                                                  : std::nullopt,
+                &*fixed_graph);
+  }
+
+  std::string start = fixed_graph ? *fixed_graph + bound : base;
+  std::string after;  // the cursor's key: the scan resumes strictly after it
+  if (!cursor.empty()) {
+    std::string rest;
+    Statement at;
+    if (!DecodeCursor(cursor, &rest) || rest.empty() || rest.front() != static_cast<char>(index) ||
+        !DecodeRowKey(std::string_view(rest).substr(1), index, &at)) {
+      return Status::InvalidArgument("bad cursor");
+    }
+    if (!Matches(pattern, at)) return Status::InvalidArgument("cursor does not belong to this query");
+    start = after = space_.prefix + rest;
+  }
+
+  auto it = store_.NewIterator(space_.family, snapshot_);
+  it->Seek(start);
+  Statement st;
+  while (it->Valid()) {
+    const std::string_view key = it->key();
+    if (!key.starts_with(base)) break;
+    if (!after.empty() && key == after) {
+      it->Next();
+      continue;
+    }
+    std::string_view rest = key.substr(base.size());
+    std::optional<Term> graph;
+    if (!ReadGraph(&rest, &graph)) return Status::Corruption("undecodable graph row key");
+    const std::string_view graph_prefix = key.substr(0, key.size() - rest.size());
+    if (fixed_graph && graph_prefix != *fixed_graph) break;
+    const std::string want = std::string(graph_prefix) + bound;
+    if (key < want) {
+      it->Seek(want);
+      continue;
+    }
+    if (!key.starts_with(want)) {  // past this graph's matches
+      if (fixed_graph) break;
+      it->Seek(PrefixEnd(graph_prefix));
+      continue;
+    }
+    if (!DecodeRowKey(key.substr(base.size()), index, &st)) return Status::Corruption("undecodable graph row key");
+    if (!fn(st)) return Status::Ok();
+    it->Next();
+  }
+  return it->status();
+}
+
+Result<Page> GraphReader::Query(const Pattern& pattern, size_t limit, std::string_view cursor) {
+  if (limit == 0) return Status::InvalidArgument("limit must be at least 1");
+  Page page;
+  bool more = false;
+  RETURN_IF_ERROR(Scan(pattern, cursor, [&](const Statement& st) {
+    if (page.statements.size() == limit) {
+      more = true;
+      return false;
+    }
+    page.statements.push_back(st);
+    return true;
+  }));
+  if (more) {
+    const std::string key = RowKey(space_, IndexFor(pattern), page.statements.back());
+    page.next = EncodeCursor(std::string_view(key).substr(space_.prefix.size()));
+  }
+  return page;
+}
+
+}  // namespace webindex::graph

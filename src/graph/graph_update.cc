@@ -1,0 +1,48 @@
+#include "graph/graph_update.h"
+
+#include <algorithm>
+
+namespace webindex::graph {
+
+Status GraphUpdate::Record(Statement statement, bool add) {
+  RETURN_IF_ERROR(ValidateStatement(statement));
+  std::string key = RowKey(space_, Index::kSpo, statement);
+  Op& op = ops_[std::move(key)];
+  op.statement = std::move(statement);
+  op.add = add;
+  return Status::Ok();
+}
+
+Result<ApplyResult> GraphUpdate::Apply(state::Store& store, state::WriteBatch& batch) {
+  std::vector<std::string> keys;
+  keys.reserve(ops_.size());
+  for (const auto& [key, op] : ops_) keys.push_back(key);
+  std::vector<std::optional<std::string>> present;
+  RETURN_IF_ERROR(store.MultiGet(space_.family, keys, &present));
+
+  ApplyResult result;  // ops_ is in SPO key order, which is statement order
+  // Rows reach the batch in key order: RocksDB's memtable takes sorted inserts fastest.
+  std::vector<std::pair<std::string, bool>> rows;  // key, put
+  size_t i = 0;
+  for (auto& [key, op] : ops_) {
+    const bool was = present[i++].has_value();
+    if (was == op.add) {
+      ++result.unchanged;
+      continue;
+    }
+    for (Index index : kIndexes) rows.emplace_back(RowKey(space_, index, op.statement), op.add);
+    (op.add ? result.added : result.removed).push_back(std::move(op.statement));
+  }
+  std::sort(rows.begin(), rows.end());
+  for (const auto& [key, put] : rows) {
+    if (put) {
+      batch.Put(space_.family, key, {});
+    } else {
+      batch.Delete(space_.family, key);
+    }
+  }
+  ops_.clear();
+  return result;
+}
+
+}  // namespace webindex::graph

@@ -1,0 +1,53 @@
+// Adds and removes statements with set semantics, as rows of a caller's WriteBatch, so that a
+// stage commits them atomically with its own state, positions and outgoing records.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "common/status.h"
+#include "graph/key_codec.h"
+#include "graph/term.h"
+#include "state/store.h"
+
+namespace webindex::graph {
+
+//! What one Apply changed: the statements actually added and removed (in statement order), for
+//! counters and for indexes derived from statements; `unchanged` counts the other final ops.
+struct ApplyResult {
+  std::vector<Statement> added;
+  std::vector<Statement> removed;
+  uint64_t unchanged = 0;
+};
+
+//! The graph changes of one batch: the last Add or Remove of a statement wins. Owned by the
+//! stage for one batch and used on its thread; Apply reads the committed state, so every change
+//! of a batch goes through one GraphUpdate, applied once, before the batch is written.
+class GraphUpdate {
+ public:
+  explicit GraphUpdate(KeySpace space = {}) : space_(std::move(space)) {}
+
+  //! InvalidArgument (and nothing recorded) for a statement the store cannot hold.
+  Status Add(Statement statement) { return Record(std::move(statement), true); }
+  Status Remove(Statement statement) { return Record(std::move(statement), false); }
+  size_t size() const { return ops_.size(); }
+
+  //! Reads which of the touched statements are present in `store` (committed state), and adds
+  //! to `batch` the rows of those that change: 4 puts per statement added, 4 deletes per
+  //! statement removed. Adding a present statement or removing an absent one writes nothing.
+  //! Clears the update.
+  Result<ApplyResult> Apply(state::Store& store, state::WriteBatch& batch);
+
+ private:
+  Status Record(Statement statement, bool add);
+  struct Op {
+    Statement statement;
+    bool add = true;
+  };
+  KeySpace space_;
+  std::map<std::string, Op> ops_;  //!< SPO row key -> final op
+};
+
+}  // namespace webindex::graph

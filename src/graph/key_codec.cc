@@ -1,0 +1,157 @@
+#include "graph/key_codec.h"
+
+namespace webindex::graph {
+namespace {
+
+constexpr char kDefaultGraph = 0x01;
+//! Kind bytes; after the default graph's byte, in Term order.
+constexpr char kIriByte = 0x02, kBlankByte = 0x03, kLiteralByte = 0x04;
+//! What follows a literal's lexical form: the order xsd:string < language tag < datatype.
+constexpr char kPlainString = 0x01, kLanguage = 0x02, kDatatype = 0x03;
+
+void AppendEscaped(std::string_view s, std::string* out) {
+  for (char c : s) {
+    out->push_back(c);
+    if (c == '\0') out->push_back('\xff');
+  }
+  out->push_back('\0');
+  out->push_back('\x01');
+}
+
+bool ReadEscaped(std::string_view* in, std::string* s) {
+  s->clear();
+  for (size_t i = 0; i + 1 < in->size(); ++i) {
+    const char c = (*in)[i];
+    if (c != '\0') {
+      s->push_back(c);
+      continue;
+    }
+    const char next = (*in)[++i];
+    if (next == '\x01') {
+      in->remove_prefix(i + 1);
+      return true;
+    }
+    if (next != '\xff') return false;
+    s->push_back('\0');
+  }
+  return false;
+}
+
+}  // namespace
+
+std::array<int, 3> IndexOrder(Index index) {
+  switch (index) {
+    case Index::kSpo: return {0, 1, 2};
+    case Index::kSop: return {0, 2, 1};
+    case Index::kPos: return {1, 2, 0};
+    case Index::kOsp: return {2, 0, 1};
+  }
+  return {0, 1, 2};
+}
+
+void AppendTerm(const Term& term, std::string* out) {
+  switch (term.kind()) {
+    case TermKind::kIri:
+      out->push_back(kIriByte);
+      AppendEscaped(term.value(), out);
+      return;
+    case TermKind::kBlank:
+      out->push_back(kBlankByte);
+      AppendEscaped(term.value(), out);
+      return;
+    case TermKind::kLiteral:
+      out->push_back(kLiteralByte);
+      AppendEscaped(term.value(), out);
+      if (!term.language().empty()) {
+        out->push_back(kLanguage);
+        AppendEscaped(term.language(), out);
+      } else if (term.datatype() == kXsdString) {
+        out->push_back(kPlainString);
+      } else {
+        out->push_back(kDatatype);
+        AppendEscaped(term.datatype(), out);
+      }
+      return;
+  }
+}
+
+void AppendGraph(const std::optional<Term>& graph, std::string* out) {
+  if (graph) {
+    AppendTerm(*graph, out);
+  } else {
+    out->push_back(kDefaultGraph);
+  }
+}
+
+bool ReadTerm(std::string_view* in, Term* term) {
+  if (in->empty()) return false;
+  const char kind = in->front();
+  in->remove_prefix(1);
+  std::string value;
+  if (!ReadEscaped(in, &value)) return false;
+  if (kind == kIriByte) {
+    *term = Term::Iri(std::move(value));
+    return true;
+  }
+  if (kind == kBlankByte) {
+    *term = Term::Blank(std::move(value));
+    return true;
+  }
+  if (kind != kLiteralByte || in->empty()) return false;
+  const char suffix = in->front();
+  in->remove_prefix(1);
+  if (suffix == kPlainString) {
+    *term = Term::Literal(std::move(value));
+    return true;
+  }
+  std::string extra;
+  if (!ReadEscaped(in, &extra)) return false;
+  if (suffix == kLanguage) {
+    *term = Term::LangLiteral(std::move(value), extra);
+    return true;
+  }
+  if (suffix != kDatatype) return false;
+  *term = Term::Literal(std::move(value), std::move(extra));
+  return true;
+}
+
+bool ReadGraph(std::string_view* in, std::optional<Term>* graph) {
+  if (in->empty()) return false;
+  if (in->front() == kDefaultGraph) {
+    in->remove_prefix(1);
+    graph->reset();
+    return true;
+  }
+  graph->emplace();
+  return ReadTerm(in, &**graph);
+}
+
+std::string RowKey(const KeySpace& space, Index index, const Statement& st) {
+  const Term* terms[3] = {&st.subject, &st.predicate, &st.object};
+  std::string key;
+  key.reserve(space.prefix.size() + 16 + st.subject.value().size() + st.predicate.value().size() +
+              st.object.value().size());
+  key.append(space.prefix);
+  key.push_back(static_cast<char>(index));
+  AppendGraph(st.graph, &key);
+  for (int pos : IndexOrder(index)) AppendTerm(*terms[pos], &key);
+  return key;
+}
+
+bool DecodeRowKey(std::string_view in, Index index, Statement* st) {
+  Term* terms[3] = {&st->subject, &st->predicate, &st->object};
+  if (!ReadGraph(&in, &st->graph)) return false;
+  for (int pos : IndexOrder(index)) {
+    if (!ReadTerm(&in, terms[pos])) return false;
+  }
+  return in.empty();
+}
+
+std::string PrefixEnd(std::string_view prefix) {
+  std::string end(prefix);
+  while (!end.empty() && static_cast<unsigned char>(end.back()) == 0xff) end.pop_back();
+  if (!end.empty()) end.back() = static_cast<char>(static_cast<unsigned char>(end.back()) + 1);
+  return end;
+}
+
+}  // namespace webindex::graph
