@@ -19,7 +19,7 @@ int RunBroker(const Settings& settings, const BrokerOptions& options);
 struct LoadOptions {
   std::string topic;  //!< empty: the configured input topic
   std::vector<std::string> files;
-  std::string format = "json";  //!< "json" (JSON lines) or "wat" (Common Crawl WAT)
+  std::string format = "json";  //!< "json" (JSON lines), "wat" (Common Crawl WAT), "wikipedia" (revisions)
   bool all_links = false;       //!< wat: keep links within the page's own domain too
 };
 //! Defined in cli/load_command.cc.

@@ -10,6 +10,7 @@
 #include "common/log.h"
 #include "common/progress.h"
 #include "ingest/byte_reader.h"
+#include "ingest/wikipedia.h"
 #include "kafka/client.h"
 
 namespace webindex::cli {
@@ -18,7 +19,7 @@ namespace {
 constexpr size_t kMaxLineBytes = 256 << 20;  //!< a longer JSON line is an error, not a memory hog
 constexpr uint64_t kReportedFailures = 20;     //!< delivery failures logged one by one
 
-//! One input file as keyed crawl events: JSON lines or WAT records.
+//! One input file as keyed crawl events: JSON lines, WAT records or Wikipedia revisions.
 class EventSource {
  public:
   virtual ~EventSource() = default;
@@ -86,6 +87,38 @@ class WatSource : public EventSource {
   uint64_t offset_ = 0;  // where the current record's search began (compressed bytes)
 };
 
+//! Wikipedia revision records (docs/pagerank.md §5), one event each; malformed records are
+//! reported as file:line and skipped.
+class WikipediaSource : public EventSource {
+ public:
+  WikipediaSource(std::unique_ptr<ingest::WikipediaReader> reader, Progress* progress)
+      : reader_(std::move(reader)), progress_(progress) {}
+  Result<bool> Next(ingest::KeyedEvent* event) override {
+    for (;;) {
+      auto more = reader_->Next(&rev_);
+      if (more.ok()) {
+        if (!*more) return false;
+        *event = ingest::RevisionEvent(rev_);
+        return true;
+      }
+      if (more.status().code() != Status::Code::kCorruption) return more.status();
+      progress_->Finish();
+      std::cerr << more.status().message() << " (record skipped)\n";
+      ++bad_records_;
+    }
+  }
+  uint64_t records() const override { return reader_->records(); }
+  uint64_t bytes_read() const override { return reader_->file_bytes(); }
+  void AddTo(LoadSummary* summary) const override { summary->bad_lines += bad_records_; }
+  std::string Where() const override { return reader_->path() + ":" + std::to_string(rev_.line); }
+
+ private:
+  std::unique_ptr<ingest::WikipediaReader> reader_;
+  Progress* progress_;
+  ingest::Revision rev_;
+  uint64_t bad_records_ = 0;
+};
+
 Result<std::unique_ptr<EventSource>> OpenSource(const std::string& file, const LoadOptions& options,
                                                 Progress* progress) {
   if (options.format == "wat") {
@@ -93,6 +126,10 @@ Result<std::unique_ptr<EventSource>> OpenSource(const std::string& file, const L
     wat.all_links = options.all_links;
     ASSIGN_OR_RETURN(auto reader, ingest::WatEventReader::Open(file, wat));
     return std::unique_ptr<EventSource>(std::make_unique<WatSource>(file, std::move(reader)));
+  }
+  if (options.format == "wikipedia") {
+    ASSIGN_OR_RETURN(auto reader, ingest::WikipediaReader::Open(file));
+    return std::unique_ptr<EventSource>(std::make_unique<WikipediaSource>(std::move(reader), progress));
   }
   if (options.format != "json") return Status::InvalidArgument("unknown input format '" + options.format + "'");
   ASSIGN_OR_RETURN(auto in, ingest::ByteReader::Open(file));
@@ -141,9 +178,11 @@ Status ProduceFiles(kafka::Producer* producer, const std::string& topic, size_t 
 }  // namespace
 
 std::string LoadSummary::ToString(const std::string& format) const {
-  std::string out =
-      fmt::format("loaded {} {}: {} events produced", records, format == "wat" ? "records" : "lines", events);
-  if (format == "wat") {
+  const char* unit = format == "wat" ? "records" : format == "wikipedia" ? "revisions" : "lines";
+  std::string out = fmt::format("loaded {} {}: {} events produced", records, unit, events);
+  if (format == "wikipedia") {
+    out += fmt::format(", {} malformed records skipped", bad_lines);
+  } else if (format == "wat") {
     out += fmt::format(", skipped {}; {} links kept, {} dropped (unresolvable), {} within the page's domain left out",
                        wat.SkippedSummary(), wat.links, wat.dropped_links, wat.internal_links);
   } else {

@@ -1,4 +1,4 @@
-// `webindex load`: crawl events from JSON-lines or Common Crawl WAT files (plain or gzip) into
+// `webindex load`: crawl events from JSON-lines, Common Crawl WAT or Wikipedia revision files (plain or gzip) into
 // the pages topic, keyed by page URL, with progress on stderr. Called from the main thread.
 #pragma once
 
@@ -15,7 +15,7 @@ namespace webindex::cli {
 struct LoadSummary {
   uint64_t records = 0;    //!< lines or WARC records read
   uint64_t events = 0;     //!< events produced and acknowledged
-  uint64_t bad_lines = 0;  //!< JSON lines without a string "url" (skipped)
+  uint64_t bad_lines = 0;  //!< JSON lines without a string "url", malformed revision records (skipped)
   uint64_t oversized = 0;  //!< events larger than the topic takes (skipped)
   ingest::WatStats wat;    //!< WAT input: skipped records by kind, links
   double seconds = 0;

@@ -25,11 +25,14 @@ int main(int argc, char** argv) {
   broker->add_option("--address-file", broker_opts.address_file, "write the bootstrap address to this file");
 
   cli::LoadOptions load_opts;
-  auto* load = app.add_subcommand("load", "produce crawl events (JSON lines or Common Crawl WAT), keyed by URL");
+  auto* load = app.add_subcommand("load", "produce crawl events (JSON lines, Common Crawl WAT or Wikipedia revisions), "
+                                          "keyed by URL");
   load->add_option("--brokers", brokers, "Kafka bootstrap servers")->required();
   load->add_option("--topic", load_opts.topic, "topic to write (default: pages)");
-  load->add_option("--format", load_opts.format, "json: JSON-lines events; wat: Common Crawl WAT (WARC) records")
-      ->check(CLI::IsMember({"json", "wat"}));
+  load->add_option("--format", load_opts.format,
+                   "json: JSON-lines events; wat: Common Crawl WAT (WARC) records; wikipedia: revision records "
+                   "(docs/pagerank.md)")
+      ->check(CLI::IsMember({"json", "wat", "wikipedia"}));
   load->add_flag("--all-links", load_opts.all_links, "wat: keep links within the page's own domain too");
   load->add_option("files", load_opts.files, "files, plain or gzip; - for stdin")->required();
 

@@ -24,9 +24,9 @@ Status ReadRevisions(const std::vector<std::string>& files, rank::RevisionGraph*
   progress_options.total_bytes = TotalFileBytes(files);
   Progress progress(progress_options);
   uint64_t bytes_before = 0;
-  rank::Revision rev;
+  ingest::Revision rev;
   for (const auto& file : files) {
-    ASSIGN_OR_RETURN(auto reader, rank::WikipediaReader::Open(file));
+    ASSIGN_OR_RETURN(auto reader, ingest::WikipediaReader::Open(file));
     for (;;) {
       auto more = reader->Next(&rev);
       if (!more.ok()) {

@@ -91,6 +91,11 @@ Result<model::CrawlEvent> EventDecoder::Decode(std::string_view json) {
     if (!ev.crawl_time) return Status::InvalidArgument("crawlDate is not an RFC 3339 date-time");
     ev.page.crawl_date = std::string(date);
   }
+  if (Field(obj, "revision", &el)) {
+    uint64_t revision = 0;
+    if (el.get_uint64().get(revision)) return Status::InvalidArgument("revision is not a non-negative integer");
+    ev.revision = revision;
+  }
   std::string_view text;
   if (Field(obj, "title", &el) && !el.get_string().get(text)) ev.page.title = std::string(text);
   if (Field(obj, "server", &el) && !el.get_string().get(text)) ev.page.server = std::string(text);

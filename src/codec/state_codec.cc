@@ -6,6 +6,9 @@ namespace webindex::codec {
 namespace {
 
 constexpr char kFormat = 1;
+//! Page states with a recorded revision: the format byte, then the revision, then as kFormat.
+//! States without one keep kFormat, so their bytes are what they always were.
+constexpr char kPageStateWithRevision = 2;
 
 void PutOpt(BytesWriter& w, const std::optional<std::string>& s) {
   w.PutBool(s.has_value());
@@ -32,7 +35,12 @@ bool CheckFormat(std::string_view* v) {
 
 std::string EncodePageState(const model::PageState& s) {
   BytesWriter w;
-  w.str().push_back(kFormat);
+  if (s.revision) {
+    w.str().push_back(kPageStateWithRevision);
+    w.PutVarint(*s.revision);
+  } else {
+    w.str().push_back(kFormat);
+  }
   w.PutVarint(s.version);
   w.PutBool(s.date.has_value());
   if (s.date) {
@@ -59,9 +67,19 @@ std::string EncodePageState(const model::PageState& s) {
 }
 
 Result<model::PageState> DecodePageState(std::string_view v) {
-  if (!CheckFormat(&v)) return Corrupt("page state");
+  const bool with_revision = !v.empty() && v[0] == kPageStateWithRevision;
+  if (with_revision) {
+    v.remove_prefix(1);
+  } else if (!CheckFormat(&v)) {
+    return Corrupt("page state");
+  }
   BytesReader r(v);
   model::PageState s;
+  if (with_revision) {
+    uint64_t revision = 0;
+    if (!r.GetVarint(&revision)) return Corrupt("page state");
+    s.revision = revision;
+  }
   bool has_date, has_page;
   if (!r.GetVarint(&s.version) || !r.GetBool(&has_date)) return Corrupt("page state");
   if (has_date) {

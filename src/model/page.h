@@ -33,16 +33,19 @@ struct Page {
 struct CrawlEvent {
   Page page;                               //!< links already resolved and deduplicated
   std::optional<Instant> crawl_time;       //!< parsed crawlDate
+  std::optional<uint64_t> revision;        //!< the source's revision number, when it has one
   bool deleted = false;
   uint32_t dropped_links = 0;              //!< links whose url did not resolve
   uint32_t truncated_links = 0;            //!< links beyond the per-page limit
 };
 
-//! What the page stage remembers per URI: the current page (if any) and the recorded date.
+//! What the page stage remembers per URI: the current page (if any), the recorded date and
+//! revision.
 struct PageState {
   uint64_t version = 0;                    //!< grows on every change of the exported page
   std::optional<Instant> date;             //!< recorded crawlDate (also kept by deletes)
   std::optional<std::string> date_text;
+  std::optional<uint64_t> revision;        //!< recorded revision (also kept by deletes)
   std::optional<Page> page;                //!< nullopt: no current page
 };
 

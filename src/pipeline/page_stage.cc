@@ -17,13 +17,17 @@ struct Working {
 
 //! Folds one event into a page's state (spec §3); false when the event is stale.
 bool Fold(model::CrawlEvent ev, model::PageState* s) {
+  // Revisions decide when both sides have one (a lower one is stale); otherwise crawlDates do.
+  const bool by_revision = ev.revision && s->revision;
+  if (by_revision && *ev.revision < *s->revision) return false;
   if (ev.crawl_time) {
-    if (s->date && *ev.crawl_time < *s->date) return false;
+    if (!by_revision && s->date && *ev.crawl_time < *s->date) return false;
     s->date = ev.crawl_time;
     s->date_text = ev.page.crawl_date;
   } else if (s->date) {
     ev.page.crawl_date = s->date_text;  // takes the recorded date, wins by position
   }
+  if (ev.revision) s->revision = ev.revision;  // an event without one keeps the recorded one
   if (ev.deleted) {
     s->page.reset();
   } else {

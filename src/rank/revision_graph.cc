@@ -2,7 +2,7 @@
 
 namespace webindex::rank {
 
-void RevisionGraph::Add(const Revision& rev) {
+void RevisionGraph::Add(const ingest::Revision& rev) {
   ++revisions_;
   if (until_ && rev.timestamp > *until_) {
     ++after_until_;

@@ -9,7 +9,7 @@
 
 #include "common/time.h"
 #include "rank/link_graph.h"
-#include "rank/wikipedia.h"
+#include "ingest/wikipedia.h"
 
 namespace webindex::rank {
 
@@ -20,7 +20,7 @@ class RevisionGraph {
   //! Counts `rev` when it is at or before `until` and its rev_id is not below the title's
   //! latest so far; an equal rev_id replaces the earlier one (the later record wins, as a
   //! Kafka topic replays it).
-  void Add(const Revision& rev);
+  void Add(const ingest::Revision& rev);
 
   uint64_t revisions() const { return revisions_; }      //!< every revision added
   uint64_t after_until() const { return after_until_; }  //!< left out by `until`

@@ -73,6 +73,9 @@ KNOWN_BAD = {
         ("deleted \"true\"", {"url": "http://a.com/1", "deleted": "true"}),
         ("crawlDate a number", {"url": "http://a.com/1", "crawlDate": 5}),
         ("crawlDate not RFC 3339", {"url": "http://a.com/1", "crawlDate": "yesterday"}),
+        ("revision negative", {"url": "http://a.com/1", "revision": -1}),
+        ("revision a string", {"url": "http://a.com/1", "revision": "3"}),
+        ("revision a fraction", {"url": "http://a.com/1", "revision": 1.5}),
         ("crawlDate without zone", {"url": "http://a.com/1", "crawlDate": "2015-07-28T03:06:17"}),
         ("crawlDate Feb 30", {"url": "http://a.com/1", "crawlDate": "2015-02-30T03:06:17Z"}),
         ("crawlDate Feb 29 of 1900", {"url": "http://a.com/1", "crawlDate": "1900-02-29T03:06:17Z"}),
@@ -182,7 +185,7 @@ KNOWN_BAD = {
 KNOWN_GOOD = {
     "crawl-event": [
         ("url only", {"url": "http://a.com/1"}),
-        ("nulls as absent", {"url": "http://a.com/1", "crawlDate": None, "deleted": None, "title": None,
+        ("nulls as absent", {"url": "http://a.com/1", "crawlDate": None, "revision": None, "deleted": None, "title": None,
                              "server": None, "outboundLinks": None}),
         ("webindex Page JSON with uri/numOutbound", PAGE),
         ("unknown fields", {"url": "HTTPS://A.com", "whatever": [1, 2], "outboundLinks": [{"url": "x", "y": 1}]}),

@@ -19,8 +19,13 @@ void BatchModel::Apply(const std::string& value) {
     return;
   }
   UriState& s = pages_[ev->page.uri];
+  if (ev->revision && s.revision) {
+    if (*ev->revision < *s.revision) return;  // stale by revision, whatever the dates say
+  } else if (ev->crawl_time && s.date && *ev->crawl_time < *s.date) {
+    return;  // stale by date
+  }
+  if (ev->revision) s.revision = ev->revision;
   if (ev->crawl_time) {
-    if (s.date && *ev->crawl_time < *s.date) return;  // stale
     s.date = ev->crawl_time;
     s.date_text = ev->page.crawl_date;
   } else if (s.date) {

@@ -24,6 +24,7 @@ class BatchModel {
   struct UriState {
     std::optional<Instant> date;
     std::optional<std::string> date_text;
+    std::optional<uint64_t> revision;
     std::optional<model::Page> page;
   };
   std::map<std::string, UriState> pages_;

@@ -74,6 +74,7 @@ GeneratedEvent EventGenerator::Upsert(size_t page, bool anchor_only) {
   codec::JsonWriter w;
   w.BeginObject().Key("url").String(Spell(pages_[page]));
   if (rng_() % 5) w.Key("crawlDate").String(Date());
+  if (rng_() % 4 == 0) w.Key("revision").Uint(rng_() % 4);  // revisions decide over dates
   if (rng_() % 2) w.Key("title").String("Page " + std::to_string(page));
   if (rng_() % 3 == 0) w.Key("server").String("nginx");
   if (rng_() % 7 == 0) w.Key("uri").String("ignored");
@@ -91,6 +92,7 @@ GeneratedEvent EventGenerator::Delete(size_t page) {
   codec::JsonWriter w;
   w.BeginObject().Key("url").String(Spell(pages_[page])).Key("deleted").Bool(true);
   if (rng_() % 4) w.Key("crawlDate").String(Date());
+  if (rng_() % 4 == 0) w.Key("revision").Uint(rng_() % 4);
   w.EndObject();
   return Make(page, w.Take());
 }
@@ -102,7 +104,9 @@ GeneratedEvent EventGenerator::Invalid() {
       R"({"url":"http://a.com/x","crawlDate":"yesterday"})", R"({"url":"http://a.com/x","crawlDate":20150101})",
       R"({"url":"http://a.com/x","outboundLinks":{}})", R"({"url":"http://a.com/x","outboundLinks":[5]})",
       R"({"url":"http://a.com/x","outboundLinks":[{"url":7}]})",
-      R"({"url":"http://a.com/x","outboundLinks":[{"url":"http://b.com/","anchorText":3}]})", "{\"url\":\"http://a.com/\xff\"}"};
+      R"({"url":"http://a.com/x","outboundLinks":[{"url":"http://b.com/","anchorText":3}]})", "{\"url\":\"http://a.com/\xff\"}",
+      R"({"url":"http://a.com/x","revision":-1})", R"({"url":"http://a.com/x","revision":"3"})",
+      R"({"url":"http://a.com/x","revision":1.5})"};
   return {"bad", kInvalid[rng_() % std::size(kInvalid)], static_cast<int>(rng_() % partitions_)};
 }
 

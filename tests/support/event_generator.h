@@ -1,5 +1,5 @@
 // Random crawl-event streams for incremental-versus-batch tests: upserts, deletes (unknown
-// and repeated too), stale and missing crawlDates, duplicate deliveries, anchor-only edits,
+// and repeated too), stale and missing crawlDates and revisions, duplicate deliveries, anchor-only edits,
 // self and relative links, differently spelled URLs of one page, and invalid events.
 #pragma once
 

@@ -58,6 +58,11 @@ TEST(EventTest, InvalidEventsAreRejectedWithAReason) {
       {R"({"url":"http://"})", "URL"},
       {R"({"url":"http://a.com:http/"})", "URL"},
       {R"({"url":"http://a.com/1","deleted":"true"})", "deleted"},
+      {R"({"url":"http://a.com/1","revision":-1})", "revision is not a non-negative integer"},
+      {R"({"url":"http://a.com/1","revision":"3"})", "revision is not a non-negative integer"},
+      {R"({"url":"http://a.com/1","revision":1.5})", "revision is not a non-negative integer"},
+      {R"({"url":"http://a.com/1","revision":18446744073709551616})", "not JSON"},  // simdjson: number too big
+      {R"({"url":"http://a.com/1","revision":true})", "revision is not a non-negative integer"},
       {R"({"url":"http://a.com/1","deleted":"yes"})", "deleted"},
       {R"({"url":"http://a.com/1","deleted":1})", "deleted"},
       {R"({"url":"http://a.com/1","crawlDate":5})", "crawlDate"},
@@ -130,6 +135,13 @@ TEST(EventTest, MinimalEvent) {
   EXPECT_FALSE(ev.page.title.has_value());
   EXPECT_FALSE(ev.page.server.has_value());
   EXPECT_TRUE(ev.page.links.empty());
+}
+
+TEST(EventTest, RevisionIsANonNegativeInteger) {
+  EXPECT_FALSE(MustDecode(R"({"url":"http://a.com/1"})").revision.has_value());
+  EXPECT_FALSE(MustDecode(R"({"url":"http://a.com/1","revision":null})").revision.has_value());
+  EXPECT_EQ(MustDecode(R"({"url":"http://a.com/1","revision":0})").revision, 0u);
+  EXPECT_EQ(MustDecode(R"({"url":"http://a.com/1","revision":18446744073709551615})").revision, UINT64_MAX);
 }
 
 TEST(EventTest, CrawlDateIsParsedAndKeptAsText) {

@@ -20,6 +20,8 @@
 namespace webindex::rank {
 namespace {
 
+using ingest::Revision;
+using ingest::WikipediaReader;
 using testing::WikiRevision;
 
 Revision Rev(std::string title, uint64_t rev_id, std::vector<std::string> links, int64_t t = 1000) {

@@ -56,6 +56,12 @@ std::vector<model::PageState> SampleStates() {
     many.page->links.push_back({"http://a.com/" + std::to_string(i), "com.a>>o>/" + std::to_string(i), Binary()});
   }
   out.push_back(many);
+  model::PageState revised = full;  // a source with revision numbers (Wikipedia)
+  revised.revision = 0;
+  out.push_back(revised);
+  revised.revision = std::numeric_limits<uint64_t>::max();
+  revised.page.reset();
+  out.push_back(revised);
   return out;
 }
 
@@ -63,6 +69,7 @@ void ExpectEqual(const model::PageState& a, const model::PageState& b) {
   EXPECT_EQ(a.version, b.version);
   EXPECT_EQ(a.date, b.date);
   EXPECT_EQ(a.date_text, b.date_text);
+  EXPECT_EQ(a.revision, b.revision);
   EXPECT_EQ(a.page, b.page);
 }
 
@@ -74,6 +81,21 @@ TEST(StateCodecTest, PageStateRoundTrip) {
     ExpectEqual(*back, s);
     EXPECT_EQ(EncodePageState(*back), bytes);  // canonical
   }
+}
+
+TEST(StateCodecTest, PageStatesWithoutRevisionKeepTheirFormat) {
+  // Bytes of {version 3, date 1438052777 s, date_text, no page} as every release writes them.
+  const std::string v1("\x01\x03\x01", 3);
+  model::PageState tomb;
+  tomb.version = 3;
+  tomb.date = Instant{1438052777, 0};
+  tomb.date_text = "2015-07-28T03:06:17Z";
+  const std::string bytes = EncodePageState(tomb);
+  EXPECT_EQ(bytes.substr(0, 3), v1);
+  tomb.revision = 7;
+  const std::string with = EncodePageState(tomb);
+  EXPECT_EQ(with.substr(0, 2), std::string("\x02\x07", 2));
+  EXPECT_EQ(with.substr(2), bytes.substr(1));
 }
 
 TEST(StateCodecTest, CountedRoundTrip) {
@@ -141,10 +163,12 @@ TEST(StateCodecTest, EveryPrefixIsCorruption) {
 
 TEST(StateCodecTest, WrongFormatByteIsCorruption) {
   for (const std::string& v : {EncodePageState({}), EncodeCounted({}), EncodeOutRecord({})}) {
-    for (char format : {'\0', '\x02', '\xff', '{'}) {
+    for (char format : {'\0', '\x02', '\x03', '\xff', '{'}) {
       std::string bad = v;
       bad[0] = format;
-      EXPECT_EQ(DecodePageState(bad).status().code(), Status::Code::kCorruption);
+      if (format != '\x02') {  // page states with a revision
+        EXPECT_EQ(DecodePageState(bad).status().code(), Status::Code::kCorruption);
+      }
       EXPECT_EQ(DecodeCounted(bad).status().code(), Status::Code::kCorruption);
       EXPECT_EQ(DecodeOutRecord(bad).status().code(), Status::Code::kCorruption);
     }

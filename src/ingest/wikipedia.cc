@@ -1,12 +1,15 @@
-#include "rank/wikipedia.h"
+#include "ingest/wikipedia.h"
 
 #include <array>
 #include <cctype>
 #include <charconv>
 
 #include <fmt/format.h>
+#include <simdjson.h>
 
-namespace webindex::rank {
+#include "codec/json_writer.h"
+
+namespace webindex::ingest {
 namespace {
 
 constexpr std::array<std::string_view, 13> kTags = {"REVISION", "CATEGORY", "IMAGE",    "MAIN",    "TALK",
@@ -48,6 +51,35 @@ std::vector<std::string_view> SplitEntries(std::string_view list) {
     i = j;
   }
   return out;
+}
+
+std::string WikipediaUrl(std::string_view title) {
+  static constexpr char kHex[] = "0123456789ABCDEF";
+  std::string url = "https://en.wikipedia.org/wiki/";
+  for (unsigned char c : title) {
+    if ((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '.' ||
+        c == '_' || c == '~') {
+      url.push_back(static_cast<char>(c));
+    } else {
+      url.push_back('%');
+      url.push_back(kHex[c >> 4]);
+      url.push_back(kHex[c & 15]);
+    }
+  }
+  return url;
+}
+
+KeyedEvent RevisionEvent(const Revision& rev) {
+  KeyedEvent event;
+  event.key = WikipediaUrl(rev.title);
+  codec::JsonWriter w;
+  w.BeginObject().Key("url").String(event.key).Key("title").String(rev.title);
+  w.Key("crawlDate").String(rev.timestamp_text).Key("revision").Uint(rev.rev_id);
+  w.Key("outboundLinks").BeginArray();
+  for (const auto& link : rev.links) w.BeginObject().Key("url").String(WikipediaUrl(link)).EndObject();
+  w.EndArray().EndObject();
+  event.value = w.Take();
+  return event;
 }
 
 Result<std::unique_ptr<WikipediaReader>> WikipediaReader::Open(const std::string& path) {
@@ -131,6 +163,9 @@ Status WikipediaReader::Parse(Revision* rev) const {
   if (!instant) {
     return Malformed(fmt::format("timestamp '{}' is not YYYY-MM-DDTHH:MM:SSZ", ts.substr(0, 40)));
   }
+  if (!simdjson::validate_utf8(fields[2].data(), fields[2].size())) {
+    return Malformed("article_title is not valid UTF-8");
+  }
   rev->title.assign(fields[2]);
   rev->rev_id = rev_id;
   rev->timestamp = *instant;
@@ -149,4 +184,4 @@ Result<bool> WikipediaReader::Next(Revision* rev) {
   return true;
 }
 
-}  // namespace webindex::rank
+}  // namespace webindex::ingest

@@ -1,6 +1,6 @@
-// rank::WikipediaReader: the 14-line revision records of the University of Glasgow dump, plain
+// ingest::WikipediaReader: the 14-line revision records of the University of Glasgow dump, plain
 // and gzip, and every kind of malformed record named by file and line (docs/pagerank.md §1).
-#include "rank/wikipedia.h"
+#include "ingest/wikipedia.h"
 
 #include <gtest/gtest.h>
 
@@ -11,7 +11,7 @@
 #include "gzip_file.h"
 #include "pipeline_harness.h"
 
-namespace webindex::rank {
+namespace webindex::ingest {
 namespace {
 
 using testing::WriteFileBytes;
@@ -146,6 +146,33 @@ TEST_F(WikipediaReaderTest, ReadingGoesOnAfterAMalformedRecord) {
       << error;
 }
 
+TEST_F(WikipediaReaderTest, TitlesMustBeUtf8) {
+  EXPECT_NE(ErrorOf(Record("A\xff", 1, "")).find("article_title is not valid UTF-8"), std::string::npos);
+}
+
+TEST(WikipediaEventTest, UrlsPercentEncodeEveryByteOutsideTheUnreservedSet) {
+  EXPECT_EQ(WikipediaUrl("Albert_Einstein"), "https://en.wikipedia.org/wiki/Albert_Einstein");
+  EXPECT_EQ(WikipediaUrl("A~b.c-d_0"), "https://en.wikipedia.org/wiki/A~b.c-d_0");
+  EXPECT_EQ(WikipediaUrl("AC/DC"), "https://en.wikipedia.org/wiki/AC%2FDC");
+  EXPECT_EQ(WikipediaUrl("100%+x&y?#>"), "https://en.wikipedia.org/wiki/100%25%2Bx%26y%3F%23%3E");
+  EXPECT_EQ(WikipediaUrl("\xc3\xa9t\xc3\xa9"), "https://en.wikipedia.org/wiki/%C3%A9t%C3%A9");
+}
+
+TEST(WikipediaEventTest, ARevisionIsACrawlEventKeyedByItsUrl) {
+  Revision rev;
+  rev.title = "Caf\xc3\xa9";
+  rev.rev_id = 18446744073709551615ull;
+  rev.timestamp_text = "2008-01-02T03:04:05Z";
+  rev.links = {"B", "Caf\xc3\xa9", "B", "C/D"};
+  const KeyedEvent ev = RevisionEvent(rev);
+  EXPECT_EQ(ev.key, "https://en.wikipedia.org/wiki/Caf%C3%A9");
+  EXPECT_EQ(ev.value,
+            "{\"url\":\"https://en.wikipedia.org/wiki/Caf%C3%A9\",\"title\":\"Caf\xc3\xa9\",\"crawlDate\":"
+            "\"2008-01-02T03:04:05Z\",\"revision\":18446744073709551615,\"outboundLinks\":["
+            "{\"url\":\"https://en.wikipedia.org/wiki/B\"},{\"url\":\"https://en.wikipedia.org/wiki/Caf%C3%A9\"},"
+            "{\"url\":\"https://en.wikipedia.org/wiki/B\"},{\"url\":\"https://en.wikipedia.org/wiki/C%2FD\"}]}");
+}
+
 TEST(WikipediaSplitTest, SplitEntries) {
   EXPECT_TRUE(SplitEntries("").empty());
   EXPECT_TRUE(SplitEntries(" \t ").empty());
@@ -153,4 +180,4 @@ TEST(WikipediaSplitTest, SplitEntries) {
 }
 
 }  // namespace
-}  // namespace webindex::rank
+}  // namespace webindex::ingest

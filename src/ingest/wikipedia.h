@@ -1,6 +1,6 @@
 // Wikipedia revision records (docs/pagerank.md): the University of Glasgow edit-history format,
-// 14 tagged lines per revision, read one record at a time from a plain or gzip file. Owned and
-// called by one thread.
+// 14 tagged lines per revision, read one record at a time from a plain or gzip file, for
+// `webindex pagerank` and, as crawl events, for `webindex load`. Owned and called by one thread.
 #pragma once
 
 #include <cstdint>
@@ -12,8 +12,9 @@
 #include "common/status.h"
 #include "common/time.h"
 #include "ingest/byte_reader.h"
+#include "ingest/wat.h"
 
-namespace webindex::rank {
+namespace webindex::ingest {
 
 //! One revision: what PageRank and `load --format wikipedia` use of a record.
 struct Revision {
@@ -58,7 +59,15 @@ class WikipediaReader {
   uint64_t records_ = 0;
 };
 
+//! The URL of the article `title`: https://en.wikipedia.org/wiki/ + the title with every byte
+//! outside A-Z a-z 0-9 - . _ ~ percent-encoded (%XX, uppercase hex).
+std::string WikipediaUrl(std::string_view title);
+
+//! The crawl event of a revision (docs/pagerank.md §5), keyed by its URL: url, title, crawlDate,
+//! revision and the MAIN titles as outboundLinks, in order.
+KeyedEvent RevisionEvent(const Revision& rev);
+
 //! Splits a MAIN-style list on runs of spaces and tabs, ignoring empty tokens.
 std::vector<std::string_view> SplitEntries(std::string_view list);
 
-}  // namespace webindex::rank
+}  // namespace webindex::ingest
