@@ -95,8 +95,8 @@ int main(int argc, char** argv) {
 
   cli::PageRankCommandOptions pagerank_opts;
   auto* pagerank = app.add_subcommand(
-      "pagerank", "PageRank as the seed computes it (docs/pagerank.md) over Wikipedia revision files: "
-                  "`title score` lines on stdout, highest first");
+      "pagerank", "PageRank as the seed computes it (docs/pagerank.md) over Wikipedia revision files or a data "
+                  "dir's live link graph: `name score` lines on stdout, highest first");
   pagerank->add_option("--format", pagerank_opts.format, "input format of the files: wikipedia")
       ->check(CLI::IsMember({"wikipedia"}));
   pagerank->add_option("--iterations", pagerank_opts.iterations, "power iterations")
@@ -109,6 +109,8 @@ int main(int argc, char** argv) {
   pagerank->add_option("--threads", pagerank_opts.threads, "threads for the iterations (0: one per core)")
       ->capture_default_str();
   pagerank->add_option("files", pagerank_opts.files, "Wikipedia revision files, plain or gzip; - for stdin");
+  pagerank->add_option("--data-dir", pagerank_opts.data_dir,
+                       "instead of files: the live link graph of this data dir's query table (one snapshot)");
 
   CLI11_PARSE(app, argc, argv);
 
@@ -139,7 +141,10 @@ int main(int argc, char** argv) {
   if (*verify) return cli::RunVerify(*settings);
   if (*replay) return cli::RunReplay(std::move(settings).value(), replay_opts);
   if (*query) return cli::RunQuery(*settings, query_opts);
-  if (*pagerank) return cli::RunPageRank(*settings, pagerank_opts);
+  if (*pagerank) {
+    if (!pagerank_opts.data_dir.empty()) settings->processor.data_dir = pagerank_opts.data_dir;
+    return cli::RunPageRank(*settings, pagerank_opts);
+  }
   if (*bench) return cli::RunBench(*settings, std::move(bench_opts));
   if (*demo) {
     settings->processor.kafka.brokers = brokers.empty() ? "embedded" : brokers;

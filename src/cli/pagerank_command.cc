@@ -9,6 +9,7 @@
 #include "common/progress.h"
 #include "rank/pagerank.h"
 #include "rank/revision_graph.h"
+#include "rank/table_graph.h"
 
 namespace webindex::cli {
 namespace {
@@ -43,12 +44,32 @@ Status ReadRevisions(const std::vector<std::string>& files, rank::RevisionGraph*
   return Status::Ok();
 }
 
-Status Run(const PageRankCommandOptions& options) {
+//! PageRank of the live graph in the data dir's table, from one snapshot.
+Status RunOnTable(const Settings& settings, const PageRankCommandOptions& options) {
+  if (!options.format.empty() || !options.until.empty()) {
+    return Status::InvalidArgument("--format and --until apply to revision files, not to --data-dir");
+  }
+  ASSIGN_OR_RETURN(auto store, OpenTableReadOnly(settings));
+  rank::TableGraphStats stats;
+  ASSIGN_OR_RETURN(const rank::LinkGraph graph, rank::ReadTableGraph(*store, nullptr, &stats));
+  const auto ranked = std::chrono::steady_clock::now();
+  const std::vector<double> scores = rank::ComputePageRank(graph, {options.iterations, options.threads});
+  LOG_INFO("{} nodes, {} links from {} table cells; read in {:.1f} s, {} iterations in {:.2f} s", graph.nodes(),
+           graph.edges(), stats.cells, stats.seconds, options.iterations, SecondsSince(ranked));
+  return rank::WriteRanking(stdout, graph, scores, rank::RankOrder(graph, scores, options.limit));
+}
+
+Status Run(const Settings& settings, const PageRankCommandOptions& options) {
+  if (options.iterations < 0) return Status::InvalidArgument("--iterations must be 0 or more");
+  if (!options.data_dir.empty()) {
+    if (!options.files.empty()) return Status::InvalidArgument("give either --data-dir or revision files, not both");
+    return RunOnTable(settings, options);
+  }
   if (options.format != "wikipedia") {
-    return Status::InvalidArgument("--format wikipedia is the input format pagerank reads from files");
+    return Status::InvalidArgument(
+        "--format wikipedia is the input format pagerank reads from files (or give --data-dir for the live graph)");
   }
   if (options.files.empty()) return Status::InvalidArgument("give the Wikipedia revision files to read");
-  if (options.iterations < 0) return Status::InvalidArgument("--iterations must be 0 or more");
   std::optional<Instant> until;
   if (!options.until.empty()) {
     until = ParseRfc3339(options.until);
@@ -74,8 +95,8 @@ Status Run(const PageRankCommandOptions& options) {
 
 }  // namespace
 
-int RunPageRank(const Settings&, const PageRankCommandOptions& options) {
-  if (Status st = Run(options); !st.ok()) {
+int RunPageRank(const Settings& settings, const PageRankCommandOptions& options) {
+  if (Status st = Run(settings, options); !st.ok()) {
     LOG_ERROR("{}", st.ToString());
     return 1;
   }

@@ -42,6 +42,8 @@ class LinkGraphBuilder {
   void ClearPage(uint32_t node);
   bool IsPage(uint32_t node) const { return node < page_.size() && page_[node]; }
   size_t interned() const { return offsets_.size() - 1; }
+  //! The name of an interned id.
+  std::string_view name(uint32_t id) const { return Name(id); }
 
   //! The graph of the pages and their targets; node ids are renumbered densely in interning
   //! order. Leaves the builder empty.

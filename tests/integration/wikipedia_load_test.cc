@@ -14,6 +14,7 @@
 #include "child_process.h"
 #include "gzip_file.h"
 #include "ingest/wikipedia.h"
+#include "pagerank_reference.h"
 #include "pipeline_harness.h"
 #include "wikipedia_gen.h"
 
@@ -99,6 +100,82 @@ TEST_F(WikipediaLoadTest, ShuffledHistoryGivesTheTableOfTheLatestRevisions) {
     ASSERT_EQ(records.size(), revs.size());
     for (const auto& r : records) EXPECT_EQ(r.key.rfind("https://en.wikipedia.org/wiki/", 0), 0u) << r.key;
   }
+}
+
+//! Expects equal node sets and scores equal to their 9 printed digits.
+void ExpectSameScores(const std::map<std::string, double>& got, const std::map<std::string, double>& want) {
+  ASSERT_EQ(got.size(), want.size());
+  for (const auto& [name, score] : want) {
+    auto it = got.find(name);
+    ASSERT_NE(it, got.end()) << name;
+    EXPECT_NEAR(it->second, score, 1e-8 * score) << name;
+  }
+}
+
+// `pagerank --data-dir` over the table the revisions made equals `pagerank --format wikipedia`
+// over the file (titles spelled as URLs); after newer revisions, stale ones and deleted pages
+// it equals the reference over the final set of pages.
+TEST_F(WikipediaLoadTest, LivePageRankEqualsTheBatchCommandAndFollowsUpdates) {
+  WikiGenOptions options;
+  options.seed = 7;
+  options.articles = 80;
+  options.max_revisions = 3;
+  WikiGenerator gen(options);
+  const auto revs = gen.All();
+  std::string text;
+  for (const auto& r : revs) text += FormatWikiRecord(r);
+  const std::string path = dir_ + "/history.txt", log = dir_ + "/cli.log";
+  WriteFileBytes(path, text);
+  PipelineHarness h;
+  std::string out;
+  ASSERT_EQ(RunCommand({WEBINDEX_BINARY, "load", "--brokers", h.brokers(), "--format", "wikipedia", path}, &out, log),
+            0)
+      << ReadFileBytes(log);
+  h.RunUntilIdle();
+
+  ASSERT_EQ(RunCommand({WEBINDEX_BINARY, "pagerank", "--format", "wikipedia", path}, &out, log), 0)
+      << ReadFileBytes(log);
+  std::map<std::string, double> batch;
+  for (const auto& [title, score] : ParseRanking(out)) batch[ingest::WikipediaUrl(title)] = score;
+  ASSERT_EQ(RunCommand({WEBINDEX_BINARY, "pagerank", "--data-dir", h.config().data_dir}, &out, log), 0) << ReadFileBytes(log);
+  ExpectSameScores(ParseRanking(out), batch);
+  ASSERT_GT(batch.size(), 80u);
+
+  // Newer revisions of some titles, stale ones of others, and deleted pages.
+  std::map<std::string, WikiRevision> latest;
+  for (const auto& r : Latest(revs)) latest[r.title] = r;
+  std::vector<std::pair<std::string, std::string>> updates;
+  size_t i = 0;
+  for (auto it = latest.begin(); it != latest.end(); ++i) {
+    WikiRevision r = it->second;
+    if (i % 3 == 0) {  // newer: links to its neighbour only
+      r.rev_id += 1;
+      r.links = {std::next(it) == latest.end() ? latest.begin()->first : std::next(it)->first};
+      it->second = r;
+      updates.emplace_back(ingest::WikipediaUrl(r.title), EventOf(r));
+    } else if (i % 3 == 1 && r.rev_id > 0) {  // stale: ignored
+      r.rev_id -= 1;
+      r.links = {"Never_Counted"};
+      updates.emplace_back(ingest::WikipediaUrl(r.title), EventOf(r));
+    } else if (i % 5 == 2) {  // deleted
+      const std::string url = ingest::WikipediaUrl(r.title);
+      updates.emplace_back(url, "{\"url\":\"" + url + "\",\"deleted\":true}");
+      it = latest.erase(it);
+      continue;
+    }
+    ++it;
+  }
+  h.Produce(updates);
+  h.RunUntilIdle();
+  std::map<std::string, std::vector<std::string>> pages;
+  for (const auto& [title, r] : latest) {
+    auto& links = pages[ingest::WikipediaUrl(title)];
+    for (const auto& l : r.links) links.push_back(ingest::WikipediaUrl(l));
+  }
+  ASSERT_EQ(RunCommand({WEBINDEX_BINARY, "pagerank", "--data-dir", h.config().data_dir, "--iterations", "7"}, &out, log), 0)
+      << ReadFileBytes(log);
+  ExpectSameScores(ParseRanking(out), ReferencePageRank(pages, 7));
+  EXPECT_EQ(ParseRanking(out).count(ingest::WikipediaUrl("Never_Counted")), 0u);
 }
 
 // The events validate against schemas/crawl-event.schema.json (python3-jsonschema needed).

@@ -13,6 +13,7 @@
 #include <sstream>
 
 #include "gzip_file.h"
+#include "pagerank_reference.h"
 #include "pipeline_harness.h"
 #include "rank/revision_graph.h"
 #include "wikipedia_gen.h"
@@ -90,31 +91,19 @@ TEST(PageRankTest, TiesAreOrderedByNameBytesAndLimitTakesTheFirst) {
   EXPECT_EQ(g.names[first[1]], "B");
 }
 
-// The reference: maps of strings, no CSR, no threads, summing in a different order.
+//! The test's reference over the latest revisions (text order of the fixed-width timestamps is
+//! time order), independent of RevisionGraph.
 std::map<std::string, double> Reference(const std::vector<WikiRevision>& revs, const std::string& until,
                                         int iterations) {
   std::map<std::string, std::pair<uint64_t, std::vector<std::string>>> latest;
   for (const auto& r : revs) {
-    if (!until.empty() && r.timestamp > until) continue;  // same fixed-width format: text order is time order
+    if (!until.empty() && r.timestamp > until) continue;
     auto it = latest.find(r.title);
     if (it == latest.end() || r.rev_id >= it->second.first) latest[r.title] = {r.rev_id, r.links};
   }
-  std::map<std::string, std::set<std::string>> out;
-  std::map<std::string, double> pr;
-  for (const auto& [title, rev] : latest) {
-    pr[title] = 1.0;
-    out[title].insert(rev.second.begin(), rev.second.end());
-    for (const auto& l : rev.second) pr[l] = 1.0;
-  }
-  for (int k = 0; k < iterations; ++k) {
-    std::map<std::string, double> next;
-    for (const auto& [node, _] : pr) next[node] = 0.15;
-    for (const auto& [p, targets] : out) {
-      for (const auto& t : targets) next[t] += 0.85 * pr[p] / static_cast<double>(targets.size());
-    }
-    pr = std::move(next);
-  }
-  return pr;
+  std::map<std::string, std::vector<std::string>> pages;
+  for (const auto& [title, rev] : latest) pages[title] = rev.second;
+  return testing::ReferencePageRank(pages, iterations);
 }
 
 std::vector<uint64_t> Seeds() {
