@@ -1,6 +1,7 @@
 #include "graph/graph_update.h"
 
 #include <algorithm>
+#include <array>
 
 namespace webindex::graph {
 
@@ -21,8 +22,9 @@ Result<ApplyResult> GraphUpdate::Apply(state::Store& store, state::WriteBatch& b
   RETURN_IF_ERROR(store.MultiGet(space_.family, keys, &present));
 
   ApplyResult result;  // ops_ is in SPO key order, which is statement order
-  // Rows reach the batch in key order: RocksDB's memtable takes sorted inserts fastest.
-  std::vector<std::pair<std::string, bool>> rows;  // key, put
+  // Rows reach the batch in key order (RocksDB's memtable takes sorted inserts fastest): index
+  // by index, as the index byte leads; SPO rows come sorted already, the others are sorted here.
+  std::array<std::vector<std::pair<std::string, bool>>, kIndexes.size()> rows;  // key, put
   size_t i = 0;
   for (auto& [key, op] : ops_) {
     const bool was = present[i++].has_value();
@@ -30,15 +32,19 @@ Result<ApplyResult> GraphUpdate::Apply(state::Store& store, state::WriteBatch& b
       ++result.unchanged;
       continue;
     }
-    for (Index index : kIndexes) rows.emplace_back(RowKey(space_, index, op.statement), op.add);
+    for (size_t k = 0; k < kIndexes.size(); ++k) {
+      rows[k].emplace_back(k == 0 ? key : RowKey(space_, kIndexes[k], op.statement), op.add);
+    }
     (op.add ? result.added : result.removed).push_back(std::move(op.statement));
   }
-  std::sort(rows.begin(), rows.end());
-  for (const auto& [key, put] : rows) {
-    if (put) {
-      batch.Put(space_.family, key, {});
-    } else {
-      batch.Delete(space_.family, key);
+  for (size_t k = 1; k < rows.size(); ++k) std::sort(rows[k].begin(), rows[k].end());
+  for (const auto& index_rows : rows) {
+    for (const auto& [key, put] : index_rows) {
+      if (put) {
+        batch.Put(space_.family, key, {});
+      } else {
+        batch.Delete(space_.family, key);
+      }
     }
   }
   ops_.clear();
