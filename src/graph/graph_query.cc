@@ -80,9 +80,9 @@ Status GraphReader::Scan(const Pattern& pattern, std::string_view cursor, const 
   std::optional<std::string> fixed_graph;  // base + graph, when one graph is read
   if (pattern.graph.kind != GraphSelector::Kind::kAll) {
     fixed_graph = base;
-    AppendGraph(pattern.graph.kind == GraphSelector::Kind::kNamed ? std::optional<Term>(pattern.graph.name)
-                                                                  : std::nullopt,
-                &*fixed_graph);
+    AppendGraph(
+        pattern.graph.kind == GraphSelector::Kind::kNamed ? std::optional<Term>(pattern.graph.name) : std::nullopt,
+        &*fixed_graph);
   }
 
   std::string start = fixed_graph ? *fixed_graph + bound : base;

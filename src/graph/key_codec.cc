@@ -41,10 +41,14 @@ bool ReadEscaped(std::string_view* in, std::string* s) {
 
 std::array<int, 3> IndexOrder(Index index) {
   switch (index) {
-    case Index::kSpo: return {0, 1, 2};
-    case Index::kSop: return {0, 2, 1};
-    case Index::kPos: return {1, 2, 0};
-    case Index::kOsp: return {2, 0, 1};
+    case Index::kSpo:
+      return {0, 1, 2};
+    case Index::kSop:
+      return {0, 2, 1};
+    case Index::kPos:
+      return {1, 2, 0};
+    case Index::kOsp:
+      return {2, 0, 1};
   }
   return {0, 1, 2};
 }

@@ -16,7 +16,7 @@ namespace webindex::graph {
 //! after every cell key of the query table (whose rows start with ASCII letters).
 struct KeySpace {
   state::Family family = state::Family::kTable;
-  std::string prefix = "\xff" "g";
+  std::string prefix = "\xffg";  //!< 0xFF then g
 };
 
 //! The four row orders of a statement (BadWolf): each pattern is a prefix of one of them.

@@ -29,9 +29,7 @@ size_t ReadLine(void* buf, size_t size, size_t nmemb, void* stream) {
 
 int NoStreamError(void*) { return 0; }
 
-std::string_view NodeText(const SerdNode* node) {
-  return {reinterpret_cast<const char*>(node->buf), node->n_bytes};
-}
+std::string_view NodeText(const SerdNode* node) { return {reinterpret_cast<const char*>(node->buf), node->n_bytes}; }
 
 //! Lines without a statement: empty, spaces and tabs, or a comment.
 bool IsBlankLine(std::string_view line) {
@@ -99,7 +97,8 @@ struct StatementParser::Impl {
     ++self->line_statements;
     if (!self->error.empty()) return SERD_SUCCESS;
     Statement st;
-    if (!self->Convert(subject, nullptr, nullptr, &st.subject) || !self->Convert(predicate, nullptr, nullptr, &st.predicate) ||
+    if (!self->Convert(subject, nullptr, nullptr, &st.subject) ||
+        !self->Convert(predicate, nullptr, nullptr, &st.predicate) ||
         !self->Convert(object, datatype, lang, &st.object)) {
       return SERD_SUCCESS;
     }

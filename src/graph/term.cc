@@ -21,8 +21,8 @@ void AppendUchar(unsigned char c, std::string* out) {
 
 //! What IRIREF cannot hold unescaped: [#x00-#x20<>"{}|^`\].
 bool NeedsIriEscape(unsigned char c) {
-  return c <= 0x20 || c == '<' || c == '>' || c == '"' || c == '{' || c == '}' || c == '|' || c == '^' ||
-         c == '`' || c == '\\';
+  return c <= 0x20 || c == '<' || c == '>' || c == '"' || c == '{' || c == '}' || c == '|' || c == '^' || c == '`' ||
+         c == '\\';
 }
 
 void AppendIri(std::string_view iri, std::string* out) {
@@ -43,13 +43,27 @@ void AppendLiteralText(std::string_view text, std::string* out) {
   for (char ch : text) {
     const auto c = static_cast<unsigned char>(ch);
     switch (c) {
-      case '"': out->append("\\\""); break;
-      case '\\': out->append("\\\\"); break;
-      case '\b': out->append("\\b"); break;
-      case '\t': out->append("\\t"); break;
-      case '\n': out->append("\\n"); break;
-      case '\f': out->append("\\f"); break;
-      case '\r': out->append("\\r"); break;
+      case '"':
+        out->append("\\\"");
+        break;
+      case '\\':
+        out->append("\\\\");
+        break;
+      case '\b':
+        out->append("\\b");
+        break;
+      case '\t':
+        out->append("\\t");
+        break;
+      case '\n':
+        out->append("\\n");
+        break;
+      case '\f':
+        out->append("\\f");
+        break;
+      case '\r':
+        out->append("\\r");
+        break;
       default:
         if (c < 0x20 || c == 0x7f) {
           AppendUchar(c, out);
@@ -106,21 +120,22 @@ int Term::LiteralClass() const {
 
 std::strong_ordering Term::operator<=>(const Term& other) const {
   if (kind_ != other.kind_) return kind_ <=> other.kind_;
-  if (auto c = CompareBytes(value_, other.value_); c != 0) return c;
+  if (auto c = CompareBytes(value_, other.value_); std::is_neq(c)) return c;
   if (kind_ != TermKind::kLiteral) return std::strong_ordering::equal;
-  if (auto c = LiteralClass() <=> other.LiteralClass(); c != 0) return c;
-  if (auto c = CompareBytes(language_, other.language_); c != 0) return c;
+  if (auto c = LiteralClass() <=> other.LiteralClass(); std::is_neq(c)) return c;
+  if (auto c = CompareBytes(language_, other.language_); std::is_neq(c)) return c;
   return CompareBytes(datatype_, other.datatype_);
 }
 
 std::strong_ordering Statement::operator<=>(const Statement& other) const {
-  if (graph.has_value() != other.graph.has_value()) return graph.has_value() ? std::strong_ordering::greater
-                                                                             : std::strong_ordering::less;
-  if (graph) {
-    if (auto c = *graph <=> *other.graph; c != 0) return c;
+  if (graph.has_value() != other.graph.has_value()) {
+    return graph.has_value() ? std::strong_ordering::greater : std::strong_ordering::less;
   }
-  if (auto c = subject <=> other.subject; c != 0) return c;
-  if (auto c = predicate <=> other.predicate; c != 0) return c;
+  if (graph) {
+    if (auto c = *graph <=> *other.graph; std::is_neq(c)) return c;
+  }
+  if (auto c = subject <=> other.subject; std::is_neq(c)) return c;
+  if (auto c = predicate <=> other.predicate; std::is_neq(c)) return c;
   return object <=> other.object;
 }
 

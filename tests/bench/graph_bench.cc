@@ -22,8 +22,8 @@ using graph::Term;
 
 //! Page i of 5,000 domains: about 60-byte URLs, 10 links each (zipf-like targets), a title.
 std::string PageUrl(uint64_t i) {
-  return "http://www.domain" + std::to_string(i % 5000) + ".com/articles/" + std::to_string(2000 + i % 25) +
-         "/page-" + std::to_string(i) + ".html";
+  return "http://www.domain" + std::to_string(i % 5000) + ".com/articles/" + std::to_string(2000 + i % 25) + "/page-" +
+         std::to_string(i) + ".html";
 }
 
 std::vector<Statement> WebStatements(uint64_t first_page, uint64_t pages) {

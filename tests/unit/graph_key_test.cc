@@ -20,11 +20,16 @@ std::string RandomText(std::mt19937_64& rng) {
 
 Term RandomTerm(std::mt19937_64& rng) {
   switch (rng() % 5) {
-    case 0: return Term::Iri(RandomText(rng));
-    case 1: return Term::Blank(RandomText(rng));
-    case 2: return Term::Literal(RandomText(rng));
-    case 3: return Term::LangLiteral(RandomText(rng), rng() % 2 ? "en" : "en-gb");
-    default: return Term::Literal(RandomText(rng), rng() % 2 ? "b" : "b\xff");
+    case 0:
+      return Term::Iri(RandomText(rng));
+    case 1:
+      return Term::Blank(RandomText(rng));
+    case 2:
+      return Term::Literal(RandomText(rng));
+    case 3:
+      return Term::LangLiteral(RandomText(rng), rng() % 2 ? "en" : "en-gb");
+    default:
+      return Term::Literal(RandomText(rng), rng() % 2 ? "b" : "b\xff");
   }
 }
 
@@ -61,7 +66,9 @@ TEST(GraphKeyTest, TermsAndGraphsDecodeBack) {
     EXPECT_EQ(t2, t);
     EXPECT_EQ(in, "rest");
   }
-  std::string_view truncated = "\x02" "abc\0";
+  std::string_view truncated =
+      "\x02"
+      "abc\0";
   Term t;
   EXPECT_FALSE(ReadTerm(&truncated, &t));
 }

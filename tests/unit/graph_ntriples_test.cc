@@ -160,17 +160,18 @@ TEST(GraphNTriplesTest, ParseTermAndParseIri) {
   EXPECT_EQ(*iri, Term::Iri("http://a.example/x"));
   EXPECT_EQ(*ParseTerm("\"caf\\u00E9\"@fr"), Term::LangLiteral("caf\xc3\xa9", "fr"));
   EXPECT_EQ(*ParseTerm("_:n1"), Term::Blank("n1"));
-  for (std::string_view bad : {"", "http://a.example/x", "<relative>", "<http://a.example/x> <http://a.example/y>",
-                               "\"a\" \"b\"", "\"open", "<http://a.example/x> .", "\"a\"\n", "\"a\" # c",
-                               "<http://a.example/x> . <http://a.example/s> <http://a.example/p> \"b\"", "'a'",
-                               "\"a\"^^xsd:string", "5"}) {
+  for (std::string_view bad :
+       {"", "http://a.example/x", "<relative>", "<http://a.example/x> <http://a.example/y>", "\"a\" \"b\"", "\"open",
+        "<http://a.example/x> .", "\"a\"\n", "\"a\" # c",
+        "<http://a.example/x> . <http://a.example/s> <http://a.example/p> \"b\"", "'a'", "\"a\"^^xsd:string", "5"}) {
     auto t = ParseTerm(bad);
     EXPECT_FALSE(t.ok()) << "accepted [" << bad << "] as " << ToNTriples(*t);
     if (!t.ok()) {
       EXPECT_EQ(t.status().code(), Status::Code::kInvalidArgument);
     }
   }
-  EXPECT_EQ(ParseTerm("\"open").status().message().find("bad term \"open: "), 0u) << ParseTerm("\"open").status().message();
+  EXPECT_EQ(ParseTerm("\"open").status().message().find("bad term \"open: "), 0u)
+      << ParseTerm("\"open").status().message();
 
   EXPECT_EQ(*ParseIri("http://a.example/g"), Term::Iri("http://a.example/g"));
   EXPECT_EQ(*ParseIri("<http://a.example/g>"), Term::Iri("http://a.example/g"));

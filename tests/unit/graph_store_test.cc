@@ -127,7 +127,8 @@ TEST_F(GraphStoreTest, DefaultAndNamedGraphsAreDistinct) {
 
 TEST_F(GraphStoreTest, CursorsBelongToTheirPattern) {
   std::vector<std::pair<bool, Statement>> ops;
-  for (int i = 0; i < 5; ++i) ops.push_back({true, {Iri("s"), Iri("p"), Term::Literal(std::to_string(i)), std::nullopt}});
+  for (int i = 0; i < 5; ++i)
+    ops.push_back({true, {Iri("s"), Iri("p"), Term::Literal(std::to_string(i)), std::nullopt}});
   Apply(ops);
   GraphReader reader(*store_, nullptr);
   const Pattern sp{.subject = Iri("s"), .predicate = Iri("p")};
@@ -143,10 +144,9 @@ TEST_F(GraphStoreTest, CursorsBelongToTheirPattern) {
   // Same index, other subject; other index; other graph; garbage.
   EXPECT_EQ(reader.Query({.subject = Iri("t")}, 2, *first->next).status().code(), Status::Code::kInvalidArgument);
   EXPECT_EQ(reader.Query({.predicate = Iri("p")}, 2, *first->next).status().code(), Status::Code::kInvalidArgument);
-  EXPECT_EQ(reader.Query({.subject = Iri("s"), .graph = GraphSelector::Named(Iri("g"))}, 2, *first->next)
-                .status()
-                .code(),
-            Status::Code::kInvalidArgument);
+  EXPECT_EQ(
+      reader.Query({.subject = Iri("s"), .graph = GraphSelector::Named(Iri("g"))}, 2, *first->next).status().code(),
+      Status::Code::kInvalidArgument);
   EXPECT_TRUE(reader.Query({.subject = Iri("s"), .graph = GraphSelector::All()}, 2, *first->next).ok());
   EXPECT_FALSE(reader.Query(sp, 2, "!!").ok());
   EXPECT_FALSE(reader.Query(sp, 2, "AAAA").ok());
@@ -245,8 +245,7 @@ void CheckPatterns(state::Store& store, const std::set<Statement>& model, std::m
       const auto want = Expected(model, p);
       SCOPED_TRACE("pattern " + std::string(p.subject ? ToNTriples(*p.subject) : "?") + " " +
                    (p.predicate ? ToNTriples(*p.predicate) : "?") + " " + (p.object ? ToNTriples(*p.object) : "?") +
-                   " graph kind " + std::to_string(static_cast<int>(selector.kind)) + " " +
-                   ToNTriples(selector.name));
+                   " graph kind " + std::to_string(static_cast<int>(selector.kind)) + " " + ToNTriples(selector.name));
       auto one = reader.Query(p, 100000);
       ASSERT_TRUE(one.ok()) << one.status().ToString();
       ASSERT_EQ(Lines(one->statements), Lines(want));
