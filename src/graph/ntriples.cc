@@ -48,39 +48,6 @@ std::string_view Trim(std::string_view s) {
 
 }  // namespace
 
-bool IsValidUtf8(std::string_view s) {
-  size_t i = 0;
-  while (i < s.size()) {
-    const auto c = static_cast<unsigned char>(s[i]);
-    if (c < 0x80) {
-      ++i;
-      continue;
-    }
-    size_t n;
-    uint32_t cp;
-    if (c >= 0xc2 && c <= 0xdf) {
-      n = 1, cp = c & 0x1f;
-    } else if (c >= 0xe0 && c <= 0xef) {
-      n = 2, cp = c & 0x0f;
-    } else if (c >= 0xf0 && c <= 0xf4) {
-      n = 3, cp = c & 0x07;
-    } else {
-      return false;
-    }
-    if (i + n >= s.size()) return false;
-    for (size_t k = 1; k <= n; ++k) {
-      const auto cc = static_cast<unsigned char>(s[i + k]);
-      if ((cc & 0xc0) != 0x80) return false;
-      cp = (cp << 6) | (cc & 0x3f);
-    }
-    if ((n == 2 && cp < 0x800) || (n == 3 && (cp < 0x10000 || cp > 0x10ffff)) || (cp >= 0xd800 && cp <= 0xdfff)) {
-      return false;
-    }
-    i += n + 1;
-  }
-  return true;
-}
-
 struct StatementParser::Impl {
   explicit Impl(Syntax s) : syntax(s) {
     reader = serd_reader_new(s == Syntax::kNQuads ? SERD_NQUADS : SERD_NTRIPLES, this, nullptr, nullptr, nullptr,
@@ -196,10 +163,10 @@ struct StatementParser::Impl {
 StatementParser::StatementParser(Syntax syntax) : impl_(std::make_unique<Impl>(syntax)) {}
 StatementParser::~StatementParser() = default;
 
-Status StatementParser::Parse(std::string_view text, std::vector<Statement>* out) {
+Status StatementParser::Parse(std::string_view text, std::vector<Statement>* out, size_t first_line) {
   const size_t keep = out->size();
   impl_->out = out;
-  size_t line_no = 0;
+  size_t line_no = first_line - 1;
   size_t pos = 0;
   while (pos < text.size()) {
     ++line_no;

@@ -27,8 +27,9 @@ class StatementParser {
   //! Appends the statements of `text` to `out`, or returns InvalidArgument "line N: what" for the
   //! first bad line (1-based; CR, LF and CRLF end lines) and leaves `out` as it was: a text with
   //! one bad line is invalid whole. Blank lines and comments are allowed; N-Quads lines without
-  //! a graph are statements of the default graph.
-  Status Parse(std::string_view text, std::vector<Statement>* out);
+  //! a graph are statements of the default graph. `first_line` is the number of the text's first
+  //! line, for a text cut from a larger file at a line end.
+  Status Parse(std::string_view text, std::vector<Statement>* out, size_t first_line = 1);
 
  private:
   struct Impl;
@@ -45,8 +46,5 @@ Result<Term> ParseTerm(std::string_view text);
 //! An IRI in angle brackets (as ParseTerm) or bare (`http://a/b`), for options that only take an
 //! IRI (a graph name, a predicate); InvalidArgument for anything else.
 Result<Term> ParseIri(std::string_view text);
-
-//! True when `s` is well-formed UTF-8 (no overlongs, no surrogates, at most U+10FFFF).
-bool IsValidUtf8(std::string_view s);
 
 }  // namespace webindex::graph

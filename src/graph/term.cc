@@ -75,6 +75,54 @@ void AppendLiteralText(std::string_view text, std::string* out) {
   out->push_back('"');
 }
 
+bool IsAsciiAlpha(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
+bool IsAsciiDigit(char c) { return c >= '0' && c <= '9'; }
+
+//! An absolute IRI as IRIREF holds it: a scheme, then nothing IRIREF excludes, UTF-8.
+bool IsValidIri(std::string_view iri) {
+  const size_t colon = iri.find(':');
+  if (colon == std::string_view::npos || colon == 0 || !IsAsciiAlpha(iri[0])) return false;
+  for (size_t i = 1; i < colon; ++i) {
+    const char c = iri[i];
+    if (!IsAsciiAlpha(c) && !IsAsciiDigit(c) && c != '+' && c != '-' && c != '.') return false;
+  }
+  for (char c : iri) {
+    if (NeedsIriEscape(static_cast<unsigned char>(c))) return false;
+  }
+  return IsValidUtf8(iri);
+}
+
+//! BLANK_NODE_LABEL after "_:", with PN_CHARS taken as ASCII letters, digits, '_', '-' and any
+//! non-ASCII character (the parser applies the exact grammar).
+bool IsValidBlankLabel(std::string_view label) {
+  if (label.empty() || label.front() == '-' || label.front() == '.' || label.back() == '.') return false;
+  for (char c : label) {
+    if (!IsAsciiAlpha(c) && !IsAsciiDigit(c) && c != '_' && c != '-' && c != '.' &&
+        static_cast<unsigned char>(c) < 0x80) {
+      return false;
+    }
+  }
+  return IsValidUtf8(label);
+}
+
+//! LANGTAG without '@': [a-zA-Z]+ ('-' [a-zA-Z0-9]+)*.
+bool IsValidLanguageTag(std::string_view tag) {
+  bool first = true;
+  size_t run = 0;
+  for (char c : tag) {
+    if (c == '-') {
+      if (run == 0) return false;
+      first = false;
+      run = 0;
+    } else if (IsAsciiAlpha(c) || (!first && IsAsciiDigit(c))) {
+      ++run;
+    } else {
+      return false;
+    }
+  }
+  return run > 0;
+}
+
 std::strong_ordering CompareBytes(std::string_view a, std::string_view b) {
   const int c = a.compare(b);
   return c < 0 ? std::strong_ordering::less : c > 0 ? std::strong_ordering::greater : std::strong_ordering::equal;
@@ -188,11 +236,24 @@ std::string ToNQuads(const Statement& st) {
 
 Status ValidateStatement(const Statement& st) {
   auto check = [](const Term& t, const char* role, bool literal_ok, bool blank_ok) -> Status {
-    if (t.is_literal() && !literal_ok) return Status::InvalidArgument(std::string(role) + " cannot be a literal");
-    if (t.is_blank() && !blank_ok) return Status::InvalidArgument(std::string(role) + " cannot be a blank node");
-    if (!t.is_literal() && t.value().empty()) return Status::InvalidArgument(std::string(role) + " is empty");
-    if (t.is_literal() && (t.datatype() == kRdfLangString) != !t.language().empty()) {
-      return Status::InvalidArgument(std::string(role) + ": rdf:langString goes with a language tag, and only it");
+    auto bad = [role](const std::string& why) { return Status::InvalidArgument(std::string(role) + ": " + why); };
+    switch (t.kind()) {
+      case TermKind::kIri:
+        if (!IsValidIri(t.value())) return bad("not an absolute IRI: " + ToNTriples(t));
+        break;
+      case TermKind::kBlank:
+        if (!blank_ok) return bad("cannot be a blank node");
+        if (!IsValidBlankLabel(t.value())) return bad("not a blank node label: " + t.value());
+        break;
+      case TermKind::kLiteral:
+        if (!literal_ok) return bad("cannot be a literal");
+        if (!IsValidUtf8(t.value())) return bad("not UTF-8");
+        if ((t.datatype() == kRdfLangString) != !t.language().empty()) {
+          return bad("rdf:langString goes with a language tag, and only it");
+        }
+        if (!t.language().empty() && !IsValidLanguageTag(t.language())) return bad("bad language tag " + t.language());
+        if (!IsValidIri(t.datatype())) return bad("datatype is not an absolute IRI");
+        break;
     }
     return Status::Ok();
   };
@@ -201,6 +262,39 @@ Status ValidateStatement(const Statement& st) {
   RETURN_IF_ERROR(check(st.object, "object", true, true));
   if (st.graph) RETURN_IF_ERROR(check(*st.graph, "graph", false, true));
   return Status::Ok();
+}
+
+bool IsValidUtf8(std::string_view s) {
+  size_t i = 0;
+  while (i < s.size()) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    if (c < 0x80) {
+      ++i;
+      continue;
+    }
+    size_t n;
+    uint32_t cp;
+    if (c >= 0xc2 && c <= 0xdf) {
+      n = 1, cp = c & 0x1f;
+    } else if (c >= 0xe0 && c <= 0xef) {
+      n = 2, cp = c & 0x0f;
+    } else if (c >= 0xf0 && c <= 0xf4) {
+      n = 3, cp = c & 0x07;
+    } else {
+      return false;
+    }
+    if (i + n >= s.size()) return false;
+    for (size_t k = 1; k <= n; ++k) {
+      const auto cc = static_cast<unsigned char>(s[i + k]);
+      if ((cc & 0xc0) != 0x80) return false;
+      cp = (cp << 6) | (cc & 0x3f);
+    }
+    if ((n == 2 && cp < 0x800) || (n == 3 && (cp < 0x10000 || cp > 0x10ffff)) || (cp >= 0xd800 && cp <= 0xdfff)) {
+      return false;
+    }
+    i += n + 1;
+  }
+  return true;
 }
 
 }  // namespace webindex::graph

@@ -77,8 +77,13 @@ std::string ToNTriples(const Statement& statement);
 //! `s p o g .` for a named graph, `s p o .` for the default graph (no newline).
 std::string ToNQuads(const Statement& statement);
 
-//! InvalidArgument unless the statement can be stored: subject an IRI or blank node, predicate an
-//! IRI, graph an IRI or blank node, no empty IRI, rdf:langString exactly with a language tag.
+//! InvalidArgument unless the statement can be stored and printed as N-Triples that parse back:
+//! subject an IRI or blank node, predicate an IRI, graph an IRI or blank node; IRIs absolute
+//! (a scheme) without the characters IRIREF excludes; blank node labels, language tags and
+//! rdf:langString as the grammar and RDF 1.1 allow; every string UTF-8.
 Status ValidateStatement(const Statement& statement);
+
+//! True when `s` is well-formed UTF-8 (no overlongs, no surrogates, at most U+10FFFF).
+bool IsValidUtf8(std::string_view s);
 
 }  // namespace webindex::graph

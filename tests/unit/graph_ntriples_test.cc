@@ -136,6 +136,9 @@ TEST(GraphNTriplesTest, ABadLineRejectsTheWholeTextAndNamesItsLine) {
   // The parser is reusable after an error.
   ASSERT_TRUE(parser.Parse("<http://a.example/s> <http://a.example/p> \"4\" .", &out).ok());
   EXPECT_EQ(out.size(), 2u);
+  // A part of a larger file numbers lines from its own first line.
+  EXPECT_EQ(parser.Parse("\n<http://a.example/s> <http://a.example/p> .\n", &out, 1001).message(),
+            "line 1002, column 43: expected: ':', '<', or '_'");
 }
 
 TEST(GraphNTriplesTest, RdfTermEquality) {
@@ -206,6 +209,22 @@ TEST(GraphNTriplesTest, ValidateStatement) {
   EXPECT_FALSE(ValidateStatement({iri, iri, iri, Term::Literal("g")}).ok());
   EXPECT_FALSE(ValidateStatement({Term::Iri(""), iri, iri, std::nullopt}).ok());
   EXPECT_FALSE(ValidateStatement({iri, iri, Term::Literal("x", std::string(kRdfLangString)), std::nullopt}).ok());
+  // What could not be printed as N-Triples that parse back.
+  for (const char* bad_iri : {"relative", "1http://a", ":x", "http://a.example/a b", "http://a.example/{x}",
+                              "http://a.example/<", "http://a.example/\\", "http://a.example/\xc3"}) {
+    EXPECT_FALSE(ValidateStatement({Term::Iri(bad_iri), iri, iri, std::nullopt}).ok()) << bad_iri;
+  }
+  for (const char* bad_label : {"", "a b", "a.", ".a", "-a", "a:b", "a/b"}) {
+    EXPECT_FALSE(ValidateStatement({Term::Blank(bad_label), iri, iri, std::nullopt}).ok()) << bad_label;
+  }
+  for (const char* bad_tag : {"en_US", "en-", "-en", "e1", "en--us", "en us"}) {
+    EXPECT_FALSE(ValidateStatement({iri, iri, Term::LangLiteral("x", bad_tag), std::nullopt}).ok()) << bad_tag;
+  }
+  EXPECT_FALSE(ValidateStatement({iri, iri, Term::Literal("\xff"), std::nullopt}).ok());
+  EXPECT_FALSE(ValidateStatement({iri, iri, Term::Literal("x", "xsd:integer x"), std::nullopt}).ok());
+  EXPECT_TRUE(ValidateStatement({Term::Blank("a.b-c_1\xc3\xa9"), Term::Iri("urn:x-y.z+w:p"),
+                                 Term::LangLiteral("x", "de-CH-1996"), std::nullopt})
+                  .ok());
 }
 
 TEST(GraphNTriplesTest, Utf8Validation) {
