@@ -100,6 +100,13 @@ Status Processor::Start() {
   }
   // Build every runner before starting any, so delivery reports always find their runner.
   for (auto& runner : runners_) RETURN_IF_ERROR(runner->Start());
+  if (config_.rank.interval.count() > 0) {
+    rank::RankServiceOptions rank = config_.rank;
+    rank.exports_topic = n.exports;
+    rank.exports_partitions = layout.export_partitions;
+    rank_ = std::make_unique<rank::RankService>(*store_, rank);
+    rank_->Start();
+  }
   LOG_INFO("processing {} -> query table in {} (brokers {})", config_.topics.pages, dir_->PathOf(generation_),
            config_.kafka.brokers);
   return Status::Ok();
@@ -217,6 +224,7 @@ Status Processor::RunUntilCaughtUp(int64_t max_lag, const std::atomic<bool>& sto
 Status Processor::Stop() {
   if (stopped_) return Status::Ok();
   stopped_ = true;
+  if (rank_) rank_->Stop();  // it reads the store only; the stages never wait for it
   for (auto it = runners_.rbegin(); it != runners_.rend(); ++it) (*it)->RequestStop();
   Status first;
   for (auto it = runners_.rbegin(); it != runners_.rend(); ++it) {
@@ -238,6 +246,7 @@ Status Processor::Stop() {
   LogProgress();
   producer_.reset();  // stops delivery reports before the runners they reach go away
   runners_.clear();
+  rank_.reset();
   store_.reset();
   admin_.reset();
   return first;

@@ -16,6 +16,7 @@
 #include "pipeline/metrics.h"
 #include "pipeline/stage_runner.h"
 #include "pipeline/topics.h"
+#include "rank/rank_service.h"
 #include "state/data_dir.h"
 #include "state/store.h"
 
@@ -34,6 +35,8 @@ struct ProcessorConfig {
   state::StoreOptions store;
   pipeline::RunnerOptions runner;
   int progress_interval_ms = 5000;
+  //! The background PageRank of the live graph; interval 0 turns it off.
+  rank::RankServiceOptions rank;
 };
 
 class Processor {
@@ -58,6 +61,8 @@ class Processor {
   const pipeline::Metrics& metrics() const { return metrics_; }
   //! The data dir's store, for readers of the query table (after Start, until Stop).
   state::Store* store() { return store_.get(); }
+  //! The background PageRank's counters (zeros when it is off).
+  rank::RankService::Stats rank_stats() const { return rank_ ? rank_->stats() : rank::RankService::Stats{}; }
   //! The generation of the data dir this processor runs (after Start).
   uint64_t generation() const { return generation_; }
   //! Set when Run returned because another generation became current.
@@ -93,6 +98,7 @@ class Processor {
   std::unique_ptr<kafka::Admin> admin_;
   std::unique_ptr<kafka::Producer> producer_;
   std::vector<std::unique_ptr<pipeline::StageRunner>> runners_;
+  std::unique_ptr<rank::RankService> rank_;
   std::optional<state::DataDir> dir_;
   uint64_t generation_ = 0;
   std::optional<uint64_t> switch_to_;

@@ -59,6 +59,14 @@ Status ApplyConfig(const toml::table& t, Settings* s) {
   p.runner.max_batch = t["pipeline"]["max_batch"].value_or(p.runner.max_batch);
   p.runner.poll_timeout_ms = t["pipeline"]["poll_timeout_ms"].value_or(p.runner.poll_timeout_ms);
   p.progress_interval_ms = t["pipeline"]["progress_interval_ms"].value_or(p.progress_interval_ms);
+  if (auto v = t["pagerank"]["interval_s"].value<int64_t>()) {
+    if (*v < 0) return Status::InvalidArgument("pagerank.interval_s must be 0 (off) or more seconds");
+    p.rank.interval = std::chrono::seconds(*v);
+  }
+  if (auto v = t["pagerank"]["iterations"].value<int64_t>()) {
+    if (*v < 0 || *v > 1000) return Status::InvalidArgument("pagerank.iterations must be between 0 and 1000");
+    p.rank.iterations = static_cast<int>(*v);
+  }
   s->log_level = t["log"]["level"].value_or(s->log_level);
   auto& h = s->http;
   h.listen = t["http"]["listen"].value_or(h.listen);

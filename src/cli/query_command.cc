@@ -46,6 +46,18 @@ void WriteProcessorMetrics(app::Processor& processor, http::PrometheusWriter& w)
   w.Family("webindex_stage_batch_seconds_total", "counter",
            "Seconds a stage spent processing and committing batches; divided by batches, the apply latency.");
   for (const auto& t : timings) w.Sample("webindex_stage_batch_seconds_total", {{"stage", t.stage}}, t.seconds);
+  const auto rank = processor.rank_stats();
+  w.Family("webindex_pagerank_computations_total", "counter",
+           "PageRank results of the live graph stored (pagerank.interval_s), by outcome; unchanged: the table "
+           "had not changed since the last result.");
+  w.Sample("webindex_pagerank_computations_total", {{"outcome", "stored"}}, rank.computations);
+  w.Sample("webindex_pagerank_computations_total", {{"outcome", "unchanged"}}, rank.unchanged);
+  w.Sample("webindex_pagerank_computations_total", {{"outcome", "failed"}}, rank.failures);
+  w.Family("webindex_pagerank_last_seconds", "gauge",
+           "Seconds the last PageRank computation took, from its snapshot of the table to the stored result.");
+  w.Sample("webindex_pagerank_last_seconds", {}, rank.last_seconds);
+  w.Family("webindex_pagerank_running", "gauge", "1 while a PageRank computation is under way.");
+  w.Sample("webindex_pagerank_running", {}, static_cast<uint64_t>(rank.running ? 1 : 0));
   auto lag = processor.Lag();
   if (!lag.ok()) LOG_WARN("metrics: consumer lag unavailable: {}", lag.status().ToString());
   w.Family("webindex_consumer_lag_up", "gauge", "1 when the brokers answered the watermark queries of this scrape.");

@@ -4,10 +4,13 @@
 #include <chrono>
 #include <exception>
 
+#include "codec/json_writer.h"
 #include "common/log.h"
 #include "http/query_string.h"
 #include "http/ui_assets.h"
 #include "query/query_json.h"
+#include "rank/pagerank.h"
+#include "rank/rank_store.h"
 
 namespace webindex::http {
 namespace {
@@ -21,6 +24,8 @@ int HttpStatus(const Status& st) {
       return 400;
     case Status::Code::kNotFound:
       return 404;
+    case Status::Code::kAborted:
+      return 409;
     case Status::Code::kUnavailable:
       return 503;
     default:
@@ -52,16 +57,48 @@ std::string OptionalParam(const Target& t, const std::string& name, const std::s
   return it == t.params.end() ? fallback : it->second;
 }
 
+//! /api/pagerank: one page of the current result, with the facts of that result.
+std::string RankingJson(const rank::RankPage& r) {
+  codec::JsonWriter w;
+  w.BeginObject().Key("result").Uint(r.info.id).Key("computedAtMs").Int(r.info.computed_at_ms);
+  w.Key("iterations").Int(r.info.iterations).Key("nodes").Uint(r.info.nodes).Key("edges").Uint(r.info.edges);
+  w.Key("exports").BeginObject().Key("topic").String(r.info.exports_topic).Key("positions").BeginArray();
+  for (int64_t p : r.info.positions) w.Int(p);
+  w.EndArray().EndObject();
+  w.Key("results").BeginArray();
+  for (const auto& p : r.pages) {
+    w.BeginObject().Key("url").String(p.url).Key("score").Raw(rank::FormatScore(p.score)).EndObject();
+  }
+  w.EndArray();
+  if (!r.next.empty()) w.Key("next").String(r.next);
+  return w.EndObject().Take();
+}
+
 //! The JSON body of a route, or the status that becomes its error.
-Result<std::string> RouteJson(query::QueryService& q, const std::string& route, const Target& t) {
+Result<std::string> RouteJson(query::QueryService& q, state::Store& store, const std::string& route,
+                              const Target& t) {
   if (route == "/healthz") return std::string(R"({"status":"ok"})");
   if (route == "/api/page") {
     ASSIGN_OR_RETURN(std::string url, RequiredParam(t, "url"));
     ASSIGN_OR_RETURN(auto page, q.Page(url));
+    ASSIGN_OR_RETURN(auto score, rank::ScoreOf(store, page.url));
+    if (score) {
+      page.pagerank = score->first;
+      page.pagerank_result = score->second.id;
+    }
     return query::ToJson(page);
   }
   ASSIGN_OR_RETURN(size_t limit, LimitParam(t));
   const std::string next = OptionalParam(t, "next");
+  if (route == "/api/pagerank") {
+    auto ranking = rank::RankingPage(store, limit, next);
+    if (!ranking.ok() && ranking.status().code() == Status::Code::kNotFound) {
+      return Status::NotFound(ranking.status().message() +
+                              " (`webindex run` computes it every pagerank.interval_s when the table changed)");
+    }
+    RETURN_IF_ERROR(ranking.status());
+    return RankingJson(*ranking);
+  }
   if (route == "/api/top") {
     ASSIGN_OR_RETURN(auto top, q.Top(limit, next));
     return query::ToJson(top);
@@ -97,13 +134,14 @@ void WriteConnectionStats(const ConnectionStats& c, PrometheusWriter& w) {
 }  // namespace
 
 const std::vector<std::string>& Api::Routes() {
-  static const std::vector<std::string> kRoutes = {"/api/top", "/api/pages", "/api/page",      "/api/links",
-                                                   "/healthz", "/metrics",   std::string(kUi), std::string(kOther)};
+  static const std::vector<std::string> kRoutes = {"/api/top",     "/api/pages", "/api/page",      "/api/links",
+                                                   "/api/pagerank", "/healthz",   "/metrics",       std::string(kUi),
+                                                   std::string(kOther)};
   return kRoutes;
 }
 
 Api::Api(state::Store& store, MetricsSource metrics)
-    : query_(std::make_unique<query::QueryService>(store)), metrics_(std::move(metrics)) {
+    : query_(std::make_unique<query::QueryService>(store)), store_(&store), metrics_(std::move(metrics)) {
   for (const auto& r : Routes()) latency_[r];
 }
 
@@ -149,7 +187,7 @@ ApiResponse Api::Handle(const ApiRequest& request) {
       response.body = Metrics();
     } else if (auto body = [&] {
                  std::shared_lock lock(source_mu_);
-                 return RouteJson(*query_, route, *target);
+                 return RouteJson(*query_, *store_, route, *target);
                }();
                body.ok()) {
       Count(route, 200);
@@ -171,6 +209,7 @@ void Api::SetSource(state::Store& store, MetricsSource metrics) {
   auto next = std::make_unique<query::QueryService>(store);
   std::unique_lock lock(source_mu_);
   query_ = std::move(next);
+  store_ = &store;
   metrics_ = std::move(metrics);
 }
 

@@ -72,6 +72,7 @@ class Api {
 
   std::shared_mutex source_mu_;  //!< shared by requests, exclusive while switching stores
   std::unique_ptr<query::QueryService> query_;
+  state::Store* store_;  //!< what query_ reads, for the PageRank results
   MetricsSource metrics_;
   std::map<std::string, LatencyHistogram, std::less<>> latency_;  //!< fixed after construction
   std::mutex counts_mu_;

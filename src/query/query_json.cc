@@ -1,5 +1,7 @@
 #include "query/query_json.h"
 
+#include <cstdio>
+
 #include "codec/json_writer.h"
 
 namespace webindex::query {
@@ -109,6 +111,11 @@ std::string ToJson(const PageResult& r) {
   WriteOptional(w, "crawlDate", r.crawl_date);
   WriteOptional(w, "title", r.title);
   WriteOptional(w, "server", r.server);
+  if (r.pagerank) {
+    char score[32];
+    std::snprintf(score, sizeof score, "%.9g", *r.pagerank);
+    w.Key("pagerank").BeginObject().Key("score").Raw(score).Key("result").Uint(r.pagerank_result).EndObject();
+  }
   return w.EndObject().Take();
 }
 

@@ -46,6 +46,10 @@ struct PageResult {
   uint64_t num_outbound = 0;
   bool crawled = false;  //!< has a current page (page|cur); false: only linked to
   std::optional<std::string> crawl_date, title, server;
+  //! The page's score in the current PageRank result and that result's id (set by the caller
+  //! that has one, see rank/rank_store.h).
+  std::optional<double> pagerank;
+  uint64_t pagerank_result = 0;
 };
 
 enum class LinkType { kIn, kOut };

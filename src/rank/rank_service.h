@@ -1,0 +1,77 @@
+// The continuous PageRank of `webindex run` (docs/pagerank.md §6): a thread of its own that,
+// every `interval` and only when the sink applied exports since the last result, takes one
+// snapshot of the store, builds the live graph, iterates and stores the result with the export
+// positions it reflects. It only reads the state the stages write, so they never wait for it.
+// Start/Stop from one thread; Stop is idempotent and returns within one phase of a computation.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <functional>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+
+#include "common/status.h"
+#include "rank/rank_store.h"
+#include "state/store.h"
+
+namespace webindex::rank {
+
+struct RankServiceOptions {
+  std::chrono::milliseconds interval{60000};  //!< between checks for a changed graph
+  int iterations = 10;
+  unsigned threads = 0;             //!< for the iterations; 0: one per core
+  std::string sink_stage = "sink";  //!< whose input positions say what the table reflects
+  std::string exports_topic;
+  int32_t exports_partitions = 1;
+  //! Called on the service's thread once the graph is read from its snapshot, before the
+  //! iterations (tests hold a computation open with it).
+  std::function<void()> after_snapshot;
+};
+
+class RankService {
+ public:
+  //! Called after a result is stored (from the service's thread), e.g. to publish it.
+  using OnResult = std::function<void(const RankResultInfo&, const LinkGraph&, const std::vector<double>&)>;
+
+  RankService(state::Store& store, RankServiceOptions options, OnResult on_result = {});
+  ~RankService();
+  RankService(const RankService&) = delete;
+  RankService& operator=(const RankService&) = delete;
+
+  void Start();
+  void Stop();
+
+  //! One check: computes and stores a result when the table changed since the stored one (or
+  //! none is stored). Returns whether it computed. Any thread, one at a time.
+  Result<bool> RunOnce();
+
+  struct Stats {
+    uint64_t computations = 0;  //!< results stored
+    uint64_t unchanged = 0;     //!< checks that found nothing new
+    uint64_t failures = 0;
+    double last_seconds = 0;    //!< snapshot to stored result, of the last computation
+    bool running = false;       //!< a computation is under way
+  };
+  Stats stats() const;
+
+ private:
+  void Loop();
+  //! The sink's positions as of `snap`.
+  Result<std::vector<int64_t>> Positions(const state::Snapshot* snap);
+
+  state::Store& store_;
+  const RankServiceOptions options_;
+  OnResult on_result_;
+  std::thread thread_;
+  mutable std::mutex mu_;
+  std::condition_variable wake_;
+  bool stop_ = false;
+  std::atomic<bool> cancel_{false};
+  Stats stats_;
+};
+
+}  // namespace webindex::rank

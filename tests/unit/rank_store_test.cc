@@ -1,0 +1,129 @@
+// rank/rank_store.h: PageRank results in the store — one whole result visible at a time, pages
+// of the ranking with cursors, lookups by URL, replacement by a newer result.
+#include "rank/rank_store.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "pipeline_harness.h"
+#include "rank/pagerank.h"
+
+namespace webindex::rank {
+namespace {
+
+class RankStoreTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = testing::MakeTempDir("rank-store-test");
+    auto store = state::Store::Open(dir_ + "/db", {});
+    ASSERT_TRUE(store.ok()) << store.status().ToString();
+    store_ = std::move(store).value();
+  }
+  void TearDown() override {
+    store_.reset();
+    std::filesystem::remove_all(dir_);
+  }
+  //! A graph of `n` pages where page i links to pages 0..i-1 (so lower pages rank higher).
+  static LinkGraph Graph(int n, const std::string& prefix = "http://a.com/") {
+    LinkGraphBuilder b;
+    for (int i = 0; i < n; ++i) b.Intern(prefix + std::to_string(i));
+    for (int i = 0; i < n; ++i) {
+      std::vector<uint32_t> out;
+      for (int j = 0; j < i; ++j) out.push_back(static_cast<uint32_t>(j));
+      b.SetOutlinks(static_cast<uint32_t>(i), out);
+    }
+    return b.Build();
+  }
+  //! Every entry of the current ranking, `limit` at a time.
+  std::vector<RankedPage> All(size_t limit) {
+    std::vector<RankedPage> all;
+    std::string cursor;
+    do {
+      auto page = RankingPage(*store_, limit, cursor);
+      EXPECT_TRUE(page.ok()) << page.status().ToString();
+      if (!page.ok()) break;
+      all.insert(all.end(), page->pages.begin(), page->pages.end());
+      EXPECT_LE(page->pages.size(), limit);
+      cursor = page->next;
+    } while (!cursor.empty());
+    return all;
+  }
+  std::string dir_;
+  std::unique_ptr<state::Store> store_;
+};
+
+TEST_F(RankStoreTest, NothingStoredIsNotFound) {
+  auto current = CurrentRankResult(*store_);
+  ASSERT_TRUE(current.ok());
+  EXPECT_FALSE(current->has_value());
+  EXPECT_EQ(RankingPage(*store_, 10, "").status().code(), Status::Code::kNotFound);
+  auto score = ScoreOf(*store_, "http://a.com/0");
+  ASSERT_TRUE(score.ok());
+  EXPECT_FALSE(score->has_value());
+}
+
+TEST_F(RankStoreTest, PagesOfTheRankingFollowRankOrderAndLookupsFindEveryNode) {
+  const LinkGraph g = Graph(25);
+  const auto scores = ComputePageRank(g, {10, 1});
+  RankResultInfo info;
+  info.computed_at_ms = 1700000000000;
+  info.iterations = 10;
+  info.exports_topic = "webindex.exports";
+  info.positions = {5, -1, 12};
+  auto stored = StoreRankResult(*store_, g, scores, info, /*batch_rows=*/7);
+  ASSERT_TRUE(stored.ok()) << stored.status().ToString();
+  EXPECT_EQ(stored->id, 1u);
+  EXPECT_EQ(stored->nodes, 25u);
+  EXPECT_EQ(stored->edges, 300u);
+  const auto order = RankOrder(g, scores);
+  for (size_t limit : {1, 4, 25, 100}) {
+    const auto all = All(limit);
+    ASSERT_EQ(all.size(), order.size()) << limit;
+    for (size_t i = 0; i < order.size(); ++i) {
+      EXPECT_EQ(all[i].url, g.names[order[i]]);
+      EXPECT_EQ(all[i].score, scores[order[i]]);
+    }
+  }
+  auto current = CurrentRankResult(*store_);
+  ASSERT_TRUE(current.ok() && current->has_value());
+  EXPECT_EQ((*current)->positions, (std::vector<int64_t>{5, -1, 12}));
+  EXPECT_EQ((*current)->exports_topic, "webindex.exports");
+  EXPECT_EQ((*current)->computed_at_ms, 1700000000000);
+  for (size_t u = 0; u < g.nodes(); ++u) {
+    auto score = ScoreOf(*store_, g.names[u]);
+    ASSERT_TRUE(score.ok() && score->has_value()) << g.names[u];
+    EXPECT_EQ((*score)->first, scores[u]);
+  }
+  auto missing = ScoreOf(*store_, "http://a.com/99");
+  ASSERT_TRUE(missing.ok());
+  EXPECT_FALSE(missing->has_value());
+  EXPECT_EQ(RankingPage(*store_, 5, "not-a-cursor!").status().code(), Status::Code::kInvalidArgument);
+}
+
+TEST_F(RankStoreTest, ANewerResultReplacesTheOldOneWhole) {
+  const LinkGraph first = Graph(30);
+  ASSERT_TRUE(StoreRankResult(*store_, first, ComputePageRank(first, {3, 1}), {}).ok());
+  auto page = RankingPage(*store_, 10, "");
+  ASSERT_TRUE(page.ok());
+  const std::string old_cursor = page->next;
+  const LinkGraph second = Graph(12, "http://b.com/");
+  auto stored = StoreRankResult(*store_, second, ComputePageRank(second, {3, 1}), {});
+  ASSERT_TRUE(stored.ok());
+  EXPECT_EQ(stored->id, 2u);
+  const auto all = All(5);
+  ASSERT_EQ(all.size(), 12u);
+  for (const auto& p : all) EXPECT_EQ(p.url.rfind("http://b.com/", 0), 0u) << p.url;
+  auto lost = ScoreOf(*store_, "http://a.com/1");
+  ASSERT_TRUE(lost.ok());
+  EXPECT_FALSE(lost->has_value());
+  EXPECT_EQ(RankingPage(*store_, 10, old_cursor).status().code(), Status::Code::kAborted);
+  // Nothing of the first result is left in the store.
+  auto it = store_->NewIterator(state::Family::kMeta);
+  size_t rows = 0;
+  for (it->Seek("pagerank/"); it->Valid() && it->key().starts_with("pagerank/"); it->Next()) ++rows;
+  EXPECT_EQ(rows, 1u + 2 * 12);
+}
+
+}  // namespace
+}  // namespace webindex::rank
