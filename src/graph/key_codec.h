@@ -12,11 +12,12 @@
 
 namespace webindex::graph {
 
-//! Where the graph's rows live: every key starts with `prefix` in `family`. The default sorts
-//! after every cell key of the query table (whose rows start with ASCII letters).
+//! Where the graph's rows live: every key starts with `prefix` in `family`. The default, 00 67
+//! (NUL, 'g'), starts no cell key of the query table (in a cell key 0x00 is followed by 01 or
+//! FF) and sorts before the d:, p: and t: rows: readers that seek to a row prefix never meet it.
 struct KeySpace {
   state::Family family = state::Family::kTable;
-  std::string prefix = "\xffg";  //!< 0xFF then g
+  std::string prefix = std::string("\0g", 2);
 };
 
 //! The four row orders of a statement (BadWolf): each pattern is a prefix of one of them.

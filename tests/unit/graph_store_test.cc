@@ -14,6 +14,8 @@
 #include "graph/graph_update.h"
 #include "graph/ntriples.h"
 #include "pipeline_harness.h"
+#include "query/table_reader.h"
+#include "sink/table.h"
 
 namespace webindex::graph {
 namespace {
@@ -156,6 +158,42 @@ TEST_F(GraphStoreTest, CursorsBelongToTheirPattern) {
   ASSERT_TRUE(third.ok());
   EXPECT_EQ(third->statements.size(), 1u);
   EXPECT_FALSE(third->next.has_value());
+}
+
+TEST_F(GraphStoreTest, GraphRowsStayOutOfTheTableCells) {
+  const KeySpace space;
+  for (const std::string& row : {std::string("d:a.com"), std::string("p:http://a.com/"), std::string("t:fe:x"),
+                                 std::string("\0x", 2), std::string()}) {
+    EXPECT_FALSE(sink::EncodeCellKey(row, "cf", "cq").starts_with(space.prefix)) << row;
+  }
+  // Graph rows sort before the row families, and never pass for a cell.
+  const Statement st{Iri("s"), Iri("p"), Term::Literal("o"), Iri("g")};
+  for (Index index : kIndexes) {
+    const std::string key = RowKey(space, index, st);
+    EXPECT_LT(key, sink::RowPrefixKey("d:"));
+    std::string row, cf, cq;
+    EXPECT_FALSE(sink::DecodeCellKey(key, &row, &cf, &cq));
+  }
+  Apply({{true, {Iri("s"), Iri("p"), Iri("o"), std::nullopt}},
+         {true, {Iri("s"), Iri("p"), Term::Literal("z"), Iri("g")}}});
+  state::WriteBatch batch(*store_);
+  batch.Put(state::Family::kTable, sink::EncodeCellKey("d:a.com", "domain", "pagecount"), "1");
+  batch.Put(state::Family::kTable, sink::EncodeCellKey("t:fe:x", "", ""), "1");
+  ASSERT_TRUE(store_->Write(batch).ok());
+  // Scans of the table's row families see their cells only, to the end of the family.
+  std::vector<std::string> rows;
+  for (const char* prefix : {"d:", "p:", "t:"}) {
+    ASSERT_TRUE(query::ScanRows(*store_, prefix, [&](const sink::Cell& c) {
+                  rows.push_back(c.row);
+                  return true;
+                }).ok());
+  }
+  EXPECT_EQ(rows, (std::vector<std::string>{"d:a.com", "t:fe:x"}));
+  auto top = query::TopUris(*store_, 25);
+  ASSERT_TRUE(top.ok()) << top.status().ToString();
+  ASSERT_EQ(top->size(), 1u);
+  EXPECT_EQ((*top)[0].uri, "x");
+  EXPECT_EQ(All({.graph = GraphSelector::All()}).size(), 2u);
 }
 
 // ---- randomized against a std::set ----
