@@ -46,6 +46,38 @@ bool DecodeCursor(std::string_view text, std::string* out) {
 
 }  // namespace
 
+Result<Pattern> ParsePattern(std::string_view subject, std::string_view predicate, std::string_view object,
+                             std::string_view graph) {
+  Pattern p;
+  auto term = [](std::string_view name, std::string_view text, std::optional<Term>* out) -> Status {
+    if (text.empty()) return Status::Ok();
+    auto t = ParseTerm(text);
+    if (!t.ok()) return t.status().WithContext(std::string(name));
+    *out = std::move(t).value();
+    return Status::Ok();
+  };
+  RETURN_IF_ERROR(term("s", subject, &p.subject));
+  RETURN_IF_ERROR(term("p", predicate, &p.predicate));
+  RETURN_IF_ERROR(term("o", object, &p.object));
+  if (p.subject && p.subject->is_literal()) return Status::InvalidArgument("s: a subject is never a literal");
+  if (p.predicate && !p.predicate->is_iri()) return Status::InvalidArgument("p: a predicate is an IRI");
+  if (graph.empty() || graph == "default") return p;
+  if (graph == "all") {
+    p.graph = GraphSelector::All();
+    return p;
+  }
+  if (graph.starts_with("_:")) {
+    auto t = ParseTerm(graph);
+    if (!t.ok()) return t.status().WithContext("graph");
+    p.graph = GraphSelector::Named(std::move(t).value());
+    return p;
+  }
+  auto iri = ParseIri(graph);
+  if (!iri.ok()) return iri.status().WithContext("graph");
+  p.graph = GraphSelector::Named(std::move(iri).value());
+  return p;
+}
+
 Index IndexFor(const Pattern& p) {
   if (p.subject) return p.object && !p.predicate ? Index::kSop : Index::kSpo;
   if (p.predicate) return Index::kPos;

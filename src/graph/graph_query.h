@@ -12,6 +12,7 @@
 
 #include "common/status.h"
 #include "graph/key_codec.h"
+#include "graph/ntriples.h"
 #include "graph/term.h"
 #include "state/store.h"
 
@@ -34,6 +35,14 @@ struct Pattern {
   std::optional<Term> subject, predicate, object;
   GraphSelector graph;
 };
+
+//! A pattern from query options in N-Triples syntax (empty: unbound), as the CLI's --s --p --o
+//! --graph and the HTTP API's s= p= o= graph= give them. `graph`: "default" (also when empty),
+//! "all", an IRI bare or in angle brackets, or a blank node `_:label`. InvalidArgument naming
+//! the option for a bad term and for terms no statement can have there (a literal subject, a
+//! predicate that is not an IRI).
+Result<Pattern> ParsePattern(std::string_view subject, std::string_view predicate, std::string_view object,
+                             std::string_view graph);
 
 //! The index a pattern scans, and so the order of its results: SPO for s p o, s p ?, s ? ?,
 //! ? ? ?; SOP for s ? o; POS for ? p o, ? p ?; OSP for ? ? o. With all graphs, the graph orders

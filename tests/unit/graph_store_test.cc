@@ -196,6 +196,32 @@ TEST_F(GraphStoreTest, GraphRowsStayOutOfTheTableCells) {
   EXPECT_EQ(All({.graph = GraphSelector::All()}).size(), 2u);
 }
 
+TEST(GraphPatternTest, ParsePatternFromOptions) {
+  auto p = ParsePattern("<http://a.example/s>", "", "\"x\"@en", "");
+  ASSERT_TRUE(p.ok()) << p.status().ToString();
+  EXPECT_EQ(p->subject, Iri("s"));
+  EXPECT_FALSE(p->predicate.has_value());
+  EXPECT_EQ(p->object, Term::LangLiteral("x", "en"));
+  EXPECT_EQ(p->graph.kind, GraphSelector::Kind::kDefault);
+  EXPECT_EQ(IndexFor(*p), Index::kSop);
+  EXPECT_EQ(ParsePattern("", "", "", "default")->graph.kind, GraphSelector::Kind::kDefault);
+  EXPECT_EQ(ParsePattern("", "", "", "all")->graph.kind, GraphSelector::Kind::kAll);
+  for (const char* g : {"http://a.example/g", "<http://a.example/g>"}) {
+    auto named = ParsePattern("", "", "", g);
+    ASSERT_TRUE(named.ok()) << g;
+    EXPECT_EQ(named->graph.kind, GraphSelector::Kind::kNamed);
+    EXPECT_EQ(named->graph.name, Iri("g"));
+  }
+  EXPECT_EQ(ParsePattern("", "", "", "_:g")->graph.name, Term::Blank("g"));
+  // Errors name the option.
+  EXPECT_EQ(ParsePattern("\"lit\"", "", "", "").status().message(), "s: a subject is never a literal");
+  EXPECT_EQ(ParsePattern("", "_:b", "", "").status().message(), "p: a predicate is an IRI");
+  EXPECT_TRUE(ParsePattern("", "", "<rel>", "").status().message().starts_with("o: bad term <rel>"));
+  EXPECT_TRUE(ParsePattern("", "", "", "\"g\"").status().message().starts_with("graph: "));
+  EXPECT_TRUE(ParsePattern("", "", "", "relative").status().message().starts_with("graph: "));
+  EXPECT_EQ(ParsePattern("http://a.example/s", "", "", "").status().code(), Status::Code::kInvalidArgument);
+}
+
 // ---- randomized against a std::set ----
 
 std::vector<uint64_t> Seeds() {
