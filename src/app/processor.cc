@@ -19,7 +19,7 @@ constexpr int kLagTimeoutMs = 2000;  // a metrics scrape must not hang on a slow
 std::vector<kafka::TopicSpec> TopicSpecs(const ProcessorConfig& config) {
   const auto& n = config.topics;
   std::vector<kafka::TopicSpec> specs;
-  for (const std::string* name : {&n.pages, &n.uri_deltas, &n.domain_deltas, &n.exports, &n.dead_letters}) {
+  for (const std::string* name : {&n.pages, &n.uri_deltas, &n.domain_deltas, &n.exports, &n.dead_letters, &n.pagerank}) {
     kafka::TopicSpec spec;
     spec.name = *name;
     auto it = config.partitions.find(*name);
@@ -77,7 +77,8 @@ Status Processor::Start() {
   const auto& n = config_.topics;
   // Records are built to fit their topics; batches of small ones must fit the smallest topic.
   const kafka::RecordLimits limits =
-      admin_->LimitsOf({n.uri_deltas, n.domain_deltas, n.exports, n.dead_letters}, config_.kafka, kAdminTimeoutMs);
+      admin_->LimitsOf({n.uri_deltas, n.domain_deltas, n.exports, n.dead_letters, n.pagerank}, config_.kafka,
+                       kAdminTimeoutMs);
   kafka::ClientConfig producer_config = config_.kafka;
   producer_config.properties["message.max.bytes"] = std::to_string(limits.producer_max_message_bytes);
   ASSIGN_OR_RETURN(producer_, kafka::Producer::Create(producer_config, route));
@@ -104,6 +105,16 @@ Status Processor::Start() {
     rank::RankServiceOptions rank = config_.rank;
     rank.exports_topic = n.exports;
     rank.exports_partitions = layout.export_partitions;
+    if (config_.rank_publish_top > 0) {
+      RankPublisherOptions publish;
+      publish.topic = n.pagerank;
+      publish.top = config_.rank_publish_top;
+      publish.record_budget = limits.BudgetOf(n.pagerank);
+      ASSIGN_OR_RETURN(publisher_, RankPublisher::Create(producer_config, *store_, publish));
+      rank.after_check = [p = publisher_.get()] {
+        if (Status st = p->PublishCurrent(); !st.ok()) LOG_WARN("pagerank: {}", st.ToString());
+      };
+    }
     rank_ = std::make_unique<rank::RankService>(*store_, rank);
     rank_->Start();
   }
@@ -247,6 +258,7 @@ Status Processor::Stop() {
   producer_.reset();  // stops delivery reports before the runners they reach go away
   runners_.clear();
   rank_.reset();
+  publisher_.reset();
   store_.reset();
   admin_.reset();
   return first;

@@ -16,6 +16,7 @@
 #include "pipeline/metrics.h"
 #include "pipeline/stage_runner.h"
 #include "pipeline/topics.h"
+#include "app/rank_publisher.h"
 #include "rank/rank_service.h"
 #include "state/data_dir.h"
 #include "state/store.h"
@@ -37,6 +38,8 @@ struct ProcessorConfig {
   int progress_interval_ms = 5000;
   //! The background PageRank of the live graph; interval 0 turns it off.
   rank::RankServiceOptions rank;
+  //! Pages of each PageRank result published to topics.pagerank (0: none).
+  size_t rank_publish_top = 1000;
 };
 
 class Processor {
@@ -98,6 +101,7 @@ class Processor {
   std::unique_ptr<kafka::Admin> admin_;
   std::unique_ptr<kafka::Producer> producer_;
   std::vector<std::unique_ptr<pipeline::StageRunner>> runners_;
+  std::unique_ptr<RankPublisher> publisher_;
   std::unique_ptr<rank::RankService> rank_;
   std::optional<state::DataDir> dir_;
   uint64_t generation_ = 0;

@@ -67,6 +67,10 @@ Status ApplyConfig(const toml::table& t, Settings* s) {
     if (*v < 0 || *v > 1000) return Status::InvalidArgument("pagerank.iterations must be between 0 and 1000");
     p.rank.iterations = static_cast<int>(*v);
   }
+  if (auto v = t["pagerank"]["publish_top"].value<int64_t>()) {
+    if (*v < 0) return Status::InvalidArgument("pagerank.publish_top must be 0 (publish nothing) or more pages");
+    p.rank_publish_top = static_cast<size_t>(*v);
+  }
   s->log_level = t["log"]["level"].value_or(s->log_level);
   auto& h = s->http;
   h.listen = t["http"]["listen"].value_or(h.listen);

@@ -14,6 +14,7 @@ struct TopicNames {
   std::string domain_deltas = "webindex.domain-deltas";
   std::string exports = "webindex.exports";
   std::string dead_letters = "webindex.dead-letters";
+  std::string pagerank = "webindex.pagerank";  //!< PageRank results (app::RankPublisher)
 };
 
 //! 64-bit FNV-1a: stable across builds and platforms.

@@ -14,8 +14,8 @@ double Since(std::chrono::steady_clock::time_point t) {
 
 }  // namespace
 
-RankService::RankService(state::Store& store, RankServiceOptions options, OnResult on_result)
-    : store_(store), options_(std::move(options)), on_result_(std::move(on_result)) {}
+RankService::RankService(state::Store& store, RankServiceOptions options)
+    : store_(store), options_(std::move(options)) {}
 
 RankService::~RankService() { Stop(); }
 
@@ -46,6 +46,7 @@ void RankService::Loop() {
     lock.unlock();
     auto done = RunOnce();
     if (!done.ok() && !cancel_) LOG_WARN("pagerank: {} (trying again in the next interval)", done.status().ToString());
+    if (options_.after_check && !cancel_) options_.after_check();
     lock.lock();
     if (!done.ok() && !cancel_) ++stats_.failures;
   }
@@ -111,7 +112,6 @@ Result<bool> RankService::RunOnce() {
   if (!stored.ok()) return stored.status();
   LOG_INFO("pagerank: result {} over {} pages and {} links stored in {:.2f} s", stored->id, stored->nodes,
            stored->edges, stored->seconds);
-  if (on_result_) on_result_(*stored, *graph, scores);
   return true;
 }
 

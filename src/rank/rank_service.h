@@ -30,14 +30,14 @@ struct RankServiceOptions {
   //! Called on the service's thread once the graph is read from its snapshot, before the
   //! iterations (tests hold a computation open with it).
   std::function<void()> after_snapshot;
+  //! Called on the service's thread after every check, whatever its outcome (publishing the
+  //! current result, which must be idempotent).
+  std::function<void()> after_check;
 };
 
 class RankService {
  public:
-  //! Called after a result is stored (from the service's thread), e.g. to publish it.
-  using OnResult = std::function<void(const RankResultInfo&, const LinkGraph&, const std::vector<double>&)>;
-
-  RankService(state::Store& store, RankServiceOptions options, OnResult on_result = {});
+  RankService(state::Store& store, RankServiceOptions options);
   ~RankService();
   RankService(const RankService&) = delete;
   RankService& operator=(const RankService&) = delete;
@@ -65,7 +65,6 @@ class RankService {
 
   state::Store& store_;
   const RankServiceOptions options_;
-  OnResult on_result_;
   std::thread thread_;
   mutable std::mutex mu_;
   std::condition_variable wake_;

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <condition_variable>
+#include <filesystem>
 #include <mutex>
 #include <thread>
 
@@ -129,6 +130,28 @@ TEST(PageRankLiveTest, ComputedInTheBackgroundWhileEventsKeepFlowing) {
   int64_t applied = 0;
   for (int64_t p : (*info)->positions) applied += std::max<int64_t>(p, 0);
   EXPECT_EQ(static_cast<size_t>(applied), h.ReadTopic(config.topics.exports).size());
+
+  // It went out on webindex.pagerank: the result's pages in rank order, whole, in one part here.
+  const auto records = h.ReadTopic(config.topics.pagerank);
+  ASSERT_FALSE(records.empty());
+  const auto& last = records.back();
+  EXPECT_EQ(last.key, std::to_string((*info)->id));
+  EXPECT_NE(last.value.find("\"part\":1,\"parts\":1,"), std::string::npos) << last.value.substr(0, 300);
+  std::string published;
+  for (size_t at = last.value.find("{\"url\":\""); at != std::string::npos; at = last.value.find("{\"url\":\"", at + 1)) {
+    const size_t url_end = last.value.find("\",\"score\":", at);
+    const size_t score_end = last.value.find('}', url_end);
+    published += last.value.substr(at + 8, url_end - at - 8) + " " + last.value.substr(url_end + 10, score_end - url_end - 10) + "\n";
+  }
+  EXPECT_EQ(published, out);
+  const std::string lines = h.data_dir() + "/pagerank.jsonl";
+  std::string all;
+  for (const auto& r : records) all += r.value + "\n";
+  WriteFileBytes(lines, all);
+  const std::string script = std::filesystem::path(WEBINDEX_TEST_DATA).parent_path().string() + "/schemas/validate.py";
+  std::string validated;
+  const int rc = RunCommand({"/usr/bin/python3", script, "--min-records", "1", "pagerank", lines}, &validated, log);
+  if (rc != 3) EXPECT_EQ(rc, 0) << validated << ReadFileBytes(log);
 
   // The HTTP API serves it.
   http::Api api(**store, {});

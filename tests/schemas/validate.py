@@ -179,6 +179,15 @@ KNOWN_BAD = {
             "reason": "r", "source.topic": "pages", "source.partition": "0", "source.offset": "1",
             "target.topic": "webindex.exports", "target.partition": "0", "generation": "1"}}),
     ],
+    "pagerank": [
+        ("result 0", {"result": 0, "part": 1, "parts": 1, "computedAtMs": 0, "iterations": 10, "nodes": 0, "edges": 0,
+                      "exports": {"topic": "t", "positions": []}, "firstRank": 1, "results": []}),
+        ("score a string", {"result": 1, "part": 1, "parts": 1, "computedAtMs": 0, "iterations": 10, "nodes": 1,
+                            "edges": 0, "exports": {"topic": "t", "positions": [0]}, "firstRank": 1,
+                            "results": [{"url": "http://a.com/", "score": "1.5"}]}),
+        ("no exports", {"result": 1, "part": 1, "parts": 1, "computedAtMs": 0, "iterations": 10, "nodes": 0,
+                        "edges": 0, "firstRank": 1, "results": []}),
+    ],
 }
 
 # Records beyond the schemas' own examples that must be ACCEPTED (the lenient reading side).
