@@ -5,6 +5,7 @@
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <random>
 
@@ -12,8 +13,14 @@
 #include <boost/graph/compressed_sparse_row_graph.hpp>
 #include <boost/graph/page_rank.hpp>
 
+#include <filesystem>
+
 #include "rank/link_graph.h"
 #include "rank/pagerank.h"
+#include "rank/rank_store.h"
+#include "rank/table_graph.h"
+#include "sink/table.h"
+#include "state/store.h"
 
 namespace webindex::benchmarks {
 namespace {
@@ -131,6 +138,79 @@ void BM_BuildLinkGraph(benchmark::State& state) {
   state.SetItemsProcessed(static_cast<int64_t>(state.iterations() * Graph().edges()));
 }
 BENCHMARK(BM_BuildLinkGraph)->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(2);
+
+//! A store whose query table holds the benchmark graph as `webindex run` leaves it: page|cur per
+//! page and one inlinks cell per link (the cells ReadTableGraph reads), under URIs of a few
+//! thousand domains. Built once (tens of seconds), in $TMPDIR.
+state::Store& TableStore() {
+  static const std::string dir = [] {
+    const auto path = std::filesystem::temp_directory_path() / "webindex-pagerank-bench";
+    std::filesystem::remove_all(path);
+    return path.string();
+  }();
+  static std::unique_ptr<state::Store> store = [] {
+    state::StoreOptions options;
+    options.sync_commits = false;
+    auto opened = state::Store::Open(dir, options);
+    if (!opened.ok()) std::abort();
+    auto uri = [](uint32_t u) { return "com.site" + std::to_string(u % 5000) + ">>o>/p" + std::to_string(u); };
+    const auto& out = Outlinks();
+    std::vector<std::vector<uint32_t>> in(kNodes);
+    for (uint32_t s = 0; s < kNodes; ++s) {
+      for (uint32_t t : out[s]) in[t].push_back(s);
+    }
+    auto wb = std::make_unique<state::WriteBatch>(**opened);
+    for (uint32_t u = 0; u < kNodes; ++u) {
+      const std::string row = sink::PageRow(uri(u));
+      wb->Put(state::Family::kTable, sink::EncodeCellKey(row, "page", "cur"), "{}");
+      if (!in[u].empty()) wb->Put(state::Family::kTable, sink::EncodeCellKey(row, "page", "incount"), "1");
+      for (uint32_t s : in[u]) wb->Put(state::Family::kTable, sink::EncodeCellKey(row, "inlinks", uri(s)), "anchor");
+      if (wb->Count() > 200000) {
+        if (!(*opened)->Write(*wb).ok()) std::abort();
+        wb = std::make_unique<state::WriteBatch>(**opened);
+      }
+    }
+    if (!(*opened)->Write(*wb).ok() || !(*opened)->Flush().ok()) std::abort();
+    return std::move(opened).value();
+  }();
+  return *store;
+}
+
+//! What `webindex run` does every pagerank.interval_s: snapshot -> graph -> 10 iterations ->
+//! stored result. Counters split the time.
+void BM_TableSnapshotToStoredResult(benchmark::State& state) {
+  auto& store = TableStore();
+  double read_s = 0, rank_s = 0, store_s = 0;
+  uint64_t edges = 0;
+  for (auto _ : state) {
+    auto t0 = std::chrono::steady_clock::now();
+    rank::TableGraphStats stats;
+    auto g = rank::ReadTableGraph(store, nullptr, &stats);
+    if (!g.ok()) {
+      state.SkipWithError(g.status().ToString().c_str());
+      break;
+    }
+    auto t1 = std::chrono::steady_clock::now();
+    const auto scores = rank::ComputePageRank(*g, {kIterations, 0});
+    auto t2 = std::chrono::steady_clock::now();
+    auto stored = rank::StoreRankResult(store, *g, scores, {});
+    if (!stored.ok()) {
+      state.SkipWithError(stored.status().ToString().c_str());
+      break;
+    }
+    auto t3 = std::chrono::steady_clock::now();
+    read_s += std::chrono::duration<double>(t1 - t0).count();
+    rank_s += std::chrono::duration<double>(t2 - t1).count();
+    store_s += std::chrono::duration<double>(t3 - t2).count();
+    edges = g->edges();
+  }
+  const double n = static_cast<double>(state.iterations());
+  state.counters["edges"] = static_cast<double>(edges);
+  state.counters["read_s"] = read_s / n;
+  state.counters["iterate_s"] = rank_s / n;
+  state.counters["store_s"] = store_s / n;
+}
+BENCHMARK(BM_TableSnapshotToStoredResult)->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(2);
 
 }  // namespace
 }  // namespace webindex::benchmarks

@@ -28,7 +28,7 @@
   const fmt = (n) => (typeof n === 'number' ? n.toLocaleString('en-US') : '\u2014');
   const plural = (n, one, many) => `${fmt(n)} ${n === 1 ? one : many}`;
 
-  // ---- Routes: #/top, #/pages?domain=D, #/page?url=U (each with optional limit and cursors) ----
+  // ---- Routes: #/top, #/pagerank, #/pages?domain=D, #/page?url=U (each with optional limit and cursors) ----
 
   function hashFor(view, params) {
     const query = Object.entries(params)
@@ -93,7 +93,8 @@
     return body;
   }
 
-  const kStatusText = {400: 'Bad request', 404: 'Not found', 405: 'Not allowed', 500: 'Server error', 503: 'Unavailable'};
+  const kStatusText = {400: 'Bad request', 404: 'Not found', 405: 'Not allowed', 409: 'Changed', 500: 'Server error',
+                       503: 'Unavailable'};
 
   function errorBox(error) {
     const title = error instanceof ApiError
@@ -204,6 +205,19 @@
           : el('td', {class: 'anchor none'}, 'no anchor text')))));
   }
 
+  function scoreTable(results, rank) {
+    if (!results.length) return el('p', {class: 'empty'}, 'No pages.');
+    return el('table', {class: 'list ranked'},
+      el('thead', {}, el('tr', {},
+        el('th', {class: 'rank', scope: 'col'}, '#'),
+        el('th', {class: 'url', scope: 'col'}, 'Page'),
+        el('th', {class: 'count', scope: 'col'}, 'PageRank'))),
+      el('tbody', {}, results.map((r, i) => el('tr', {},
+        el('td', {class: 'rank'}, rank ? String(rank + i) : ''),
+        el('td', {class: 'url'}, el('a', {class: 'page-link', href: pageHash(r.url)}, r.url)),
+        el('td', {class: 'count'}, String(r.score))))));
+  }
+
   const kPageSize = 25;  // the API's default limit
 
   // ---- Views. Each returns a promise; render() shows the latest one only. ----
@@ -220,6 +234,30 @@
       el('p', {class: 'lead'}, 'Every page in the index, by the number of pages linking to it.'),
       rankTable(data.results, firstRank(stack, limit, kPageSize)),
       pager(key, stack, data.next, (c) => hashFor('top', {limit, next: c})));
+  }
+
+  async function showPageRank(params, next, isCurrent) {
+    const limit = params.get('limit') || '';
+    const key = `pagerank|${limit}`;
+    let stack = trail(key, params.get('next') || '', next);
+    let data;
+    try {
+      data = await api('pagerank', {limit, next: stack[stack.length - 1]});
+    } catch (e) {
+      if (!(e instanceof ApiError) || e.status !== 409) throw e;
+      stack = trail(key, '', null);  // a newer result replaced the one being paged: start over
+      data = await api('pagerank', {limit});
+    }
+    if (!isCurrent()) return null;
+    document.title = 'By PageRank \u2014 webindex';
+    const when = new Date(data.computedAtMs).toISOString().replace('.000Z', 'Z');
+    return el('section', {class: 'card'},
+      el('h1', {}, 'Pages by PageRank'),
+      el('p', {class: 'lead', id: 'pagerank-result', 'data-result': data.result},
+        `Result ${fmt(data.result)}: ${plural(data.nodes, 'page', 'pages')} and ${plural(data.edges, 'link', 'links')}, `,
+        `${data.iterations} iterations, computed from the table as of `, el('time', {datetime: when}, when), '.'),
+      scoreTable(data.results, firstRank(stack, limit, kPageSize)),
+      pager(key, stack, data.next, (c) => hashFor('pagerank', {limit, next: c})));
   }
 
   async function showPages(params, next, isCurrent) {
@@ -255,6 +293,9 @@
       row('Domain', el('a', {href: domainHash(page.domain)}, page.domain)),
       row('Linked from', plural(page.incount, 'page', 'pages')),
       row('Links out', plural(page.numOutbound, 'link', 'links')),
+      row('PageRank', page.pagerank
+        ? el('span', {}, String(page.pagerank.score), ' ', el('a', {href: '#/pagerank', class: 'none'}, `(result ${page.pagerank.result})`))
+        : missing('not computed yet')),
       row('Crawled', page.crawled && page.crawlDate
         ? el('time', {datetime: page.crawlDate}, page.crawlDate)
         : missing('never (only linked to)')),
@@ -305,7 +346,7 @@
 
   // ---- Rendering ----
 
-  const kViews = {top: showTop, pages: showPages, page: showPage};
+  const kViews = {top: showTop, pagerank: showPageRank, pages: showPages, page: showPage};
   let renderSeq = 0;
 
   function setState(state) {
