@@ -1,48 +1,12 @@
 #include "graph/graph_query.h"
 
-#include <array>
+#include "common/base64url.h"
 
 namespace webindex::graph {
 namespace {
 
-constexpr char kAlphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
 //! A cursor names one row key; keys hold at most a few terms.
 constexpr size_t kMaxCursorChars = 1 << 20;
-
-//! base64url (RFC 4648 §5) without padding, like the query service's cursors.
-std::string EncodeCursor(std::string_view bytes) {
-  std::string out;
-  out.reserve((bytes.size() * 4 + 2) / 3);
-  uint32_t acc = 0;
-  int bits = 0;
-  for (char c : bytes) {
-    acc = (acc << 8) | static_cast<unsigned char>(c);
-    bits += 8;
-    while (bits >= 6) {
-      bits -= 6;
-      out.push_back(kAlphabet[(acc >> bits) & 63]);
-    }
-  }
-  if (bits > 0) out.push_back(kAlphabet[(acc << (6 - bits)) & 63]);
-  return out;
-}
-
-bool DecodeCursor(std::string_view text, std::string* out) {
-  if (text.size() % 4 == 1 || text.size() > kMaxCursorChars) return false;
-  uint32_t acc = 0;
-  int bits = 0;
-  for (char c : text) {
-    const char* at = std::char_traits<char>::find(kAlphabet, 64, c);
-    if (at == nullptr) return false;
-    acc = (acc << 6) | static_cast<uint32_t>(at - kAlphabet);
-    bits += 6;
-    if (bits >= 8) {
-      bits -= 8;
-      out->push_back(static_cast<char>((acc >> bits) & 0xff));
-    }
-  }
-  return (acc & ((1u << bits) - 1)) == 0;
-}
 
 }  // namespace
 
@@ -122,7 +86,11 @@ Status GraphReader::Scan(const Pattern& pattern, std::string_view cursor, const 
   if (!cursor.empty()) {
     std::string rest;
     Statement at;
-    if (!DecodeCursor(cursor, &rest) || rest.empty() || rest.front() != static_cast<char>(index) ||
+    if (cursor.size() <= kMaxCursorChars) {
+      auto decoded = Base64UrlDecode(cursor);
+      if (decoded.ok()) rest = std::move(decoded).value();
+    }
+    if (rest.empty() || rest.front() != static_cast<char>(index) ||
         !DecodeRowKey(std::string_view(rest).substr(1), index, &at)) {
       return Status::InvalidArgument("bad cursor");
     }
@@ -176,7 +144,7 @@ Result<Page> GraphReader::Query(const Pattern& pattern, size_t limit, std::strin
   }));
   if (more) {
     const std::string key = RowKey(space_, IndexFor(pattern), page.statements.back());
-    page.next = EncodeCursor(std::string_view(key).substr(space_.prefix.size()));
+    page.next = Base64UrlEncode(std::string_view(key).substr(space_.prefix.size()));
   }
   return page;
 }

@@ -5,15 +5,11 @@
 #include <string>
 #include <string_view>
 
+#include "common/base64url.h"
 #include "common/status.h"
 #include "sink/table.h"
 
 namespace webindex::query {
-
-//! base64url (RFC 4648 §5) without padding.
-std::string Base64UrlEncode(std::string_view bytes);
-//! InvalidArgument on characters outside the alphabet, padding or an impossible length.
-Result<std::string> Base64UrlDecode(std::string_view text);
 
 //! The cursor of the cell (row, cf, cq).
 std::string EncodeCursor(std::string_view row, std::string_view cf, std::string_view cq);

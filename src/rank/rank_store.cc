@@ -3,8 +3,8 @@
 #include <bit>
 #include <cstring>
 
+#include "common/base64url.h"
 #include "common/bytes.h"
-#include "query/cursor.h"
 
 namespace webindex::rank {
 namespace {
@@ -113,7 +113,7 @@ Result<RankPage> RankingPage(state::Store& store, size_t limit, const std::strin
   const std::string prefix = ResultPrefix(info->id) + "s/";
   std::string start = prefix;
   if (!cursor.empty()) {
-    ASSIGN_OR_RETURN(std::string after, query::Base64UrlDecode(cursor));
+    ASSIGN_OR_RETURN(std::string after, Base64UrlDecode(cursor));
     if (after.size() < prefix.size() + 8 || !after.starts_with(kPrefix)) {
       return Status::InvalidArgument("next is not a cursor of /api/pagerank");
     }
@@ -127,7 +127,7 @@ Result<RankPage> RankingPage(state::Store& store, size_t limit, const std::strin
   std::string last;  // the key of the last entry returned
   for (it->Seek(start); it->Valid() && it->key().starts_with(prefix); it->Next()) {
     if (page.pages.size() == limit) {
-      page.next = query::Base64UrlEncode(last);
+      page.next = Base64UrlEncode(last);
       break;
     }
     ASSIGN_OR_RETURN(double score, DecodeScore(it->value()));
