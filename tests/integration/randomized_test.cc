@@ -11,23 +11,10 @@
 #include "batch_model.h"
 #include "event_generator.h"
 #include "pipeline_harness.h"
+#include "seeds.h"
 
 namespace webindex::testing {
 namespace {
-
-std::vector<uint64_t> Seeds() {
-  std::vector<uint64_t> seeds;
-  if (const char* env = std::getenv("WEBINDEX_SEEDS")) {
-    std::stringstream ss(env);
-    for (std::string s; std::getline(ss, s, ',');) seeds.push_back(std::stoull(s));
-  } else {
-    seeds = {1, 2, 3};
-  }
-  const char* runs = std::getenv("WEBINDEX_RANDOM_RUNS");
-  std::random_device rd;
-  for (int i = 0, n = runs ? std::atoi(runs) : 1; i < n; ++i) seeds.push_back((uint64_t{rd()} << 32) | rd());
-  return seeds;
-}
 
 //! The first line where two sorted tables differ, for a readable failure.
 std::string FirstDifference(const std::vector<std::string>& got, const std::vector<std::string>& want) {
@@ -62,7 +49,7 @@ void RunSeed(uint64_t seed) {
 }
 
 TEST(RandomizedTest, IncrementalEqualsBatch) {
-  for (uint64_t seed : Seeds()) {
+  for (uint64_t seed : RandomTestSeeds({1, 2, 3})) {
     SCOPED_TRACE("seed " + std::to_string(seed));
     std::cout << "randomized incremental-versus-batch, seed " << seed << std::endl;
     RunSeed(seed);

@@ -15,6 +15,7 @@
 #include "graph/ntriples.h"
 #include "pipeline_harness.h"
 #include "query/table_reader.h"
+#include "seeds.h"
 #include "sink/table.h"
 
 namespace webindex::graph {
@@ -224,20 +225,6 @@ TEST(GraphPatternTest, ParsePatternFromOptions) {
 
 // ---- randomized against a std::set ----
 
-std::vector<uint64_t> Seeds() {
-  std::vector<uint64_t> seeds;
-  if (const char* env = std::getenv("WEBINDEX_SEEDS")) {
-    std::stringstream ss(env);
-    for (std::string s; std::getline(ss, s, ',');) seeds.push_back(std::stoull(s));
-  } else {
-    seeds = {1, 2, 3};
-  }
-  const char* runs = std::getenv("WEBINDEX_RANDOM_RUNS");
-  std::random_device rd;
-  for (int i = 0, n = runs ? std::atoi(runs) : 1; i < n; ++i) seeds.push_back((uint64_t{rd()} << 32) | rd());
-  return seeds;
-}
-
 //! The universe of terms: shared prefixes, a NUL inside a literal, literals equal but for their
 //! datatype or language.
 struct Universe {
@@ -381,7 +368,7 @@ void RunSeed(state::Store& store, uint64_t seed) {
 }
 
 TEST_F(GraphStoreTest, RandomizedAgainstASet) {
-  for (uint64_t seed : Seeds()) {
+  for (uint64_t seed : testing::RandomTestSeeds({1, 2, 3})) {
     SCOPED_TRACE("seed " + std::to_string(seed) + " (rerun with WEBINDEX_SEEDS=" + std::to_string(seed) + ")");
     const std::string sub = dir_ + "/seed-" + std::to_string(seed);
     std::filesystem::create_directories(sub);

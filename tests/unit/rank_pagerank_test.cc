@@ -1,6 +1,6 @@
 // rank::ComputePageRank over the graph of the latest revisions (docs/pagerank.md §2-4): the
 // spec's worked example, the rules one by one, and random histories against an independent
-// reference written here. WEBINDEX_SEEDS="1,2" picks seeds; every seed is printed.
+// reference written here. Seeds as in seeds.h; a failure names its seed.
 #include "rank/pagerank.h"
 
 #include <gtest/gtest.h>
@@ -16,6 +16,7 @@
 #include "pagerank_reference.h"
 #include "pipeline_harness.h"
 #include "rank/revision_graph.h"
+#include "seeds.h"
 #include "wikipedia_gen.h"
 
 namespace webindex::rank {
@@ -106,20 +107,9 @@ std::map<std::string, double> Reference(const std::vector<WikiRevision>& revs, c
   return testing::ReferencePageRank(pages, iterations);
 }
 
-std::vector<uint64_t> Seeds() {
-  std::vector<uint64_t> seeds;
-  if (const char* env = std::getenv("WEBINDEX_SEEDS")) {
-    std::stringstream ss(env);
-    for (std::string s; std::getline(ss, s, ',');) seeds.push_back(std::stoull(s));
-  } else {
-    seeds = {1, 2, 3, 4, 5};
-  }
-  return seeds;
-}
-
 TEST(PageRankRandomizedTest, FileThroughReaderAndGraphEqualsTheReference) {
   const std::string dir = testing::MakeTempDir("pagerank-random");
-  for (uint64_t seed : Seeds()) {
+  for (uint64_t seed : testing::RandomTestSeeds({1, 2, 3, 4, 5})) {
     SCOPED_TRACE("seed " + std::to_string(seed) + " (rerun: WEBINDEX_SEEDS=" + std::to_string(seed) + ")");
     std::mt19937_64 rng(seed);
     testing::WikiGenOptions options;
