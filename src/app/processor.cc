@@ -108,6 +108,7 @@ Status Processor::Start() {
     if (config_.rank_publish_top > 0) {
       RankPublisherOptions publish;
       publish.topic = n.pagerank;
+      publish.generation = generation_;
       publish.top = config_.rank_publish_top;
       publish.record_budget = limits.BudgetOf(n.pagerank);
       ASSIGN_OR_RETURN(publisher_, RankPublisher::Create(producer_config, *store_, publish));

@@ -15,11 +15,11 @@ constexpr std::string_view kPublishedKey = "pagerank/published";  //!< kMeta: id
 
 }  // namespace
 
-std::string RankPartJson(uint64_t result, int64_t computed_at_ms, int32_t iterations, uint64_t nodes, uint64_t edges,
+std::string RankPartJson(uint64_t generation, uint64_t result, int64_t computed_at_ms, int32_t iterations, uint64_t nodes, uint64_t edges,
                          const std::string& exports_topic, const std::vector<int64_t>& positions, size_t part,
                          size_t parts, size_t first_rank, const std::vector<std::string>& entries) {
   codec::JsonWriter w;
-  w.BeginObject().Key("result").Uint(result).Key("part").Uint(part).Key("parts").Uint(parts);
+  w.BeginObject().Key("generation").Uint(generation).Key("result").Uint(result).Key("part").Uint(part).Key("parts").Uint(parts);
   w.Key("computedAtMs").Int(computed_at_ms).Key("iterations").Int(iterations);
   w.Key("nodes").Uint(nodes).Key("edges").Uint(edges);
   w.Key("exports").BeginObject().Key("topic").String(exports_topic).Key("positions").BeginArray();
@@ -48,9 +48,9 @@ Status RankPublisher::PublishCurrent() {
   ASSIGN_OR_RETURN(auto ranking, rank::RankingPage(store_, options_.top, ""));
   if (ranking.info.id != info->id) return Status::Aborted("the PageRank result changed while publishing it");
   const auto& i = ranking.info;
-  const std::string key = std::to_string(i.id);
+  const std::string key = std::to_string(options_.generation) + "/" + std::to_string(i.id);
   auto part_json = [&](size_t part, size_t parts, size_t first, const std::vector<std::string>& entries) {
-    return RankPartJson(i.id, i.computed_at_ms, i.iterations, i.nodes, i.edges, i.exports_topic, i.positions, part,
+    return RankPartJson(options_.generation, i.id, i.computed_at_ms, i.iterations, i.nodes, i.edges, i.exports_topic, i.positions, part,
                         parts, first, entries);
   };
   // Parts fill up to the budget; the header's size is measured with room for large part numbers.

@@ -1,7 +1,8 @@
 // Publishes each stored PageRank result (rank/rank_store.h) to the topic `webindex.pagerank`
 // for downstream consumers: the top `top` pages in parts that fit the topic's records, each part
 // carrying the result's id, so a part delivered twice (a crash between Kafka's acknowledgement
-// and the "published" mark) is recognised downstream. The mark in the store says which result
+// and the "published" mark) is recognised downstream; results are ordered by (generation, id),
+// since a replay's generation numbers its results from 1 again. The mark in the store says which result
 // went out whole; on start the current result is published again when it is not marked.
 // Publish is called from the PageRank service's thread.
 #pragma once
@@ -19,6 +20,7 @@ namespace webindex::app {
 
 struct RankPublisherOptions {
   std::string topic = "webindex.pagerank";
+  uint64_t generation = 0;       //!< the data-dir generation whose results these are
   size_t top = 1000;             //!< pages per result; 0 publishes nothing
   size_t record_budget = 900000; //!< largest key + value of one part
   int timeout_ms = 30000;        //!< for Kafka's acknowledgements
@@ -43,7 +45,7 @@ class RankPublisher {
 };
 
 //! The JSON value of one part (schemas/pagerank.schema.json); exposed for tests.
-std::string RankPartJson(uint64_t result, int64_t computed_at_ms, int32_t iterations, uint64_t nodes, uint64_t edges,
+std::string RankPartJson(uint64_t generation, uint64_t result, int64_t computed_at_ms, int32_t iterations, uint64_t nodes, uint64_t edges,
                          const std::string& exports_topic, const std::vector<int64_t>& positions, size_t part,
                          size_t parts, size_t first_rank, const std::vector<std::string>& entries);
 

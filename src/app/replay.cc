@@ -175,6 +175,9 @@ Status Replay(ProcessorConfig config, const ReplayOptions& options, const std::a
   }
 
   config.generation = gen;
+  // A generation being rebuilt has no PageRank to offer yet: the `run` that takes it over
+  // computes and publishes its results.
+  config.rank.interval = std::chrono::milliseconds(0);
   {
     Processor processor(config);
     RETURN_IF_ERROR(processor.Start());

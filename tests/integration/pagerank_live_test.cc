@@ -135,7 +135,9 @@ TEST(PageRankLiveTest, ComputedInTheBackgroundWhileEventsKeepFlowing) {
   const auto records = h.ReadTopic(config.topics.pagerank);
   ASSERT_FALSE(records.empty());
   const auto& last = records.back();
-  EXPECT_EQ(last.key, std::to_string((*info)->id));
+  EXPECT_EQ(last.key, "1/" + std::to_string((*info)->id));  // generation 1
+  EXPECT_EQ(last.value.rfind("{\"generation\":1,\"result\":" + std::to_string((*info)->id) + ",", 0), 0u)
+      << last.value.substr(0, 100);
   EXPECT_NE(last.value.find("\"part\":1,\"parts\":1,"), std::string::npos) << last.value.substr(0, 300);
   std::string published;
   for (size_t at = last.value.find("{\"url\":\""); at != std::string::npos; at = last.value.find("{\"url\":\"", at + 1)) {

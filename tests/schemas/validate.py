@@ -180,12 +180,12 @@ KNOWN_BAD = {
             "target.topic": "webindex.exports", "target.partition": "0", "generation": "1"}}),
     ],
     "pagerank": [
-        ("result 0", {"result": 0, "part": 1, "parts": 1, "computedAtMs": 0, "iterations": 10, "nodes": 0, "edges": 0,
+        ("result 0", {"generation": 1, "result": 0, "part": 1, "parts": 1, "computedAtMs": 0, "iterations": 10, "nodes": 0, "edges": 0,
                       "exports": {"topic": "t", "positions": []}, "firstRank": 1, "results": []}),
-        ("score a string", {"result": 1, "part": 1, "parts": 1, "computedAtMs": 0, "iterations": 10, "nodes": 1,
+        ("score a string", {"generation": 1, "result": 1, "part": 1, "parts": 1, "computedAtMs": 0, "iterations": 10, "nodes": 1,
                             "edges": 0, "exports": {"topic": "t", "positions": [0]}, "firstRank": 1,
                             "results": [{"url": "http://a.com/", "score": "1.5"}]}),
-        ("no exports", {"result": 1, "part": 1, "parts": 1, "computedAtMs": 0, "iterations": 10, "nodes": 0,
+        ("no exports", {"generation": 1, "result": 1, "part": 1, "parts": 1, "computedAtMs": 0, "iterations": 10, "nodes": 0,
                         "edges": 0, "firstRank": 1, "results": []}),
     ],
 }
