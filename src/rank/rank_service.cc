@@ -58,7 +58,7 @@ Result<std::vector<int64_t>> RankService::Positions(const state::Snapshot* snap)
     const std::string key = std::string(options_.sink_stage) + "/" + options_.exports_topic + "/" + std::to_string(p);
     ASSIGN_OR_RETURN(auto value, store_.Get(state::Family::kOffsets, key, snap));
     uint64_t next = 0;
-    BytesReader r(value ? *value : std::string());
+    BytesReader r(value ? std::string_view(*value) : std::string_view());  // views the stored value
     positions.push_back(value && r.GetFixed64BE(&next) ? static_cast<int64_t>(next) : -1);
   }
   return positions;
