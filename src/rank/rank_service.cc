@@ -8,6 +8,8 @@
 namespace webindex::rank {
 namespace {
 
+constexpr size_t kStoreBatchRows = 50000;
+
 double Since(std::chrono::steady_clock::time_point t) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
 }
@@ -94,7 +96,7 @@ Result<bool> RankService::RunOnce() {
       stats_.last_seconds = seconds;
     }
   };
-  auto graph = ReadTableGraph(store_, snap.get());
+  auto graph = ReadTableGraph(store_, snap.get(), nullptr, &cancel_);
   snap.reset();  // the stored result names its positions; the snapshot need not pin the table longer
   if (!graph.ok() || cancel_) {
     finish(false, 0);
@@ -107,7 +109,7 @@ Result<bool> RankService::RunOnce() {
     return Status::Aborted("stopping");
   }
   info.seconds = Since(start);
-  auto stored = StoreRankResult(store_, *graph, scores, info);
+  auto stored = StoreRankResult(store_, *graph, scores, info, kStoreBatchRows, &cancel_);
   finish(stored.ok(), Since(start));
   if (!stored.ok()) return stored.status();
   LOG_INFO("pagerank: result {} over {} pages and {} links stored in {:.2f} s", stored->id, stored->nodes,

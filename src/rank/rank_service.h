@@ -2,7 +2,9 @@
 // every `interval` and only when the sink applied exports since the last result, takes one
 // snapshot of the store, builds the live graph, iterates and stores the result with the export
 // positions it reflects. It only reads the state the stages write, so they never wait for it.
-// Start/Stop from one thread; Stop is idempotent and returns within one phase of a computation.
+// Start/Stop from one thread; Stop is idempotent and cancels a computation under way: reading
+// the table and storing the result check for it every few thousand rows, so Stop does not wait
+// for a whole computation (tens of seconds on a large table).
 #pragma once
 
 #include <atomic>

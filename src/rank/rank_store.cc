@@ -77,7 +77,7 @@ Result<std::optional<RankResultInfo>> CurrentRankResult(state::Store& store, con
 }
 
 Result<RankResultInfo> StoreRankResult(state::Store& store, const LinkGraph& g, const std::vector<double>& scores,
-                                       RankResultInfo info, size_t batch_rows) {
+                                       RankResultInfo info, size_t batch_rows, const std::atomic<bool>* cancel) {
   ASSIGN_OR_RETURN(auto previous, CurrentRankResult(store));
   info.id = previous ? previous->id + 1 : 1;
   info.nodes = g.nodes();
@@ -89,6 +89,7 @@ Result<RankResultInfo> StoreRankResult(state::Store& store, const LinkGraph& g, 
     RETURN_IF_ERROR(store.Write(wb));
   }
   for (size_t begin = 0; begin < g.nodes(); begin += batch_rows) {
+    if (cancel && cancel->load(std::memory_order_relaxed)) return Status::Aborted("stopping: a result was being stored");
     state::WriteBatch wb(store);
     for (size_t u = begin; u < std::min(g.nodes(), begin + batch_rows); ++u) {
       const std::string score = EncodeScore(scores[u]);

@@ -5,6 +5,7 @@
 // readers always see one whole result. Stateless functions; any thread.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -38,9 +39,12 @@ struct RankedPage {
 Result<std::optional<RankResultInfo>> CurrentRankResult(state::Store& store, const state::Snapshot* snap = nullptr);
 
 //! Stores `scores` of `g` as the next result (info.id is assigned) in batches of `batch_rows`,
-//! makes it current and deletes the previous one. Returns the stored facts.
+//! makes it current and deletes the previous one. Returns the stored facts. Aborted, with the
+//! previous result still current, when `*cancel` turns true before the last batch (what was
+//! written of the new one is deleted by the next call).
 Result<RankResultInfo> StoreRankResult(state::Store& store, const LinkGraph& g, const std::vector<double>& scores,
-                                       RankResultInfo info, size_t batch_rows = 50000);
+                                       RankResultInfo info, size_t batch_rows = 50000,
+                                       const std::atomic<bool>* cancel = nullptr);
 
 //! One page of the current ranking (score descending, then URL ascending): at most `limit`
 //! entries after `cursor` ("" = from the top); `next` is "" after the last one. InvalidArgument

@@ -11,10 +11,12 @@ namespace {
 
 constexpr uint8_t kPage = 1;    //!< has page|cur: a current page (C = its inlinks cells as source)
 constexpr uint8_t kExists = 2;  //!< has page|incount or inlinks: linked to
+constexpr uint64_t kCancelCheckCells = 1024;
 
 }  // namespace
 
-Result<LinkGraph> ReadTableGraph(state::Store& store, const state::Snapshot* snapshot, TableGraphStats* stats) {
+Result<LinkGraph> ReadTableGraph(state::Store& store, const state::Snapshot* snapshot, TableGraphStats* stats,
+                                 const std::atomic<bool>* cancel) {
   const auto start = std::chrono::steady_clock::now();
   std::unique_ptr<state::Snapshot> own;
   if (!snapshot) {
@@ -36,7 +38,9 @@ Result<LinkGraph> ReadTableGraph(state::Store& store, const state::Snapshot* sna
       return Status::Corruption("table: a cell key does not decode under the p: rows");
     }
     if (!row.starts_with("p:")) break;
-    ++cells;
+    if (++cells % kCancelCheckCells == 0 && cancel && cancel->load(std::memory_order_relaxed)) {
+      return Status::Aborted("stopping: the table was being read");
+    }
     const uint32_t uri = ids.Intern(std::string_view(row).substr(2));
     if (cf == "inlinks") {
       const uint32_t source = ids.Intern(cq);

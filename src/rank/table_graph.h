@@ -4,6 +4,7 @@
 // their canonical URL. Any thread; reads only.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 
 #include "common/status.h"
@@ -18,8 +19,9 @@ struct TableGraphStats {
 };
 
 //! Builds the graph from `snapshot` of `store`'s table (nullptr: a snapshot of now).
-//! Corruption when a cell key does not decode or a URI has no URL form.
+//! Corruption when a cell key does not decode or a URI has no URL form; Aborted soon after
+//! `*cancel` turns true (a reader that is stopping need not finish a table of millions of rows).
 Result<LinkGraph> ReadTableGraph(state::Store& store, const state::Snapshot* snapshot,
-                                 TableGraphStats* stats = nullptr);
+                                 TableGraphStats* stats = nullptr, const std::atomic<bool>* cancel = nullptr);
 
 }  // namespace webindex::rank

@@ -8,6 +8,8 @@
 
 #include "pipeline_harness.h"
 #include "rank/pagerank.h"
+#include "rank/table_graph.h"
+#include "sink/table.h"
 
 namespace webindex::rank {
 namespace {
@@ -123,6 +125,47 @@ TEST_F(RankStoreTest, ANewerResultReplacesTheOldOneWhole) {
   size_t rows = 0;
   for (it->Seek("pagerank/"); it->Valid() && it->key().starts_with("pagerank/"); it->Next()) ++rows;
   EXPECT_EQ(rows, 1u + 2 * 12);
+}
+
+TEST_F(RankStoreTest, StoringACancelledResultKeepsThePreviousOneWholeAndLeavesNothingBehind) {
+  const LinkGraph first = Graph(30);
+  ASSERT_TRUE(StoreRankResult(*store_, first, ComputePageRank(first, {3, 1}), {}).ok());
+  const LinkGraph second = Graph(40, "http://b.com/");
+  std::atomic<bool> cancel{true};
+  auto cancelled = StoreRankResult(*store_, second, ComputePageRank(second, {3, 1}), {}, /*batch_rows=*/7, &cancel);
+  EXPECT_EQ(cancelled.status().code(), Status::Code::kAborted) << cancelled.status().ToString();
+  auto current = CurrentRankResult(*store_);
+  ASSERT_TRUE(current.ok() && current->has_value());
+  EXPECT_EQ((*current)->id, 1u);
+  EXPECT_EQ(All(100).size(), 30u);
+
+  cancel = false;
+  auto stored = StoreRankResult(*store_, second, ComputePageRank(second, {3, 1}), {}, /*batch_rows=*/7, &cancel);
+  ASSERT_TRUE(stored.ok()) << stored.status().ToString();
+  EXPECT_EQ(All(100).size(), 40u);
+  auto it = store_->NewIterator(state::Family::kMeta);
+  size_t rows = 0;
+  for (it->Seek("pagerank/"); it->Valid() && it->key().starts_with("pagerank/"); it->Next()) ++rows;
+  EXPECT_EQ(rows, 1u + 2 * 40);
+}
+
+TEST_F(RankStoreTest, ReadingTheTableGraphStopsWhenCancelled) {
+  // 3,000 pages, each linked from the previous one: more cells than one cancellation check covers.
+  state::WriteBatch wb(*store_);
+  auto uri = [](int i) { return "com.a>>o>/p" + std::to_string(i); };
+  for (int i = 0; i < 3000; ++i) {
+    const std::string row = sink::PageRow(uri(i));
+    wb.Put(state::Family::kTable, sink::EncodeCellKey(row, "page", "cur"), "{}");
+    if (i > 0) wb.Put(state::Family::kTable, sink::EncodeCellKey(row, "inlinks", uri(i - 1)), "next");
+  }
+  ASSERT_TRUE(store_->Write(wb).ok());
+  std::atomic<bool> cancel{false};
+  auto whole = ReadTableGraph(*store_, nullptr, nullptr, &cancel);
+  ASSERT_TRUE(whole.ok()) << whole.status().ToString();
+  EXPECT_EQ(whole->nodes(), 3000u);
+  EXPECT_EQ(whole->edges(), 2999u);
+  cancel = true;
+  EXPECT_EQ(ReadTableGraph(*store_, nullptr, nullptr, &cancel).status().code(), Status::Code::kAborted);
 }
 
 }  // namespace
