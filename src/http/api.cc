@@ -171,11 +171,11 @@ ApiResponse Api::Handle(const ApiRequest& request) {
       response = Error(400, target.status().message());
     } else if (route == kOther) {
       response = Error(404, "no such route: " + target->path);
-    } else if (request.method != "GET") {
-      response = Error(405, "method " + std::string(request.method) + " not allowed; use GET", route);
+    } else if (request.method != "GET" && request.method != "HEAD") {
+      response = Error(405, "method " + std::string(request.method) + " not allowed; use GET or HEAD", route);
       response.allow_get = true;
     } else if (request.has_body) {
-      response = Error(400, "GET requests take no body", route);
+      response = Error(400, std::string(request.method) + " requests take no body", route);
     } else if (asset) {
       Count(route, 200);
       response.content_type = asset->content_type;

@@ -22,7 +22,7 @@
 namespace webindex::http {
 
 struct ApiRequest {
-  std::string_view method;  //!< "GET", ...
+  std::string_view method;  //!< "GET", "HEAD" (answered as GET, without the body), ...
   std::string_view target;  //!< "/api/top?limit=10"
   bool has_body = false;
 };
@@ -31,7 +31,7 @@ struct ApiResponse {
   int status = 200;
   std::string content_type = "application/json";
   std::string body;
-  bool allow_get = false;  //!< add "Allow: GET" (405)
+  bool allow_get = false;  //!< add "Allow: GET, HEAD" (405)
   std::string cache_control = "no-store";
 };
 

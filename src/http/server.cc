@@ -2,11 +2,13 @@
 
 #include <algorithm>
 #include <array>
+#include <cctype>
 #include <charconv>
 #include <map>
 #include <mutex>
 #include <optional>
 #include <set>
+#include <string>
 #include <thread>
 #include <unordered_map>
 #include <vector>
@@ -37,6 +39,25 @@ constexpr size_t kRefuseDrainBytes = 16 << 10;
 class Session;
 
 std::string_view View(beast::string_view s) { return {s.data(), s.size()}; }
+
+//! The version of a well-formed request line whose HTTP version is not 1.0 or 1.1 ("2.0"), for
+//! a 505; nullopt when the line is malformed (a 400). Beast reports both as bad_version.
+std::optional<std::string> UnsupportedVersion(const beast::flat_buffer& buffer) {
+  const auto data = buffer.data();
+  const std::string_view bytes(static_cast<const char*>(data.data()), data.size());
+  const size_t eol = bytes.find("\r\n");
+  if (eol == std::string_view::npos) return std::nullopt;
+  const std::string_view line = bytes.substr(0, eol);
+  const size_t space = line.rfind(' ');
+  if (space == std::string_view::npos || line.find(' ') == space) return std::nullopt;  // method target version
+  const std::string_view version = line.substr(space + 1);
+  if (version.size() != 8 || !version.starts_with("HTTP/") || !std::isdigit(static_cast<unsigned char>(version[5])) ||
+      version[6] != '.' || !std::isdigit(static_cast<unsigned char>(version[7]))) {
+    return std::nullopt;
+  }
+  if (version == "HTTP/1.0" || version == "HTTP/1.1") return std::nullopt;
+  return std::string(version.substr(5));
+}
 
 //! The limit a new connection reached.
 enum class Limit { kServer, kClient };
@@ -261,6 +282,11 @@ class Session : public std::enable_shared_from_this<Session> {
     if (ec == bhttp::error::body_limit) {
       return ReplyError(413, "request body larger than " + std::to_string(limits.body_limit) + " bytes");
     }
+    if (ec == bhttp::error::bad_version) {
+      if (auto version = UnsupportedVersion(buffer_)) {
+        return ReplyError(505, "HTTP/" + *version + " is not supported; use HTTP/1.1 or HTTP/1.0");
+      }
+    }
     if (ec && ec.category() == bhttp::make_error_code(bhttp::error::bad_target).category()) {
       return ReplyError(400, "malformed HTTP request: " + ec.message());
     }
@@ -269,7 +295,7 @@ class Session : public std::enable_shared_from_this<Session> {
     const auto length = parser_->content_length();
     ApiRequest request{View(req.method_string()), View(req.target()),
                        !req.body().empty() || parser_->chunked() || (length && *length > 0)};
-    Reply(shared_.api.Handle(request), req.version(), !req.keep_alive());
+    Reply(shared_.api.Handle(request), req.version(), !req.keep_alive(), req.method() == bhttp::verb::head);
   }
 
   //! A request that did not parse: answer and close, since the stream position is lost.
@@ -277,17 +303,19 @@ class Session : public std::enable_shared_from_this<Session> {
     Reply(shared_.api.Error(status, message), kHttp11, /*close=*/true);
   }
 
-  void Reply(ApiResponse r, unsigned version, bool close) {
+  //! `head`: the headers a GET gets (Content-Length included), without the body (RFC 9110 9.3.2).
+  void Reply(ApiResponse r, unsigned version, bool close, bool head = false) {
     response_ = {};
     response_.result(static_cast<unsigned>(r.status));
     response_.version(version);
     response_.set(bhttp::field::server, "webindex");
     response_.set(bhttp::field::content_type, r.content_type);
     response_.set(bhttp::field::cache_control, r.cache_control);
-    if (r.allow_get) response_.set(bhttp::field::allow, "GET");
+    if (r.allow_get) response_.set(bhttp::field::allow, "GET, HEAD");
     response_.keep_alive(!close);
     response_.body() = std::move(r.body);
     response_.prepare_payload();
+    if (head) response_.body().clear();  // Content-Length stays the GET's
     stream_.expires_after(shared_.options.read_timeout);
     bhttp::async_write(stream_, response_,
                        [self = shared_from_this(), close](beast::error_code ec, size_t) { self->OnWrite(ec, close); });

@@ -91,6 +91,8 @@ TEST_F(HttpApiTest, BadRequestsGetJsonErrors) {
       {"GET /" + std::string(9000, 'a') + " HTTP/1.1\r\n" + close, 431},
       {"GARBAGE\r\n\r\n", 400},
       {"GET /api/top HTTP/1.1\r\nNo colon in this line\r\n" + close, 400},
+      {"GET /api/top HTTP/2.0\r\n" + close, 505},
+      {"GET /api/top HTTP/1.2\r\n" + close, 505},
   };
   for (const auto& c : cases) {
     auto r = Raw(port_, c.request);
@@ -98,9 +100,30 @@ TEST_F(HttpApiTest, BadRequestsGetJsonErrors) {
     EXPECT_TRUE(r.body.starts_with(R"({"error":")")) << c.request.substr(0, 80) << " -> " << r.body;
     EXPECT_NE(r.head.find("Content-Type: application/json"), std::string::npos);
   }
-  EXPECT_NE(Raw(port_, cases[7].request).head.find("Allow: GET"), std::string::npos);
+  EXPECT_NE(Raw(port_, cases[7].request).head.find("Allow: GET, HEAD"), std::string::npos);
   // The server still serves after all that.
   EXPECT_EQ(Get(port_, "/healthz").status, 200);
+}
+
+// RFC 9110 9.3.2: HEAD wherever GET works, with the GET's headers (Content-Length included) and
+// no body; the connection stays usable for the next request.
+TEST_F(HttpApiTest, HeadAnswersLikeGetWithoutTheBody) {
+  for (const std::string target : {"/api/top?limit=2", "/", "/healthz", "/nope"}) {
+    const Reply get = Get(port_, target);
+    Conn c(port_);
+    ASSERT_TRUE(c.connected());
+    c.Send("HEAD " + target + " HTTP/1.1\r\nHost: localhost\r\n\r\n" + "GET /healthz HTTP/1.1\r\nHost: localhost\r\n" +
+           "Connection: close\r\n\r\n");
+    const std::string raw = c.ReadToEnd();
+    const size_t head_end = raw.find("\r\n\r\n");
+    ASSERT_NE(head_end, std::string::npos) << target << ": " << raw;
+    const Reply head = Parse(raw.substr(0, head_end + 4));
+    EXPECT_EQ(head.status, get.status) << target;
+    EXPECT_NE(head.head.find("Content-Length: " + std::to_string(get.body.size())), std::string::npos)
+        << target << ": " << head.head;
+    // No body: the next response starts right after the head's blank line.
+    EXPECT_TRUE(raw.substr(head_end + 4).starts_with("HTTP/1.1 200")) << target << ": " << raw;
+  }
 }
 
 TEST_F(HttpApiTest, MetricsHavePipelineCountersAndRouteLatency) {
