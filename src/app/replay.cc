@@ -5,6 +5,8 @@
 #include <filesystem>
 #include <thread>
 
+#include <fmt/format.h>
+
 #include "app/binding.h"
 #include "codec/records.h"
 #include "codec/state_codec.h"
@@ -29,7 +31,7 @@ std::string Fixed64(uint64_t v) {
 }
 
 std::string DescribeFrom(int64_t from_ms) {
-  return from_ms < 0 ? "earliest" : std::to_string(from_ms) + " ms since the epoch";
+  return from_ms < 0 ? "earliest" : FormatRfc3339Ms(from_ms);
 }
 
 //! The from of generation `gen` if its setup finished, nullopt if it did not.
@@ -48,6 +50,58 @@ Result<std::optional<int64_t>> ReadReplayFrom(const state::DataDir& dir, uint64_
   } catch (const std::exception&) {
     return Status::Corruption("replay start of generation " + std::to_string(gen));
   }
+}
+
+//! Pages a replay would drop: URIs the current generation's page stage has seen that the new
+//! one has not, and how many input records the new one has yet to read (each of which could
+//! still bring one of them).
+struct DropCheck {
+  uint64_t missing = 0;
+  std::vector<std::string> examples;  //!< the first few missing URIs
+  int64_t unread = 0;
+};
+
+//! Compares the page stage's keys (every URI with an event, deleted ones too) of generation
+//! `current` with those of the stopped generation `gen`. The new generation's positions come
+//! from the same snapshot as its keys and the watermarks are asked after the current
+//! generation was read, so a page that the current generation has and the new one has not is
+//! either in an unread record (counted in `unread`) or gone from the input.
+Result<DropCheck> CheckForDroppedPages(const ProcessorConfig& config, kafka::Admin& admin, const state::DataDir& dir,
+                                       uint64_t current, uint64_t gen) {
+  DropCheck out;
+  std::error_code ec;
+  const std::string current_path = dir.PathOf(current);
+  if (!std::filesystem::exists(current_path + "/CURRENT", ec)) return out;  // never ran: nothing to drop
+  state::StoreOptions options = config.store;
+  options.read_only = true;
+  options.create_if_missing = false;
+  ASSIGN_OR_RETURN(auto old_store, state::Store::Open(current_path, options));
+  ASSIGN_OR_RETURN(auto new_store, state::Store::Open(dir.PathOf(gen), options));
+  auto old_it = old_store->NewIterator(state::Family::kPages);
+  auto new_it = new_store->NewIterator(state::Family::kPages);
+  old_it->SeekToFirst();
+  new_it->SeekToFirst();
+  while (old_it->Valid()) {
+    while (new_it->Valid() && new_it->key() < old_it->key()) new_it->Next();
+    if (!new_it->Valid() || new_it->key() != old_it->key()) {
+      if (out.examples.size() < 3) out.examples.emplace_back(old_it->key());
+      ++out.missing;
+    }
+    old_it->Next();
+  }
+  RETURN_IF_ERROR(old_it->status());
+  RETURN_IF_ERROR(new_it->status());
+  if (out.missing == 0) return out;
+  const std::string& topic = config.topics.pages;
+  ASSIGN_OR_RETURN(int partitions, admin.PartitionCount(topic, kAdminTimeoutMs));
+  for (int32_t p = 0; p < partitions; ++p) {
+    const std::string key = pipeline::StageRunner::OffsetKey("page", topic, p);
+    ASSIGN_OR_RETURN(auto position, state::GetFixed64(*new_store, state::Family::kOffsets, key, "offset " + key));
+    ASSIGN_OR_RETURN(auto marks, admin.Watermarks(topic, p, kAdminTimeoutMs));
+    const int64_t from = position ? static_cast<int64_t>(*position) : marks.first;
+    out.unread += std::max<int64_t>(0, marks.second - from);
+  }
+  return out;
 }
 
 //! Creates generation `gen` with its start positions, in one commit.
@@ -94,7 +148,7 @@ Status CommitAnnouncement(const ProcessorConfig& config, kafka::Admin& admin, co
 //! Makes `gen` current and removes the older generations, or leaves their removal to the
 //! running `webindex run` that takes generation `gen` over.
 Status Switch(state::DataDir& dir, uint64_t gen, const ReplayOptions& options) {
-  ASSIGN_OR_RETURN(auto run_lock, state::FileLock::TryAcquire(RunLockPath(dir)));
+  ASSIGN_OR_RETURN(auto run_lock, state::FileLock::TryAcquire(RunLockPath(dir), "replay"));
   RETURN_IF_ERROR(dir.SetCurrent(gen));
   CrashPoint("replay-after-switch");
   if (run_lock) {
@@ -135,11 +189,14 @@ Result<int64_t> ParseReplayFrom(const std::string& from) {
 Status Replay(ProcessorConfig config, const ReplayOptions& options, const std::atomic<bool>& stop) {
   ASSIGN_OR_RETURN(const int64_t from_ms, ParseReplayFrom(options.from));
   ASSIGN_OR_RETURN(state::DataDir dir, state::DataDir::Open(config.data_dir, /*create=*/true));
-  ASSIGN_OR_RETURN(auto replay_lock, state::FileLock::TryAcquire(dir.path() + "/replay.lock"));
-  if (!replay_lock) return Status::Aborted("another replay is running on " + dir.path());
+  ASSIGN_OR_RETURN(auto replay_lock, state::FileLock::TryAcquire(dir.path() + "/replay.lock", "replay"));
+  if (!replay_lock) {
+    const std::string holder = state::FileLock::Holder(dir.path() + "/replay.lock");
+    return Status::Aborted("another replay is running on " + dir.path() + (holder.empty() ? "" : " (pid " + holder + ")"));
+  }
   {
     // Leftovers of an earlier switch, unless a running processor still has them open.
-    ASSIGN_OR_RETURN(auto run_lock, state::FileLock::TryAcquire(RunLockPath(dir)));
+    ASSIGN_OR_RETURN(auto run_lock, state::FileLock::TryAcquire(RunLockPath(dir), "replay"));
     if (run_lock) RETURN_IF_ERROR(dir.RemoveOlder().status());
   }
 
@@ -198,6 +255,27 @@ Status Replay(ProcessorConfig config, const ReplayOptions& options, const std::a
     return Status::Aborted("replay of generation " + std::to_string(gen) +
                            " interrupted; run the same command again to resume it, or `webindex replay --abort` "
                            "to roll it back");
+  }
+  {
+    ASSIGN_OR_RETURN(const DropCheck drop, CheckForDroppedPages(config, *admin, dir, current, gen));
+    if (drop.missing > 0) {
+      std::string examples;
+      for (const auto& uri : drop.examples) examples += (examples.empty() ? "" : ", ") + uri;
+      const std::string what = fmt::format(
+          "generation {} would lack {} page(s) that generation {} has (e.g. {}): their events are no longer in topic "
+          "{} (removed by retention) or are stamped before --from {}; a replay sees only what the topic still holds",
+          gen, drop.missing, current, examples, config.topics.pages, DescribeFrom(from_ms));
+      if (static_cast<int64_t>(drop.missing) <= drop.unread) {
+        // Could be records it has not read yet (a live input): the running `run` continues it.
+        LOG_WARN("{} - unless they are among the {} input records it has yet to read", what, drop.unread);
+      } else if (!options.force) {
+        return Status::Aborted(what + ". Generation " + std::to_string(current) +
+                               " stays current. Switch anyway with --force (the same command resumes this "
+                               "replay), or roll it back with --abort");
+      } else {
+        LOG_WARN("{}; switching anyway (--force)", what);
+      }
+    }
   }
   CrashPoint("replay-before-announce");
   RETURN_IF_ERROR(CommitAnnouncement(config, *admin, dir, gen));

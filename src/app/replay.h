@@ -26,6 +26,9 @@ struct ReplayOptions {
   std::string from = "earliest";  //!< "earliest" or an RFC 3339 time (Kafka record timestamps)
   int64_t switch_lag = 1000;      //!< switch once this few input records are left, all stages together
   bool abort = false;             //!< only roll back an unfinished replay
+  //! Switch even when the new generation lacks pages the current one has (their input was
+  //! removed by retention or is before `from`); without it such a replay stops before the switch.
+  bool force = false;
   int takeover_timeout_ms = 60000;  //!< wait this long for a running `webindex run` to take over
 };
 

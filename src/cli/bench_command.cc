@@ -4,6 +4,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "cli/exit_codes.h"
 #include "common/log.h"
 
 namespace webindex::cli {
@@ -33,7 +34,8 @@ void AddBenchOptions(CLI::App* command, BenchOptions* options) {
       ->check(CLI::PositiveNumber);
   command->add_option("--data-dir", c.data_dir, "empty dir for the state (default: a temporary dir, removed)");
   command->add_flag("--keep-data", c.keep_data, "keep the temporary data dir");
-  command->add_flag("!--no-count-uris", c.count_uris, "skip counting distinct URIs afterwards");
+  command->add_flag_callback("--no-count-uris", [config = &c] { config->count_uris = false; },
+                             "skip counting distinct URIs afterwards");
   command->add_flag("--json", options->json, "print the report as JSON");
 }
 
@@ -44,9 +46,9 @@ int RunBench(const Settings& settings, BenchOptions options) {
   std::cout << (options.json ? bench::FormatJson(report) + "\n" : bench::FormatText(report)) << std::flush;
   if (!st.ok()) {
     LOG_ERROR("bench failed: {}", st.ToString());
-    return 1;
+    return kExitFailure;
   }
-  return 0;
+  return kExitOk;
 }
 
 }  // namespace webindex::cli

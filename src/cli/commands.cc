@@ -13,11 +13,13 @@
 #include <fmt/format.h>
 
 #include "app/replay.h"
+#include "cli/exit_codes.h"
 #include "cli/load_command.h"
 #include "cli/query_command.h"
 #include "model/url.h"
 #include "common/crash_point.h"
 #include "common/log.h"
+#include "http/server.h"
 #include "kafka/client.h"
 #include "query/table_reader.h"
 #include "state/data_dir.h"
@@ -28,12 +30,17 @@ namespace {
 std::atomic<bool> g_stop{false};
 
 void OnSignal(int) {
-  if (g_stop.exchange(true)) _exit(130);  // second signal: now; state is safe at any instant
+  if (g_stop.exchange(true)) _exit(kExitInterrupted);  // second signal: now; state is safe at any instant
 }
 
 int Fail(const Status& st) {
   LOG_ERROR("{}", st.ToString());
-  return 1;
+  return kExitFailure;
+}
+
+int Usage(const Status& st) {
+  LOG_ERROR("{}", st.message());
+  return kExitUsage;
 }
 
 //! Starts the in-process broker when the configuration says "embedded".
@@ -79,7 +86,7 @@ int RunBroker(const Settings& settings, const BrokerOptions& options) {
            address);
   const auto& stop = InstallStopSignals();
   while (!stop) std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  return 0;
+  return kExitOk;
 }
 
 int RunDemo(Settings settings, const DemoOptions& options) {
@@ -131,20 +138,28 @@ int RunDemo(Settings settings, const DemoOptions& options) {
             << pagecount << " pages known):\n";
   for (const auto& r : *pages) show(r);
   std::cout << "\nThe whole table: webindex dump --data-dir " << settings.processor.data_dir << "\n";
-  return 0;
+  return kExitOk;
 }
 
 namespace {
 
-//! Takes the data dir's run lock (a replay holds it for a moment while it switches).
+//! Takes the data dir's run lock. Another run holding it fails at once, naming its pid; a
+//! replay holds it for a moment while it switches generations, so that is waited for.
 Result<std::unique_ptr<state::FileLock>> LockForRun(const state::DataDir& dir) {
+  const std::string path = app::RunLockPath(dir);
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  bool said = false;
   while (true) {
-    ASSIGN_OR_RETURN(auto lock, state::FileLock::TryAcquire(app::RunLockPath(dir)));
+    ASSIGN_OR_RETURN(auto lock, state::FileLock::TryAcquire(path, "run"));
     if (lock) return lock;
-    if (std::chrono::steady_clock::now() > deadline) {
-      return Status::Aborted("another `webindex run` uses " + dir.path() + " (it holds " + app::RunLockPath(dir) + ")");
+    const std::string holder = state::FileLock::Holder(path);
+    if (!holder.ends_with(" replay") || std::chrono::steady_clock::now() > deadline) {
+      return Status::Aborted("another webindex process uses " + dir.path() + " (" +
+                             (holder.empty() ? "it holds " + path : "pid " + holder) +
+                             "); stop it first, or give this one another --data-dir");
     }
+    if (!said) LOG_INFO("waiting for the replay (pid {}) that is switching generations of {}", holder, dir.path());
+    said = true;
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
 }
@@ -154,8 +169,12 @@ Status ResetDataDir(const std::string& path) {
   std::error_code ec;
   std::filesystem::create_directories(path, ec);
   if (ec) return Status::IoError("cannot create data dir " + path + ": " + ec.message());
-  ASSIGN_OR_RETURN(auto lock, state::FileLock::TryAcquire(path + "/run.lock"));
-  if (!lock) return Status::Aborted("another `webindex run` uses " + path + "; stop it before --reset");
+  ASSIGN_OR_RETURN(auto lock, state::FileLock::TryAcquire(path + "/run.lock", "run"));
+  if (!lock) {
+    const std::string holder = state::FileLock::Holder(path + "/run.lock");
+    return Status::Aborted("another webindex process uses " + path + (holder.empty() ? "" : " (pid " + holder + ")") +
+                           "; stop it before --reset");
+  }
   LOG_WARN("--reset: removing the state and query table in {}; they are rebuilt from the input topic", path);
   return state::DataDir::Reset(path);
 }
@@ -172,6 +191,17 @@ void RemoveOlderGenerations(state::DataDir& dir) {
 }  // namespace
 
 int RunProcessor(Settings settings, const RunOptions& options) {
+  // Every argument is checked before anything touches the disk or the network.
+  if (settings.processor.kafka.brokers.empty()) {
+    return Usage(Status::InvalidArgument(
+        "run needs a Kafka cluster: --brokers HOST:PORT[,HOST:PORT...] (or kafka.bootstrap_servers in a --config "
+        "file), or --brokers embedded for an in-process broker that keeps nothing across restarts"));
+  }
+  if (!settings.http.listen.empty()) {
+    if (auto listen = http::ParseListenAddress(settings.http.listen); !listen.ok()) {
+      return Usage(Status::InvalidArgument("--http: " + listen.status().message()));
+    }
+  }
   auto embedded = MaybeEmbedded(&settings);
   if (!embedded.ok()) return Fail(embedded.status());
   const auto& stop = InstallStopSignals();
@@ -189,6 +219,7 @@ int RunProcessor(Settings settings, const RunOptions& options) {
   auto server = StartHttp(settings, *processor);
   if (!server.ok()) return Fail(server.status());
   Status run;
+  uint64_t lost = 0;  // input records removed by retention before they were read, by retired processors
   while (true) {
     run = processor->Run(options.exit_when_idle, stop);
     if (!run.ok() || !processor->switch_to()) break;
@@ -199,6 +230,7 @@ int RunProcessor(Settings settings, const RunOptions& options) {
     if (*server) SwitchHttp(**server, *next);
     std::swap(processor, next);  // the server serves the new one from now on, whatever follows
     run = next->Stop();
+    lost += next->metrics().lost_records;
     next.reset();
     if (!run.ok()) break;
     RemoveOlderGenerations(*dir);
@@ -206,23 +238,31 @@ int RunProcessor(Settings settings, const RunOptions& options) {
   }
   if (*server) (*server)->Stop();  // before the processor closes the store it serves
   Status stopped = processor->Stop();
+  lost += processor->metrics().lost_records;
   if (!run.ok()) return Fail(run);
   if (!stopped.ok()) return Fail(stopped);
-  return 0;
+  if (lost > 0) {
+    LOG_ERROR("DATA LOSS: {} input records were removed by retention before they were read (the log above names "
+              "each range); the table lacks them. Exit code {}.",
+              lost, static_cast<int>(kExitDataLoss));
+    return kExitDataLoss;
+  }
+  return kExitOk;
 }
 
 int RunReplay(Settings settings, const app::ReplayOptions& options) {
-  if (settings.processor.kafka.brokers == "embedded") {
-    return Fail(Status::InvalidArgument(
+  if (settings.processor.kafka.brokers.empty() || settings.processor.kafka.brokers == "embedded") {
+    return Usage(Status::InvalidArgument(
         "replay reads the input topic again: give the --brokers that hold it (an embedded broker starts empty)"));
   }
+  if (auto from = app::ParseReplayFrom(options.from); !from.ok()) return Usage(from.status());
   const auto& stop = InstallStopSignals();
   Status st = app::Replay(settings.processor, options, stop);
   if (!st.ok()) {
     LOG_ERROR("{}", st.ToString());
-    return st.code() == Status::Code::kAborted && stop ? 130 : 1;
+    return st.code() == Status::Code::kAborted && stop ? kExitInterrupted : kExitFailure;
   }
-  return 0;
+  return kExitOk;
 }
 
 int RunVerify(const Settings& settings) {
@@ -230,7 +270,7 @@ int RunVerify(const Settings& settings) {
   if (!store.ok()) return Fail(store.status());
   if (Status st = (*store)->VerifyChecksums(); !st.ok()) return Fail(st);
   LOG_INFO("{}: every checksum verified", (*store)->dir());
-  return 0;
+  return kExitOk;
 }
 
 int RunDump(const Settings& settings) {
@@ -240,7 +280,7 @@ int RunDump(const Settings& settings) {
   auto lines = query::DumpTable(**store, std::cout);
   if (!lines.ok()) return Fail(lines.status());
   std::cout.flush();
-  return 0;
+  return kExitOk;
 }
 
 }  // namespace webindex::cli

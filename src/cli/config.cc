@@ -1,6 +1,11 @@
 #include "cli/config.h"
 
+#include <algorithm>
+#include <array>
+#include <map>
 #include <sstream>
+#include <string_view>
+#include <vector>
 
 #include <toml++/toml.h>
 
@@ -29,7 +34,58 @@ void ApplyTopic(const toml::table& t, Settings* s) {
   }
 }
 
+//! The keys a configuration file may set, by section; a section listed with no keys takes any
+//! (librdkafka properties, partition counts by topic).
+const std::map<std::string, std::vector<std::string>, std::less<>>& KnownKeys() {
+  static const std::map<std::string, std::vector<std::string>, std::less<>> known = {
+      {"kafka", {"bootstrap_servers", "properties"}},
+      {"partitions", {}},
+      {"limits", {"max_event_bytes", "max_outlinks"}},
+      {"store",
+       {"block_cache_mb", "write_buffer_mb", "memtable_budget_mb", "max_wal_mb", "min_free_mb", "sync_commits"}},
+      {"pipeline", {"max_batch", "poll_timeout_ms", "progress_interval_ms"}},
+      {"pagerank", {"interval_s", "iterations", "publish_top"}},
+      {"log", {"level"}},
+      {"http",
+       {"listen", "threads", "read_timeout_ms", "idle_timeout_ms", "max_connections", "max_connections_per_client",
+        "per_client_limit_on_loopback", "pressure_fraction", "idle_timeout_under_pressure_ms"}},
+  };
+  return known;
+}
+
+std::string Join(const std::vector<std::string>& names) {
+  std::string out;
+  for (const auto& n : names) out += (out.empty() ? "" : ", ") + n;
+  return out;
+}
+
+//! A typo in a key must not silently leave the default in place.
+Status CheckKeys(const toml::table& t) {
+  std::vector<std::string> sections;
+  for (const auto& [name, keys] : KnownKeys()) sections.push_back(name);
+  for (const auto& [section, value] : t) {
+    const auto known = KnownKeys().find(section.str());
+    if (known == KnownKeys().end()) {
+      return Status::InvalidArgument("unknown section [" + std::string(section.str()) +
+                                     "]; the sections are: " + Join(sections));
+    }
+    const auto* table = value.as_table();
+    if (!table) return Status::InvalidArgument("[" + std::string(section.str()) + "] must be a table of keys");
+    if (known->second.empty()) continue;
+    for (const auto& [key, v] : *table) {
+      if (std::find(known->second.begin(), known->second.end(), key.str()) == known->second.end()) {
+        return Status::InvalidArgument("unknown key '" + std::string(key.str()) + "' in [" +
+                                       std::string(section.str()) + "]; its keys are: " + Join(known->second));
+      }
+    }
+  }
+  return Status::Ok();
+}
+
+constexpr std::array<std::string_view, 6> kLogLevels = {"trace", "debug", "info", "warn", "error", "off"};
+
 Status ApplyConfig(const toml::table& t, Settings* s) {
+  RETURN_IF_ERROR(CheckKeys(t));
   auto& p = s->processor;
   if (auto v = t["kafka"]["bootstrap_servers"].value<std::string>()) p.kafka.brokers = *v;
   if (const auto* props = t["kafka"]["properties"].as_table()) {
@@ -72,6 +128,9 @@ Status ApplyConfig(const toml::table& t, Settings* s) {
     p.rank_publish_top = static_cast<size_t>(*v);
   }
   s->log_level = t["log"]["level"].value_or(s->log_level);
+  if (std::find(kLogLevels.begin(), kLogLevels.end(), s->log_level) == kLogLevels.end()) {
+    return Status::InvalidArgument("log.level '" + s->log_level + "' is not one of trace, debug, info, warn, error, off");
+  }
   auto& h = s->http;
   h.listen = t["http"]["listen"].value_or(h.listen);
   h.threads = t["http"]["threads"].value_or(h.threads);

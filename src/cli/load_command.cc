@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "cli/exit_codes.h"
 #include "codec/event.h"
 #include "common/log.h"
 #include "common/progress.h"
@@ -178,7 +179,10 @@ Status ProduceFiles(kafka::Producer* producer, const std::string& topic, size_t 
 }  // namespace
 
 std::string LoadSummary::ToString(const std::string& format) const {
-  const char* unit = format == "wat" ? "records" : format == "wikipedia" ? "revisions" : "lines";
+  const bool one = records == 1;
+  const char* unit = format == "wat" ? (one ? "record" : "records")
+                     : format == "wikipedia" ? (one ? "revision" : "revisions")
+                                             : (one ? "line" : "lines");
   std::string out = fmt::format("loaded {} {}: {} events produced", records, unit, events);
   if (format == "wikipedia") {
     out += fmt::format(", {} malformed records skipped", bad_lines);
@@ -235,9 +239,9 @@ int RunLoad(const Settings& settings, const LoadOptions& options) {
   LoadSummary summary;
   if (Status st = LoadFiles(settings, topic, options, &summary); !st.ok()) {
     LOG_ERROR("{}", st.ToString());
-    return 1;
+    return kExitFailure;
   }
-  return summary.bad_lines == 0 && summary.oversized == 0 ? 0 : 2;
+  return summary.bad_lines == 0 && summary.oversized == 0 ? kExitOk : kExitSkipped;
 }
 
 }  // namespace webindex::cli

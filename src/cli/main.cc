@@ -1,23 +1,77 @@
 // webindex: a live index of the web's link graph, built from page-crawl events in Kafka.
 #include <CLI/CLI.hpp>
 
+#include <iostream>
+#include <string>
+#include <string_view>
+
 #include "cli/bench_command.h"
 #include "cli/commands.h"
+#include "cli/exit_codes.h"
 #include "cli/pagerank_command.h"
 #include "cli/query_command.h"
 #include "common/log.h"
 
 using namespace webindex;
 
+namespace {
+
+constexpr char kGlobalOptions[] =
+    "Global options, before or after the subcommand:\n"
+    "  -c,--config FILE     TOML configuration file (defaults: config/webindex.toml)\n"
+    "  -X key=value         librdkafka property, for any client (repeatable)\n"
+    "  --log-level LEVEL    trace, debug, info, warn, error, off\n"
+    "Exit codes (docs/cli.md): 0 ok, 1 failure, 2 usage, 3 not found, 4 data loss, 5 input skipped, "
+    "130 interrupted\n";
+
+//! The first word of the command line that is neither an option nor a global option's value:
+//! the subcommand the user meant ("" when there is none).
+std::string FirstWord(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view a = argv[i];
+    if (a == "-c" || a == "--config" || a == "-X" || a == "--log-level") {
+      ++i;
+    } else if (!a.starts_with("-")) {
+      return std::string(a);
+    }
+  }
+  return "";
+}
+
+//! A command line CLI11 refused: one message that says what to do, and the usage exit code.
+int UsageError(CLI::App& app, const CLI::ParseError& e, int argc, char** argv) {
+  if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
+  std::string names;
+  bool known = false;
+  const std::string word = FirstWord(argc, argv);
+  for (const auto* sub : app.get_subcommands({})) {
+    names += (names.empty() ? "" : ", ") + sub->get_name();
+    known = known || sub->get_name() == word;
+  }
+  if (!known) {
+    std::cerr << "webindex: " << (word.empty() ? "a subcommand is required" : "unknown subcommand '" + word + "'")
+              << "; the subcommands are: " << names << "\nRun webindex --help for what each does.\n";
+    return cli::kExitUsage;
+  }
+  app.exit(e);  // prints the error and where to find help
+  return cli::kExitUsage;
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
   CLI::App app{"webindex: keeps a live, exact index of the web's link graph from crawl events in Kafka"};
   app.require_subcommand(1);
   app.fallthrough();  // global options may follow the subcommand
+  app.set_version_flag("--version", "webindex " WEBINDEX_VERSION);
   std::string config_path, brokers, log_level, data_dir;
   std::vector<std::string> kafka_props;
   app.add_option("-c,--config", config_path, "TOML configuration file (defaults: config/webindex.toml)");
   app.add_option("-X", kafka_props, "librdkafka property key=value, for any client (repeatable)");
-  app.add_option("--log-level", log_level, "trace, debug, info, warn, error");
+  app.add_option("--log-level", log_level, "trace, debug, info, warn, error, off")
+      ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error", "off"}));
+  app.footer("Exit codes (docs/cli.md): 0 ok, 1 failure, 2 usage, 3 not found, 4 data loss, 5 input skipped, "
+             "130 interrupted\n");
 
   cli::BrokerOptions broker_opts;
   auto* broker = app.add_subcommand("broker", "run the embedded Kafka broker (librdkafka mock cluster) on loopback");
@@ -61,6 +115,9 @@ int main(int argc, char** argv) {
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
   replay->add_flag("--abort", replay_opts.abort, "roll back an unfinished replay and exit");
+  replay->add_flag("--force", replay_opts.force,
+                   "switch even if the new table lacks pages the current one has (their events were removed by "
+                   "retention or are before --from); without it such a replay stops before switching");
 
   cli::QueryOptions query_opts;
   auto* query = app.add_subcommand("query", "answer one query from the table as JSON, like the HTTP API");
@@ -112,19 +169,24 @@ int main(int argc, char** argv) {
   pagerank->add_option("--data-dir", pagerank_opts.data_dir,
                        "instead of files: the live link graph of this data dir's query table (one snapshot)");
 
-  CLI11_PARSE(app, argc, argv);
+  for (auto* sub : app.get_subcommands({})) sub->footer(kGlobalOptions);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return UsageError(app, e, argc, argv);
+  }
 
   auto settings = cli::LoadSettings(config_path);
   if (!settings.ok()) {
     InitLogging("info");
     LOG_ERROR("{}", settings.status().ToString());
-    return 1;
+    return cli::kExitUsage;
   }
   InitLogging(log_level.empty() ? settings->log_level : log_level);
   for (const auto& p : kafka_props) {
     if (Status st = cli::SetKafkaProperty(&*settings, p); !st.ok()) {
       LOG_ERROR("{}", st.ToString());
-      return 1;
+      return cli::kExitUsage;
     }
   }
   if (!brokers.empty()) settings->processor.kafka.brokers = brokers;
@@ -150,5 +212,5 @@ int main(int argc, char** argv) {
     settings->processor.kafka.brokers = brokers.empty() ? "embedded" : brokers;
     return cli::RunDemo(std::move(settings).value(), demo_opts);
   }
-  return 1;
+  return cli::kExitUsage;
 }

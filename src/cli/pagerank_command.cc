@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "cli/exit_codes.h"
 #include "common/log.h"
 #include "common/progress.h"
 #include "rank/pagerank.h"
@@ -46,9 +47,6 @@ Status ReadRevisions(const std::vector<std::string>& files, rank::RevisionGraph*
 
 //! PageRank of the live graph in the data dir's table, from one snapshot.
 Status RunOnTable(const Settings& settings, const PageRankCommandOptions& options) {
-  if (!options.format.empty() || !options.until.empty()) {
-    return Status::InvalidArgument("--format and --until apply to revision files, not to --data-dir");
-  }
   ASSIGN_OR_RETURN(auto store, OpenTableReadOnly(settings));
   rank::TableGraphStats stats;
   ASSIGN_OR_RETURN(const rank::LinkGraph graph, rank::ReadTableGraph(*store, nullptr, &stats));
@@ -59,25 +57,31 @@ Status RunOnTable(const Settings& settings, const PageRankCommandOptions& option
   return rank::WriteRanking(stdout, graph, scores, rank::RankOrder(graph, scores, options.limit));
 }
 
-Status Run(const Settings& settings, const PageRankCommandOptions& options) {
+//! The command line's combinations, checked before any file is read (a usage error).
+Status CheckArguments(const PageRankCommandOptions& options) {
   if (options.iterations < 0) return Status::InvalidArgument("--iterations must be 0 or more");
   if (!options.data_dir.empty()) {
     if (!options.files.empty()) return Status::InvalidArgument("give either --data-dir or revision files, not both");
-    return RunOnTable(settings, options);
+    if (!options.format.empty() || !options.until.empty()) {
+      return Status::InvalidArgument("--format and --until apply to revision files, not to --data-dir");
+    }
+    return Status::Ok();
   }
   if (options.format != "wikipedia") {
     return Status::InvalidArgument(
         "--format wikipedia is the input format pagerank reads from files (or give --data-dir for the live graph)");
   }
   if (options.files.empty()) return Status::InvalidArgument("give the Wikipedia revision files to read");
-  std::optional<Instant> until;
-  if (!options.until.empty()) {
-    until = ParseRfc3339(options.until);
-    if (!until) {
-      return Status::InvalidArgument("--until '" + options.until +
-                                     "' is not an RFC 3339 time, e.g. 2008-01-01T00:00:00Z");
-    }
+  if (!options.until.empty() && !ParseRfc3339(options.until)) {
+    return Status::InvalidArgument("--until '" + options.until + "' is not an RFC 3339 time, e.g. 2008-01-01T00:00:00Z");
   }
+  return Status::Ok();
+}
+
+Status Run(const Settings& settings, const PageRankCommandOptions& options) {
+  if (!options.data_dir.empty()) return RunOnTable(settings, options);
+  std::optional<Instant> until;
+  if (!options.until.empty()) until = ParseRfc3339(options.until);
   const auto start = std::chrono::steady_clock::now();
   rank::RevisionGraph revisions(until);
   RETURN_IF_ERROR(ReadRevisions(options.files, &revisions));
@@ -96,11 +100,15 @@ Status Run(const Settings& settings, const PageRankCommandOptions& options) {
 }  // namespace
 
 int RunPageRank(const Settings& settings, const PageRankCommandOptions& options) {
+  if (Status st = CheckArguments(options); !st.ok()) {
+    LOG_ERROR("{}", st.message());
+    return kExitUsage;
+  }
   if (Status st = Run(settings, options); !st.ok()) {
     LOG_ERROR("{}", st.ToString());
-    return 1;
+    return kExitFailure;
   }
-  return 0;
+  return kExitOk;
 }
 
 }  // namespace webindex::cli

@@ -2,12 +2,28 @@
 
 #include <iostream>
 
+#include "cli/exit_codes.h"
 #include "common/log.h"
 #include "query/query_json.h"
 #include "query/query_service.h"
 
 namespace webindex::cli {
 namespace {
+
+//! An option the query does not take is a mistake (a wrong query name, a forgotten one), not
+//! something to ignore. Checked before the store is opened.
+Status CheckOptions(const QueryOptions& o) {
+  auto unused = [&](const std::string& v, const char* flag, const char* for_queries) {
+    return v.empty() ? Status::Ok()
+                     : Status::InvalidArgument(std::string(flag) + " does not apply to `query " + o.what +
+                                               "`; it is for " + for_queries);
+  };
+  if (o.what == "top" || o.what == "pages") RETURN_IF_ERROR(unused(o.url, "--url", "`query page` and `query links`"));
+  if (o.what != "pages") RETURN_IF_ERROR(unused(o.domain, "--domain", "`query pages`"));
+  if (o.what != "links") RETURN_IF_ERROR(unused(o.link_type, "--link-type", "`query links`"));
+  if (o.what == "page") RETURN_IF_ERROR(unused(o.next, "--next", "`query top`, `query pages` and `query links`"));
+  return Status::Ok();
+}
 
 Result<std::string> Answer(query::QueryService& q, const QueryOptions& o) {
   auto required = [](const std::string& v, const char* flag) {
@@ -28,7 +44,7 @@ Result<std::string> Answer(query::QueryService& q, const QueryOptions& o) {
     return query::ToJson(r);
   }
   if (o.what == "links") {
-    ASSIGN_OR_RETURN(auto type, query::ParseLinkType(o.link_type));
+    ASSIGN_OR_RETURN(auto type, query::ParseLinkType(o.link_type.empty() ? "in" : o.link_type));
     ASSIGN_OR_RETURN(auto r, q.Links(o.url, type, o.limit, o.next));
     return query::ToJson(r);
   }
@@ -74,26 +90,31 @@ void WriteProcessorMetrics(app::Processor& processor, http::PrometheusWriter& w)
 }  // namespace
 
 int RunQuery(const Settings& settings, const QueryOptions& options) {
+  if (Status st = CheckOptions(options); !st.ok()) {
+    std::cout << query::ErrorJson(st.message()) << std::endl;
+    LOG_ERROR("{}", st.message());
+    return kExitUsage;
+  }
   auto store = OpenTableReadOnly(settings);
   if (!store.ok()) {
     LOG_ERROR("{}", store.status().ToString());
-    return 1;
+    return kExitFailure;
   }
   query::QueryService service(**store);
   auto json = Answer(service, options);
   if (json.ok()) {
     std::cout << *json << std::endl;
-    return 0;
+    return kExitOk;
   }
   std::cout << query::ErrorJson(json.status().message()) << std::endl;
   switch (json.status().code()) {
     case Status::Code::kInvalidArgument:
-      return 2;
+      return kExitUsage;
     case Status::Code::kNotFound:
-      return 3;
+      return kExitNotFound;
     default:
       LOG_ERROR("{}", json.status().ToString());
-      return 1;
+      return kExitFailure;
   }
 }
 

@@ -15,7 +15,7 @@ struct QueryOptions {
   std::string what;  //!< top, pages, page or links
   size_t limit = 25;
   std::string next, domain, url;
-  std::string link_type = "in";
+  std::string link_type;  //!< links: "in" (the default) or "out"
 };
 //! Prints the JSON answer; exit code 0, or 2 for a bad argument, 3 for not found, 1 otherwise
 //! (with {"error": ...} printed as the API would).

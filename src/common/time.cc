@@ -1,5 +1,9 @@
 #include "common/time.h"
 
+#include <ctime>
+
+#include <fmt/format.h>
+
 namespace webindex {
 namespace {
 
@@ -70,6 +74,18 @@ std::optional<Instant> ParseRfc3339(std::string_view s) {
   if (pos != s.size()) return std::nullopt;
   const int64_t secs = DaysFromCivil(year, mon, day) * 86400 + hour * 3600 + min * 60 + sec - offset_sec;
   return Instant{secs, nanos};
+}
+
+std::string FormatRfc3339Ms(int64_t ms) {
+  const int64_t seconds = ms >= 0 ? ms / 1000 : (ms - 999) / 1000;  // floor
+  const auto millis = static_cast<int>(ms - seconds * 1000);
+  const std::time_t t = static_cast<std::time_t>(seconds);
+  std::tm utc{};
+  if (gmtime_r(&t, &utc) == nullptr || utc.tm_year + 1900 < 0 || utc.tm_year + 1900 > 9999) {
+    return std::to_string(ms) + " ms since the epoch";
+  }
+  return fmt::format("{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:03}Z", utc.tm_year + 1900, utc.tm_mon + 1, utc.tm_mday,
+                     utc.tm_hour, utc.tm_min, utc.tm_sec, millis);
 }
 
 }  // namespace webindex

@@ -4,6 +4,7 @@
 #include <compare>
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <string_view>
 
 namespace webindex {
@@ -19,5 +20,9 @@ struct Instant {
 //! The instant `text` names, or nullopt when it is not an RFC 3339 date-time
 //! (YYYY-MM-DDTHH:MM:SS[.frac](Z|+HH:MM|-HH:MM), 'T'/'Z' in either case).
 std::optional<Instant> ParseRfc3339(std::string_view text);
+
+//! Milliseconds since the Unix epoch as RFC 3339 in UTC, "2026-11-21T08:00:00.000Z" (years
+//! 0000-9999; outside them the number itself).
+std::string FormatRfc3339Ms(int64_t ms);
 
 }  // namespace webindex

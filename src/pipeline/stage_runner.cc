@@ -75,7 +75,12 @@ Status StageRunner::Start() {
     ++resent;
   }
   RETURN_IF_ERROR(it->status());
-  if (resent) LOG_INFO("stage {}: re-sending {} records committed before the last stop", stage_->name(), resent);
+  // Normal after any stop: the acknowledgements of the last records sent were not committed
+  // (or never came); receivers drop the copies they already have by seq.
+  if (resent) {
+    LOG_DEBUG("stage {}: re-sending {} records committed before the last stop whose acknowledgement was not recorded",
+              stage_->name(), resent);
+  }
 
   ASSIGN_OR_RETURN(consumer_, kafka::Consumer::Create(consumer_config_, "webindex-" + std::string(stage_->name())));
   RETURN_IF_ERROR(consumer_->Assign(assignment));

@@ -181,7 +181,7 @@ Result<int> DataDir::RemoveOlder() {
   return removed;
 }
 
-Result<std::unique_ptr<FileLock>> FileLock::TryAcquire(const std::string& path) {
+Result<std::unique_ptr<FileLock>> FileLock::TryAcquire(const std::string& path, std::string_view role) {
   const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
   if (fd < 0) return Errno("cannot open lock file " + path);
   if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
@@ -191,7 +191,21 @@ Result<std::unique_ptr<FileLock>> FileLock::TryAcquire(const std::string& path) 
     errno = err;
     return Errno("cannot lock " + path);
   }
+  if (!role.empty()) {
+    const std::string holder = std::to_string(::getpid()) + " " + std::string(role) + "\n";
+    // Best effort: the lock is the flock; the text only names its holder in messages.
+    if (::ftruncate(fd, 0) == 0) {
+      [[maybe_unused]] const ssize_t n = ::pwrite(fd, holder.data(), holder.size(), 0);
+    }
+  }
   return std::unique_ptr<FileLock>(new FileLock(fd));
+}
+
+std::string FileLock::Holder(const std::string& path) {
+  std::ifstream in(path);
+  std::string line;
+  std::getline(in, line);
+  return line;
 }
 
 FileLock::~FileLock() { ::close(fd_); }

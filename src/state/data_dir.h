@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "common/status.h"
@@ -54,8 +55,11 @@ class DataDir {
 //! every other holder, in this process too.
 class FileLock {
  public:
-  //! nullptr when another holder has it.
-  static Result<std::unique_ptr<FileLock>> TryAcquire(const std::string& path);
+  //! nullptr when another holder has it. `role` non-empty: the file then says "<pid> <role>"
+  //! while this process holds it, for Holder().
+  static Result<std::unique_ptr<FileLock>> TryAcquire(const std::string& path, std::string_view role = {});
+  //! What the file's holder wrote ("<pid> <role>"), "" when nothing or unreadable.
+  static std::string Holder(const std::string& path);
   ~FileLock();
   FileLock(const FileLock&) = delete;
   FileLock& operator=(const FileLock&) = delete;

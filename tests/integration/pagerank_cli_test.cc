@@ -78,13 +78,15 @@ TEST_F(PageRankCliTest, AMalformedRecordStopsWithFileLineAndReason) {
 
 TEST_F(PageRankCliTest, UsageErrorsAreNamed) {
   std::string out;
-  EXPECT_NE(Run({"--format", "wikipedia", dir_ + "/missing.txt"}, &out), 0);
+  EXPECT_EQ(Run({"--format", "wikipedia", dir_ + "/missing.txt"}, &out), 1);  // not a usage error
   EXPECT_NE(Stderr().find("missing.txt"), std::string::npos) << Stderr();
   const std::string path = Write("ok.txt", kExample);
-  EXPECT_NE(Run({"--format", "wikipedia", "--until", "yesterday", path}, &out), 0);
+  EXPECT_EQ(Run({"--format", "wikipedia", "--until", "yesterday", path}, &out), 2);
   EXPECT_NE(Stderr().find("--until 'yesterday' is not an RFC 3339 time"), std::string::npos) << Stderr();
-  EXPECT_NE(Run({path}, &out), 0);
+  EXPECT_EQ(Run({path}, &out), 2);
   EXPECT_NE(Stderr().find("--format wikipedia"), std::string::npos) << Stderr();
+  EXPECT_EQ(Run({"--data-dir", dir_, path}, &out), 2);
+  EXPECT_NE(Stderr().find("give either --data-dir or revision files, not both"), std::string::npos) << Stderr();
 }
 
 }  // namespace

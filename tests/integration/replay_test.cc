@@ -194,7 +194,9 @@ TEST_F(ReplayTest, FromTimeKeepsOnlyEventsStampedFromThen) {
   gmtime_r(&seconds, &utc);
   const std::string from_text = fmt::format("{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:03}Z", utc.tm_year + 1900,
                                             utc.tm_mon + 1, utc.tm_mday, utc.tm_hour, utc.tm_min, utc.tm_sec, ms % 1000);
-  ASSERT_EQ(cluster_->Run(Replay({"--from", from_text, "--switch-lag", "0"})), 0) << "see " << cluster_->log();
+  // --force: pages that only early events had may go, by design (ReplayThatWouldEmptyTheTableIsRefused).
+  ASSERT_EQ(cluster_->Run(Replay({"--from", from_text, "--switch-lag", "0", "--force"})), 0)
+      << "see " << cluster_->log();
   EXPECT_EQ(cluster_->CurrentGeneration(), "2");
   EXPECT_TRUE(cluster_->Dump() == later.TableLines())
       << "seed " << seed << ": the replay from " << from_text << " differs from the batch table of the later events";
@@ -205,8 +207,31 @@ TEST_F(ReplayTest, FromTimeKeepsOnlyEventsStampedFromThen) {
   RunToIdle(later);
 
   // Bad input is refused with the reason.
-  EXPECT_EQ(cluster_->Run(Replay({"--from", "yesterday"})), 1);
+  EXPECT_EQ(cluster_->Run(Replay({"--from", "yesterday"})), 2);
   EXPECT_TRUE(cluster_->WaitForLog("--from expects 'earliest' or an RFC 3339 time", 0));
+}
+
+// A replay from a time after every event (a typo of the year, say) would switch to an empty
+// table: it stops before the switch and names what would go, whatever --switch-lag.
+TEST_F(ReplayTest, ReplayThatWouldEmptyTheTableIsRefused) {
+  const uint64_t seed = SeedFromEnv("replay from the future");
+  EventGenerator gen(seed, 4);
+  BatchModel model;
+  ASSERT_TRUE(Feed(gen.Next(500), {&model}));
+  RunToIdle(model);
+  const auto pages = model.TableLines();
+  const size_t log_from = cluster_->LogSize();
+  EXPECT_EQ(cluster_->Run(Replay({"--from", "2130-01-01T00:00:00Z"})), 1) << "see " << cluster_->log();
+  EXPECT_TRUE(cluster_->WaitForLog("page(s) that generation 1 has", 0, log_from)) << "see " << cluster_->log();
+  EXPECT_TRUE(cluster_->WaitForLog("stamped before --from 2130-01-01T00:00:00.000Z", 0, log_from));
+  EXPECT_EQ(cluster_->CurrentGeneration(), "1");
+  EXPECT_TRUE(cluster_->Dump() == pages) << "the refused replay changed the table";
+  ASSERT_EQ(cluster_->Run(Replay({"--abort"})), 0) << "see " << cluster_->log();
+  EXPECT_EQ(cluster_->GenerationDirs(), std::vector<std::string>{"gen-1"});
+  // From earliest, nothing is missing: it switches.
+  ASSERT_EQ(cluster_->Run(Replay({"--switch-lag", "0"})), 0) << "see " << cluster_->log();
+  EXPECT_EQ(cluster_->CurrentGeneration(), "2");
+  EXPECT_TRUE(cluster_->Dump() == pages);
 }
 
 //! Every partition announces generations in order, the current one last. A kill between

@@ -2,6 +2,7 @@
 // removal of old generations, and the locks that keep a replay and a run apart. Also the
 // replay's roll-back of unfinished generations (app::Replay --abort), which needs no broker.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -139,6 +140,20 @@ TEST_F(DataDirTest, FileLockExcludesOtherHolders) {
   ASSERT_TRUE(third.ok());
   EXPECT_NE(*third, nullptr);
   EXPECT_FALSE(FileLock::TryAcquire(root_ + "/missing/dir/lock").ok());
+}
+
+TEST_F(DataDirTest, FileLockNamesItsHolder) {
+  const std::string path = root_ + "/run.lock";
+  EXPECT_EQ(FileLock::Holder(path), "");  // no file yet
+  {
+    auto held = FileLock::TryAcquire(path, "run");
+    ASSERT_TRUE(held.ok() && *held);
+    EXPECT_EQ(FileLock::Holder(path), std::to_string(::getpid()) + " run");
+  }
+  // A later holder replaces the text, a shorter one too.
+  auto again = FileLock::TryAcquire(path, "x");
+  ASSERT_TRUE(again.ok() && *again);
+  EXPECT_EQ(FileLock::Holder(path), std::to_string(::getpid()) + " x");
 }
 
 TEST_F(DataDirTest, ReplayAbortRollsBackUnfinishedGenerations) {

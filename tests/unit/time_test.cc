@@ -61,5 +61,14 @@ TEST(TimeTest, Invalid) {
   }
 }
 
+TEST(TimeTest, FormatsMillisecondsAsRfc3339InUtc) {
+  EXPECT_EQ(FormatRfc3339Ms(0), "1970-01-01T00:00:00.000Z");
+  EXPECT_EQ(FormatRfc3339Ms(1793491200000), "2026-11-01T00:00:00.000Z");
+  EXPECT_EQ(FormatRfc3339Ms(1438052777250), "2015-07-28T03:06:17.250Z");
+  EXPECT_EQ(FormatRfc3339Ms(-1), "1969-12-31T23:59:59.999Z");
+  // Round trip through the parser.
+  EXPECT_EQ(ParseRfc3339(FormatRfc3339Ms(1795244400123)), (Instant{1795244400, 123000000}));
+}
+
 }  // namespace
 }  // namespace webindex

@@ -1,0 +1,16 @@
+// The exit codes of every webindex subcommand: one table, documented in docs/cli.md.
+#pragma once
+
+namespace webindex::cli {
+
+enum ExitCode : int {
+  kExitOk = 0,
+  kExitFailure = 1,   //!< could not do its job: I/O, Kafka, a full disk, a damaged store, a busy data dir
+  kExitUsage = 2,     //!< a bad command line or configuration file; nothing was touched
+  kExitNotFound = 3,  //!< query: the page or domain is not in the table
+  kExitDataLoss = 4,  //!< run: input was removed by retention before it was read (the rest was processed)
+  kExitSkipped = 5,   //!< load: some input records were malformed or too large and were skipped (the rest sent)
+  kExitInterrupted = 130,  //!< replay: stopped by SIGINT/SIGTERM before it switched
+};
+
+}  // namespace webindex::cli

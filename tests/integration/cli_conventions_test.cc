@@ -1,0 +1,155 @@
+// The command line's conventions (docs/cli.md): one table of exit codes for every subcommand,
+// mistakes refused with the valid choices instead of ignored, every argument checked before the
+// disk or the network is touched, a busy data dir named at once, and lost input reported by the
+// exit code. The real binary, as a user runs it.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "child_process.h"
+#include "cli_cluster.h"
+#include "gzip_file.h"
+#include "pipeline_harness.h"
+#include "state/data_dir.h"
+
+namespace webindex {
+namespace {
+
+namespace fs = std::filesystem;
+
+class CliConventionsTest : public ::testing::Test {
+ protected:
+  void SetUp() override { dir_ = testing::MakeTempDir("cli-conventions"); }
+  void TearDown() override {
+    if (!HasFailure()) fs::remove_all(dir_);
+  }
+  //! Runs `webindex args...`; its stdout in `out_`, its stderr in `err_`.
+  int Run(std::vector<std::string> args) {
+    args.insert(args.begin(), WEBINDEX_BINARY);
+    const std::string log = dir_ + "/stderr.log";
+    fs::remove(log);
+    const int rc = testing::RunCommand(args, &out_, log);
+    err_ = testing::ReadFileBytes(log);
+    return rc;
+  }
+  bool Says(const std::string& text) const { return err_.find(text) != std::string::npos; }
+
+  std::string dir_, out_, err_;
+};
+
+TEST_F(CliConventionsTest, AnUnknownSubcommandIsNamedWithTheValidOnes) {
+  EXPECT_EQ(Run({"bogus"}), 2);
+  EXPECT_TRUE(Says("unknown subcommand 'bogus'")) << err_;
+  for (const char* name : {"load", "run", "replay", "query", "dump", "pagerank"}) {
+    EXPECT_TRUE(Says(name)) << name << " missing from: " << err_;
+  }
+  EXPECT_EQ(Run({"--log-level", "debug"}), 2);
+  EXPECT_TRUE(Says("a subcommand is required; the subcommands are: ")) << err_;
+}
+
+TEST_F(CliConventionsTest, VersionAndHelpExitZeroAndHelpShowsTheGlobalOptions) {
+  EXPECT_EQ(Run({"--version"}), 0);
+  EXPECT_TRUE(out_.starts_with("webindex ")) << out_;
+  EXPECT_EQ(Run({"load", "--help"}), 0);
+  EXPECT_NE(out_.find("--log-level"), std::string::npos) << out_;
+  EXPECT_NE(out_.find("Exit codes"), std::string::npos) << out_;
+}
+
+TEST_F(CliConventionsTest, ParseErrorsExitTwoNotCli11Codes) {
+  EXPECT_EQ(Run({"dump", "--data-dir", dir_, "--no-such-option"}), 2);
+  EXPECT_TRUE(Says("--no-such-option")) << err_;
+  EXPECT_EQ(Run({"query", "top", "--limit", "many", "--data-dir", dir_}), 2);
+  EXPECT_EQ(Run({"query"}), 2);  // a required argument missing
+  EXPECT_EQ(Run({"--log-level", "bogus", "dump", "--data-dir", dir_}), 2);
+  EXPECT_TRUE(Says("bogus")) << err_;
+  EXPECT_TRUE(Says("trace")) << err_;  // the valid choices
+}
+
+TEST_F(CliConventionsTest, UnknownConfigKeysAndSectionsAreRefusedWithTheValidOnes) {
+  const std::string config = dir_ + "/typo.toml";
+  testing::WriteFileBytes(config, "[pipeline]\nmax_batchh = 10\n");
+  EXPECT_EQ(Run({"--config", config, "dump", "--data-dir", dir_ + "/data"}), 2);
+  EXPECT_TRUE(Says("unknown key 'max_batchh' in [pipeline]; its keys are: max_batch")) << err_;
+  testing::WriteFileBytes(config, "[pipline]\nmax_batch = 10\n");
+  EXPECT_EQ(Run({"--config", config, "dump", "--data-dir", dir_ + "/data"}), 2);
+  EXPECT_TRUE(Says("unknown section [pipline]")) << err_;
+  testing::WriteFileBytes(config, "[log]\nlevel = \"loud\"\n");
+  EXPECT_EQ(Run({"--config", config, "dump", "--data-dir", dir_ + "/data"}), 2);
+  EXPECT_TRUE(Says("log.level 'loud'")) << err_;
+  // Free-form sections take any key: librdkafka's properties, partition counts by topic.
+  testing::WriteFileBytes(config, "[kafka.properties]\n\"socket.timeout.ms\" = \"5000\"\n[partitions]\npages = 2\n");
+  testing::WriteFileBytes(dir_ + "/empty.txt", "");
+  EXPECT_EQ(Run({"--config", config, "pagerank", "--format", "wikipedia", dir_ + "/empty.txt"}), 0) << err_;
+  EXPECT_FALSE(fs::exists(dir_ + "/data"));
+}
+
+TEST_F(CliConventionsTest, QueryOptionsOfAnotherQueryAreRefused) {
+  EXPECT_EQ(Run({"query", "top", "--domain", "x.com", "--data-dir", dir_ + "/none"}), 2);
+  EXPECT_NE(out_.find("--domain does not apply to `query top`; it is for `query pages`"), std::string::npos) << out_;
+  EXPECT_EQ(Run({"query", "pages", "--domain", "x.com", "--url", "http://x.com/", "--data-dir", dir_ + "/none"}), 2);
+  EXPECT_EQ(Run({"query", "page", "--url", "http://x.com/", "--link-type", "out", "--data-dir", dir_ + "/none"}), 2);
+  EXPECT_EQ(Run({"query", "page", "--url", "http://x.com/", "--next", "abc", "--data-dir", dir_ + "/none"}), 2);
+  EXPECT_FALSE(fs::exists(dir_ + "/none"));  // refused before the store was opened
+}
+
+TEST_F(CliConventionsTest, RunChecksItsArgumentsBeforeTouchingTheDisk) {
+  const std::string data = dir_ + "/data";
+  EXPECT_EQ(Run({"run", "--data-dir", data, "--exit-when-idle"}), 2);
+  EXPECT_TRUE(Says("run needs a Kafka cluster: --brokers")) << err_;
+  EXPECT_TRUE(Says("--brokers embedded")) << err_;
+  EXPECT_EQ(Run({"run", "--brokers", "127.0.0.1:1", "--data-dir", data, "--http", "abc"}), 2);
+  EXPECT_TRUE(Says("--http")) << err_;
+  EXPECT_EQ(Run({"replay", "--data-dir", data, "--from", "earliest"}), 2);
+  EXPECT_FALSE(fs::exists(data));
+}
+
+TEST_F(CliConventionsTest, ASecondRunOnABusyDataDirFailsAtOnceNamingTheHolder) {
+  const std::string data = dir_ + "/data";
+  fs::create_directories(data);
+  // This process holds the run lock as a `webindex run` would.
+  auto held = state::FileLock::TryAcquire(data + "/run.lock", "run");
+  ASSERT_TRUE(held.ok() && *held);
+  EXPECT_EQ(Run({"run", "--brokers", "127.0.0.1:1", "--data-dir", data, "--exit-when-idle"}), 1);
+  EXPECT_TRUE(Says("another webindex process uses " + data + " (pid " + std::to_string(::getpid()) + " run)")) << err_;
+  EXPECT_FALSE(Says("waiting")) << err_;
+  EXPECT_EQ(Run({"run", "--brokers", "127.0.0.1:1", "--data-dir", data, "--reset"}), 1);
+  EXPECT_TRUE(Says("(pid " + std::to_string(::getpid()) + " run); stop it before --reset")) << err_;
+}
+
+// Input removed by retention before it was read: the rest is processed, and the exit code says
+// the table lacks something (docs/cli.md: 4), in --exit-when-idle mode too.
+TEST_F(CliConventionsTest, InputLostToRetentionExitsWithTheDataLossCode) {
+  testing::CliCluster cluster(WEBINDEX_BINARY, "cli-data-loss", 1);
+  ASSERT_TRUE(cluster.ok()) << testing::ReadFileBytes(cluster.log());
+  ASSERT_TRUE(cluster.Produce({{"http://a.com/1", R"({"url":"http://a.com/1","outboundLinks":[{"url":"http://b.com/"}]})", 0}}));
+  ASSERT_EQ(cluster.Run({"run", "--brokers", cluster.brokers(), "--data-dir", cluster.data_dir(), "--exit-when-idle"}), 0)
+      << testing::ReadFileBytes(cluster.log());
+  // The embedded broker keeps about 5 MiB per partition: push the committed position out.
+  const std::string padding(500, 'x');
+  std::vector<testing::GeneratedEvent> filler(
+      20000, {"http://c.com/", R"({"url":"http://c.com/","title":")" + padding + R"("})", 0});
+  ASSERT_TRUE(cluster.Produce(filler));
+  const size_t from = cluster.LogSize();
+  EXPECT_EQ(cluster.Run({"run", "--brokers", cluster.brokers(), "--data-dir", cluster.data_dir(), "--exit-when-idle"}), 4)
+      << testing::ReadFileBytes(cluster.log());
+  EXPECT_TRUE(cluster.WaitForLog("DATA LOSS", 0, from)) << testing::ReadFileBytes(cluster.log());
+  const auto table = cluster.Dump();
+  EXPECT_NE(std::find(table.begin(), table.end(), "d:com.c|domain|pagecount|1"), table.end());
+  EXPECT_NE(std::find(table.begin(), table.end(), "p:com.b>>o>/|page|incount|1"), table.end());
+
+  // A replay from earliest cannot see http://a.com/1 any more: it would lose it, so it stops
+  // before the switch and the table keeps it.
+  const size_t replay_from = cluster.LogSize();
+  EXPECT_EQ(cluster.Run({"replay", "--brokers", cluster.brokers(), "--data-dir", cluster.data_dir(), "--switch-lag", "0"}),
+            1);
+  EXPECT_TRUE(cluster.WaitForLog("generation 2 would lack 1 page(s) that generation 1 has (e.g. ", 0, replay_from))
+      << testing::ReadFileBytes(cluster.log());
+  EXPECT_TRUE(cluster.Dump() == table);
+}
+
+}  // namespace
+}  // namespace webindex
