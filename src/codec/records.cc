@@ -3,6 +3,7 @@
 #include <simdjson.h>
 
 #include "codec/json_writer.h"
+#include "model/url.h"
 
 namespace webindex::codec {
 
@@ -175,6 +176,8 @@ std::string Encode(const ExportRecord& r) {
       }
       break;
     case ExportRecord::Type::kUri:
+      // The URL the key stands for, so that consumers need not decode URIs themselves.
+      if (auto url = model::UrlFromUri(r.key); url.ok()) w.Key("url").String(url->ToString());
       w.Key("linksTo").Int(r.info.links_to).Key("docs").Int(r.info.docs);
       break;
     case ExportRecord::Type::kDomain:

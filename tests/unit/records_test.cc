@@ -256,7 +256,7 @@ TEST(RecordsTest, ExportJsonFieldsAsDocumented) {
   uri.key = "com.a>>o>/";
   uri.seq = 3;
   uri.info = {4, 1};
-  EXPECT_EQ(Encode(uri), R"({"type":"uri","key":"com.a>>o>/","seq":3,"gen":1,"linksTo":4,"docs":1})");
+  EXPECT_EQ(Encode(uri), R"({"type":"uri","key":"com.a>>o>/","seq":3,"gen":1,"url":"http://a.com/","linksTo":4,"docs":1})");
 
   ExportRecord domain;
   domain.type = ExportRecord::Type::kDomain;
