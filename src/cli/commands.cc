@@ -3,6 +3,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <filesystem>
@@ -13,6 +14,7 @@
 #include <fmt/format.h>
 
 #include "app/replay.h"
+#include "cli/embedded.h"
 #include "cli/exit_codes.h"
 #include "cli/load_command.h"
 #include "cli/query_command.h"
@@ -89,56 +91,92 @@ int RunBroker(const Settings& settings, const BrokerOptions& options) {
   return kExitOk;
 }
 
-int RunDemo(Settings settings, const DemoOptions& options) {
-  auto embedded = MaybeEmbedded(&settings);
-  if (!embedded.ok()) return Fail(embedded.status());
-  if (settings.processor.data_dir.empty()) {
-    char tmpl[] = "/tmp/webindex-demo-XXXXXX";
-    if (!mkdtemp(tmpl)) return Fail(Status::IoError("cannot create a temporary data dir"));
-    settings.processor.data_dir = tmpl;
-  }
+namespace {
+
+//! $TMPDIR, or /tmp.
+std::string TempDir() {
+  std::error_code ec;
+  const auto dir = std::filesystem::temp_directory_path(ec);
+  return ec ? "/tmp" : dir.string();
+}
+
+//! The demo's steps on a data dir of its own; the caller removes a temporary one on failure.
+Status Demo(const Settings& settings, const DemoOptions& options) {
   LoadOptions load;
   load.files = {options.file};
-  LoadSummary loaded;
-  if (Status st = LoadFiles(settings, settings.processor.topics.pages, load, &loaded); !st.ok()) {
-    return Fail(st);
+  if (options.file.empty()) {
+    const auto& files = EmbeddedFiles();
+    const auto sample = std::find_if(files.begin(), files.end(), [](const EmbeddedFile& f) {
+      return f.path == "tests/data/5-pages.txt";
+    });
+    if (sample == files.end()) return Status::Internal("the sample crawl is not in this binary");
+    std::string tmpl = TempDir() + "/webindex-demo-sample-XXXXXX";
+    const int fd = mkstemp(tmpl.data());
+    if (fd < 0) return Status::IoError("cannot create a temporary file for the sample crawl in " + TempDir());
+    ::close(fd);
+    load.files = {tmpl};
+    std::ofstream out(tmpl, std::ios::binary);
+    if (!(out << sample->text).flush()) return Status::IoError("cannot write " + tmpl);
   }
+  LoadSummary loaded;
+  Status st = LoadFiles(settings, settings.processor.topics.pages, load, &loaded);
+  if (options.file.empty()) {
+    std::error_code ec;
+    std::filesystem::remove(load.files[0], ec);
+  }
+  RETURN_IF_ERROR(st);
   const auto& stop = InstallStopSignals();
   {
     app::Processor processor(settings.processor);
-    if (Status st = processor.Start(); !st.ok()) return Fail(st);
+    RETURN_IF_ERROR(processor.Start());
     Status run = processor.Run(/*exit_when_idle=*/true, stop);
     Status stopped = processor.Stop();
-    if (!run.ok()) return Fail(run);
-    if (!stopped.ok()) return Fail(stopped);
+    RETURN_IF_ERROR(run);
+    RETURN_IF_ERROR(stopped);
   }
-  auto store = OpenTableReadOnly(settings);
-  if (!store.ok()) return Fail(store.status());
-  auto top = query::TopUris(**store, 10);
-  if (!top.ok()) return Fail(top.status());
+  ASSIGN_OR_RETURN(auto store, OpenTableReadOnly(settings));
+  ASSIGN_OR_RETURN(auto top, query::TopUris(*store, 10));
   auto show = [](const query::RankedUri& r) {
     auto url = model::UrlFromUri(r.uri);
     std::cout << fmt::format("  {:>6}  {}\n", r.count, url.ok() ? url->ToString() : r.uri);
   };
   std::cout << "\nMost linked-to pages (inlinks, URL):\n";
-  for (const auto& r : *top) show(r);
+  for (const auto& r : top) show(r);
   std::string domain = options.domain;
   if (domain.empty()) {
-    auto largest = query::LargestDomain(**store);
-    if (!largest.ok()) return Fail(largest.status());
-    domain = *largest;
+    ASSIGN_OR_RETURN(domain, query::LargestDomain(*store));
   } else if (auto url = model::ParseUrl("http://" + domain + "/"); url.ok()) {
     domain = url->ReverseDomain();
   }
   uint64_t pagecount = 0;
-  auto pages = query::DomainUris(**store, domain, 10, &pagecount);
-  if (!pages.ok()) return Fail(pages.status());
+  ASSIGN_OR_RETURN(auto pages, query::DomainUris(*store, domain, 10, &pagecount));
   auto domain_url = model::UrlFromUri(domain + ">>o>/");
   std::cout << "\nMost linked-to pages of domain " << (domain_url.ok() ? domain_url->domain : domain) << " ("
             << pagecount << " pages known):\n";
-  for (const auto& r : *pages) show(r);
+  for (const auto& r : pages) show(r);
   std::cout << "\nThe whole table: webindex dump --data-dir " << settings.processor.data_dir << "\n";
-  return kExitOk;
+  return Status::Ok();
+}
+
+}  // namespace
+
+int RunDemo(Settings settings, const DemoOptions& options) {
+  auto embedded = MaybeEmbedded(&settings);
+  if (!embedded.ok()) return Fail(embedded.status());
+  bool temporary = false;
+  if (settings.processor.data_dir.empty()) {
+    std::string tmpl = TempDir() + "/webindex-demo-XXXXXX";
+    if (!mkdtemp(tmpl.data())) return Fail(Status::IoError("cannot create a temporary data dir in " + TempDir()));
+    settings.processor.data_dir = tmpl;
+    temporary = true;
+  }
+  Status st = Demo(settings, options);
+  if (st.ok()) return kExitOk;
+  if (temporary) {
+    std::error_code ec;
+    std::filesystem::remove_all(settings.processor.data_dir, ec);
+  }
+  return Fail(st);
 }
 
 namespace {

@@ -40,7 +40,7 @@ int RunVerify(const Settings& settings);
 int RunReplay(Settings settings, const app::ReplayOptions& options);
 
 struct DemoOptions {
-  std::string file;    //!< JSON-lines crawl events
+  std::string file;    //!< JSON-lines crawl events; "": the sample crawl in the binary
   std::string domain;  //!< domain to list; default: the top page's
 };
 //! Embedded broker + load + run until idle + the top pages and a domain's pages.

@@ -156,8 +156,9 @@ Status ApplyConfig(const toml::table& t, Settings* s) {
 Result<Settings> LoadSettings(const std::string& path) {
   Settings s;
   for (const auto& f : EmbeddedFiles()) {
+    if (!f.path.starts_with("topics/")) continue;
     ASSIGN_OR_RETURN(toml::table t, Parse(f.text, std::string(f.path)));
-    if (f.path.starts_with("topics/")) ApplyTopic(t, &s);
+    ApplyTopic(t, &s);
   }
   for (const auto& f : EmbeddedFiles()) {
     if (f.path != "config/webindex.toml") continue;

@@ -1,5 +1,5 @@
 # Writes OUT: a C++ file defining the text of each file in FILES as an embedded resource.
-set(content "// Generated from topics/ and config/ at build time.\n#include \"cli/embedded.h\"\n\nnamespace webindex::cli {\n\nconst std::vector<EmbeddedFile>& EmbeddedFiles() {\n  static const std::vector<EmbeddedFile> kFiles = {\n")
+set(content "// Generated from topics/, config/ and the demo sample at build time.\n#include \"cli/embedded.h\"\n\nnamespace webindex::cli {\n\nconst std::vector<EmbeddedFile>& EmbeddedFiles() {\n  static const std::vector<EmbeddedFile> kFiles = {\n")
 foreach(f IN LISTS FILES)
   file(READ "${f}" text)
   file(RELATIVE_PATH rel "${ROOT}" "${f}")

@@ -1,5 +1,5 @@
-// Topic definitions (topics/) and the default configuration (config/), compiled into the
-// binary so that it runs from any directory.
+// Topic definitions (topics/), the default configuration (config/) and the demo's sample
+// crawl (tests/data/5-pages.txt), compiled into the binary so that it runs from any directory.
 #pragma once
 
 #include <string_view>

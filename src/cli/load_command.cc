@@ -2,7 +2,9 @@
 
 #include <atomic>
 #include <iostream>
+#include <map>
 #include <memory>
+#include <string_view>
 
 #include <fmt/format.h>
 
@@ -137,6 +139,29 @@ Result<std::unique_ptr<EventSource>> OpenSource(const std::string& file, const L
   return std::unique_ptr<EventSource>(std::make_unique<JsonLinesSource>(std::move(in), progress));
 }
 
+//! The format a file's first line gives away: "json" (an object), "wat" (a WARC record),
+//! "wikipedia" (a REVISION line), or "" when it tells nothing (empty, stdin, unreadable: the
+//! reader reports those itself). Gzip is looked through.
+std::string SniffFormat(const std::string& file) {
+  if (file == "-") return "";
+  auto in = ingest::ByteReader::Open(file);
+  if (!in.ok()) return "";
+  std::string line;
+  for (int i = 0; i < 100; ++i) {  // the first non-blank of the first lines
+    line.clear();
+    auto got = (*in)->ReadLine(&line, 1 << 20);
+    if (!got.ok() || !*got) return "";
+    const size_t start = line.find_first_not_of(" \t\r");
+    if (start == std::string::npos) continue;
+    const std::string_view first = std::string_view(line).substr(start);
+    if (first.starts_with("{")) return "json";
+    if (first.starts_with("WARC/")) return "wat";
+    if (first.starts_with("REVISION ")) return "wikipedia";
+    return "";
+  }
+  return "";
+}
+
 //! Reads every file and hands its events to the producer, counting into `summary`. An event
 //! larger than `budget` bytes, or one the producer rejects, is reported and skipped.
 Status ProduceFiles(kafka::Producer* producer, const std::string& topic, size_t budget, const LoadOptions& options,
@@ -235,6 +260,17 @@ Status LoadFiles(const Settings& settings, const std::string& topic, const LoadO
 }
 
 int RunLoad(const Settings& settings, const LoadOptions& options) {
+  // A file of another format would give a line of errors per record: say which --format to use.
+  for (const auto& file : options.files) {
+    const std::string format = SniffFormat(file);
+    if (format.empty() || format == options.format) continue;
+    static const std::map<std::string, std::string> kWhat = {{"json", "JSON lines (crawl events)"},
+                                                             {"wat", "WARC records (a Common Crawl WAT file)"},
+                                                             {"wikipedia", "Wikipedia revision records"}};
+    LOG_ERROR("{} holds {}, not {}: load it with --format {}{}", file, kWhat.at(format), kWhat.at(options.format),
+              format, format == "json" ? " (the default)" : "");
+    return kExitUsage;
+  }
   const std::string topic = options.topic.empty() ? settings.processor.topics.pages : options.topic;
   LoadSummary summary;
   if (Status st = LoadFiles(settings, topic, options, &summary); !st.ok()) {

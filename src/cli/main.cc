@@ -139,9 +139,9 @@ int main(int argc, char** argv) {
                                               "checksums; exit 1 on damage");
   verify->add_option("--data-dir", data_dir, "state and query table directory")->required();
 
-  cli::DemoOptions demo_opts{WEBINDEX_SAMPLE_DATA, ""};
+  cli::DemoOptions demo_opts;
   auto* demo = app.add_subcommand("demo", "embedded broker + sample crawl + processing, then the top pages");
-  demo->add_option("file", demo_opts.file, "JSON-lines crawl events (default: the bundled sample)")->capture_default_str();
+  demo->add_option("file", demo_opts.file, "JSON-lines crawl events (default: the sample crawl built into webindex)");
   demo->add_option("--domain", demo_opts.domain, "domain to list, e.g. stackoverflow.com");
   demo->add_option("--data-dir", data_dir, "where to keep the table (default: a new temporary dir)");
 

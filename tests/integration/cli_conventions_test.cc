@@ -107,6 +107,24 @@ TEST_F(CliConventionsTest, RunChecksItsArgumentsBeforeTouchingTheDisk) {
   EXPECT_FALSE(fs::exists(data));
 }
 
+// A file of another format than --format says is named with the right --format before anything
+// is sent (no broker is reached: 127.0.0.1:1), gzip or not.
+TEST_F(CliConventionsTest, LoadNamesTheFormatAFileIsIn) {
+  const std::string warc = dir_ + "/crawl.warc.wat.gz";
+  testing::WriteFileBytes(warc, testing::GzipMember("WARC/1.0\r\nWARC-Type: warcinfo\r\nContent-Length: 0\r\n\r\n\r\n\r\n"));
+  EXPECT_EQ(Run({"load", "--brokers", "127.0.0.1:1", warc}), 2);
+  EXPECT_TRUE(Says(warc + " holds WARC records (a Common Crawl WAT file), not JSON lines (crawl events): load it with "
+                          "--format wat")) << err_;
+  const std::string json = dir_ + "/events.txt";
+  testing::WriteFileBytes(json, "\n{\"url\":\"http://a.com/\"}\n");
+  EXPECT_EQ(Run({"load", "--brokers", "127.0.0.1:1", "--format", "wikipedia", json}), 2);
+  EXPECT_TRUE(Says("load it with --format json (the default)")) << err_;
+  const std::string wiki = dir_ + "/revisions.txt";
+  testing::WriteFileBytes(wiki, "REVISION 1 1 A 2008-01-01T00:00:00Z x 1\n");
+  EXPECT_EQ(Run({"load", "--brokers", "127.0.0.1:1", "--format", "wat", json, wiki}), 2);
+  EXPECT_TRUE(Says("load it with --format json")) << err_;  // the first file that does not match
+}
+
 TEST_F(CliConventionsTest, ASecondRunOnABusyDataDirFailsAtOnceNamingTheHolder) {
   const std::string data = dir_ + "/data";
   fs::create_directories(data);
@@ -118,6 +136,32 @@ TEST_F(CliConventionsTest, ASecondRunOnABusyDataDirFailsAtOnceNamingTheHolder) {
   EXPECT_FALSE(Says("waiting")) << err_;
   EXPECT_EQ(Run({"run", "--brokers", "127.0.0.1:1", "--data-dir", data, "--reset"}), 1);
   EXPECT_TRUE(Says("(pid " + std::to_string(::getpid()) + " run); stop it before --reset")) << err_;
+}
+
+// The demo runs from any directory on the sample built into the binary, and leaves no
+// temporary files behind: none when it fails, only its data dir when it succeeds.
+TEST_F(CliConventionsTest, DemoRunsAnywhereAndCleansUpAfterAFailure) {
+  const std::string tmp = dir_ + "/tmp";
+  fs::create_directories(tmp);
+  auto entries = [&] {
+    std::vector<std::string> names;
+    for (const auto& e : fs::directory_iterator(tmp)) names.push_back(e.path().filename().string());
+    return names;
+  };
+  // TMPDIR is the test's own dir, and the cwd another one than the source tree.
+  const std::string sh = "cd " + dir_ + " && TMPDIR=" + tmp + " exec " + WEBINDEX_BINARY;
+  const std::string log = dir_ + "/demo.log";
+  std::string out;
+  EXPECT_EQ(testing::RunCommand({"/bin/sh", "-c", sh + " demo " + dir_ + "/no-such-file.jsonl"}, &out, log), 1);
+  EXPECT_NE(testing::ReadFileBytes(log).find("no-such-file.jsonl"), std::string::npos) << testing::ReadFileBytes(log);
+  EXPECT_TRUE(entries().empty()) << "a failed demo left " << entries().size() << " entries in " << tmp;
+  ASSERT_EQ(testing::RunCommand({"/bin/sh", "-c", sh + " demo --domain stackoverflow.com"}, &out, log), 0)
+      << testing::ReadFileBytes(log);
+  EXPECT_NE(out.find("Most linked-to pages of domain stackoverflow.com (4 pages known):"), std::string::npos) << out;
+  const auto left = entries();
+  ASSERT_EQ(left.size(), 1u);
+  EXPECT_TRUE(left[0].starts_with("webindex-demo-")) << left[0];
+  EXPECT_NE(out.find("webindex dump --data-dir " + tmp + "/" + left[0]), std::string::npos) << out;
 }
 
 // Input removed by retention before it was read: the rest is processed, and the exit code says
