@@ -109,6 +109,9 @@ Status CreateGeneration(const ProcessorConfig& config, kafka::Admin& admin, cons
                         int64_t from_ms) {
   RETURN_IF_ERROR(admin.EnsureTopics(TopicSpecs(config), kAdminTimeoutMs)
                       .WithContext("cannot reach Kafka at " + config.kafka.brokers));
+  std::error_code ec;
+  std::filesystem::create_directories(dir.PathOf(gen), ec);  // RocksDB logs an error for a missing dir
+  if (ec) return Status::IoError("cannot create " + dir.PathOf(gen) + ": " + ec.message());
   ASSIGN_OR_RETURN(auto store, state::Store::Open(dir.PathOf(gen), config.store));
   state::WriteBatch wb(*store);
   RETURN_IF_ERROR(SetUpGeneration(config, admin, *store, from_ms, &wb));
