@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <utility>
 #include <string_view>
@@ -25,6 +26,16 @@ struct InRecord {
   int64_t timestamp_ms = -1;  //!< the record's Kafka timestamp, -1 when it has none
   std::string_view key;
   std::string_view value;
+  //! The record's headers (name, value) in order; views valid like key and value.
+  std::vector<std::pair<std::string_view, std::string_view>> headers;
+
+  //! The value of the first header called `name`, or nullopt.
+  std::optional<std::string_view> Header(std::string_view name) const {
+    for (const auto& [n, v] : headers) {
+      if (n == name) return v;
+    }
+    return std::nullopt;
+  }
 };
 
 }  // namespace webindex

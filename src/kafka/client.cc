@@ -348,7 +348,16 @@ Status Consumer::PollBatch(size_t max, int timeout_ms, MessageBatch* out) {
     r.timestamp_ms = rd_kafka_message_timestamp(m.get(), nullptr);
     r.key = std::string_view(static_cast<const char*>(m->key), m->key_len);
     r.value = std::string_view(static_cast<const char*>(m->payload), m->len);
-    out->records_.push_back(r);
+    rd_kafka_headers_t* hdrs = nullptr;
+    if (!rd_kafka_message_headers(m.get(), &hdrs) && hdrs) {
+      const char* name;
+      const void* value;
+      size_t size;
+      for (size_t idx = 0; !rd_kafka_header_get_all(hdrs, idx, &name, &value, &size); ++idx) {
+        r.headers.emplace_back(name, std::string_view(static_cast<const char*>(value), value ? size : 0));
+      }
+    }
+    out->records_.push_back(std::move(r));
     out->impl_->messages.push_back(std::move(m));
   }
   return Status::Ok();

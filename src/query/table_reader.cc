@@ -29,13 +29,21 @@ Status ScanRows(state::Store& store, std::string_view row_prefix, const std::fun
   auto it = store.NewIterator(state::Family::kTable, snap.get());
   const std::string start = sink::RowPrefixKey(row_prefix);
   sink::Cell cell;
-  for (it->Seek(start); it->Valid(); it->Next()) {
+  it->Seek(start);
+  while (it->Valid()) {
+    if (auto foreign = sink::ForeignKeyPrefix(it->key())) {
+      // Another store's rows (the graph store's): past them, to the cells that follow.
+      foreign->back() = static_cast<char>(static_cast<unsigned char>(foreign->back()) + 1);
+      it->Seek(*foreign);
+      continue;
+    }
     if (!sink::DecodeCellKey(it->key(), &cell.row, &cell.cf, &cell.cq)) {
       return Status::Corruption("undecodable table key");
     }
     if (!cell.row.starts_with(row_prefix)) break;
     cell.value.assign(it->value());
     if (!fn(cell)) break;
+    it->Next();
   }
   return it->status();
 }

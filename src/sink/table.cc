@@ -56,6 +56,11 @@ bool DecodeCellKey(std::string_view key, std::string* row, std::string* cf, std:
   return ReadPart(&key, row) && ReadPart(&key, cf) && ReadPart(&key, cq) && key.empty();
 }
 
+std::optional<std::string> ForeignKeyPrefix(std::string_view key) {
+  if (key.size() < 2 || key[0] != '\0' || key[1] == '\x01' || key[1] == '\xff') return std::nullopt;
+  return std::string(key.substr(0, 2));
+}
+
 std::string RowPrefixKey(std::string_view row_prefix) {
   std::string key;
   for (char c : row_prefix) {

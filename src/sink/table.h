@@ -23,6 +23,11 @@ bool DecodeCellKey(std::string_view key, std::string* row, std::string* cf, std:
 //! The smallest key of any cell whose row starts with `row_prefix`.
 std::string RowPrefixKey(std::string_view row_prefix);
 
+//! Keys of the family that are no cells: other stores keep their rows there under prefixes
+//! 00 XX with XX neither 01 nor FF (a cell key never starts so), e.g. the graph store under
+//! 00 67. Such a key's prefix is its first two bytes; nullopt for a key that may be a cell.
+std::optional<std::string> ForeignKeyPrefix(std::string_view key);
+
 //! Row names of the three row families.
 std::string DomainRow(std::string_view domain);                                   // d:<domain>
 std::string RankRow(std::string_view domain, uint64_t count, std::string_view uri);  // d:<domain>:<rev>:<uri>
