@@ -22,10 +22,23 @@ std::string Fixed64(uint64_t v) {
   return w.Take();
 }
 
-//! (stage, input topic) of every stage, in flow order; their offset keys are OffsetKey(stage, topic, p).
-std::vector<std::pair<const char*, const std::string*>> Inputs(const ProcessorConfig& config) {
+//! The input of one stage; its offset keys are OffsetKey(stage, topic, p).
+struct Input {
+  const char* stage;
+  const std::string* topic;
+  //! Written by producers outside webindex (read from the start, or from a replay's --from);
+  //! the others are webindex's internal topics (read from their ends when a generation starts).
+  bool external;
+};
+
+//! Every stage's input, in flow order.
+std::vector<Input> Inputs(const ProcessorConfig& config) {
   const auto& n = config.topics;
-  return {{"page", &n.pages}, {"uri", &n.uri_deltas}, {"domain", &n.domain_deltas}, {"sink", &n.exports}};
+  return {{"page", &n.pages, true},
+          {"graph", &n.triples, true},
+          {"uri", &n.uri_deltas, false},
+          {"domain", &n.domain_deltas, false},
+          {"sink", &n.exports, false}};
 }
 
 //! Watermarks, asked again while the cluster answers with a transient error (a leader moving).
@@ -69,9 +82,8 @@ Status SetUpGeneration(const ProcessorConfig& config, kafka::Admin& admin, state
     }
     wb.Put(state::Family::kMeta, kFromMsKey, Fixed64(static_cast<uint64_t>(from_ms)));
   }
-  const auto inputs = Inputs(config);
-  for (auto it = inputs.begin() + 1; it != inputs.end(); ++it) {
-    const auto& [stage, topic] = *it;
+  for (const auto& [stage, topic, external] : Inputs(config)) {
+    if (external) continue;
     ASSIGN_OR_RETURN(int partitions, admin.PartitionCount(*topic, kAdminTimeoutMs));
     for (int32_t p = 0; p < partitions; ++p) {
       ASSIGN_OR_RETURN(auto marks, Watermarks(admin, *topic, p));
@@ -102,7 +114,7 @@ Status CheckBinding(const ProcessorConfig& config, kafka::Admin& admin, state::S
         "{} was built from Kafka cluster {}, but {} is cluster {}: its positions in the topics mean nothing there. {}",
         where, *bound, config.kafka.brokers, cluster, ResetAdvice(config)));
   }
-  for (const auto& [stage, topic] : Inputs(config)) {
+  for (const auto& [stage, topic, external] : Inputs(config)) {
     ASSIGN_OR_RETURN(int partitions, admin.PartitionCount(*topic, kAdminTimeoutMs));
     for (int32_t p = 0; p < partitions; ++p) {
       const std::string key = pipeline::StageRunner::OffsetKey(stage, *topic, p);

@@ -6,6 +6,7 @@
 
 #include "app/binding.h"
 #include "common/log.h"
+#include "graph/graph_stage.h"
 #include "pipeline/page_stage.h"
 #include "pipeline/uri_stage.h"
 #include "sink/sink_stage.h"
@@ -19,7 +20,8 @@ constexpr int kLagTimeoutMs = 2000;  // a metrics scrape must not hang on a slow
 std::vector<kafka::TopicSpec> TopicSpecs(const ProcessorConfig& config) {
   const auto& n = config.topics;
   std::vector<kafka::TopicSpec> specs;
-  for (const std::string* name : {&n.pages, &n.uri_deltas, &n.domain_deltas, &n.exports, &n.dead_letters, &n.pagerank}) {
+  for (const std::string* name :
+       {&n.pages, &n.triples, &n.uri_deltas, &n.domain_deltas, &n.exports, &n.dead_letters, &n.pagerank}) {
     kafka::TopicSpec spec;
     spec.name = *name;
     auto it = config.partitions.find(*name);
@@ -86,6 +88,7 @@ Status Processor::Start() {
 
   std::vector<std::unique_ptr<pipeline::Stage>> stages;
   stages.push_back(std::make_unique<pipeline::PageStage>(layout, config_.limits, from_ms));
+  stages.push_back(std::make_unique<graph::GraphStage>(layout, from_ms));
   stages.push_back(std::make_unique<pipeline::UriStage>(layout));
   stages.push_back(std::make_unique<pipeline::DomainStage>(layout));
   stages.push_back(std::make_unique<sink::SinkStage>(layout));

@@ -19,8 +19,11 @@ int RunBroker(const Settings& settings, const BrokerOptions& options);
 struct LoadOptions {
   std::string topic;  //!< empty: the configured input topic
   std::vector<std::string> files;
-  std::string format = "json";  //!< "json" (JSON lines), "wat" (Common Crawl WAT), "wikipedia" (revisions)
+  //! "json" (JSON lines), "wat" (Common Crawl WAT), "wikipedia" (revisions), "ntriples" or "nquads"
+  //! (RDF statements, to the triples topic)
+  std::string format = "json";
   bool all_links = false;       //!< wat: keep links within the page's own domain too
+  bool remove = false;          //!< ntriples, nquads: records remove their statements (header op=remove)
 };
 //! Defined in cli/load_command.cc.
 int RunLoad(const Settings& settings, const LoadOptions& options);

@@ -12,6 +12,8 @@
 #include "codec/event.h"
 #include "common/log.h"
 #include "common/progress.h"
+#include "graph/graph_stage.h"
+#include "graph/ntriples.h"
 #include "ingest/byte_reader.h"
 #include "ingest/wikipedia.h"
 #include "kafka/client.h"
@@ -122,6 +124,75 @@ class WikipediaSource : public EventSource {
   uint64_t bad_records_ = 0;
 };
 
+//! RDF statements, one per line (N-Triples, or N-Quads with graphs), checked as the graph stage
+//! will check them: a bad line is reported as file:line and skipped. Consecutive lines with the
+//! same subject make one record (up to kMaxStatementRecordBytes), keyed by the subject, so that
+//! one subject's statements keep their order in one partition.
+class TriplesSource : public EventSource {
+ public:
+  static constexpr size_t kMaxStatementRecordBytes = 64 << 10;
+
+  TriplesSource(std::unique_ptr<ingest::ByteReader> in, graph::Syntax syntax, Progress* progress)
+      : in_(std::move(in)), parser_(syntax), progress_(progress) {}
+
+  Result<bool> Next(ingest::KeyedEvent* event) override {
+    event->key.clear();
+    event->value.clear();
+    if (!pending_.empty()) {
+      event->key = std::move(pending_key_);
+      event->value = std::move(pending_);
+      first_line_ = pending_line_;
+      pending_.clear();
+    }
+    for (;;) {
+      line_.clear();
+      ASSIGN_OR_RETURN(const bool got, in_->ReadLine(&line_, kMaxLineBytes));
+      if (!got) return !event->value.empty();
+      ++lines_;
+      const size_t first = line_.find_first_not_of(" \t\r");
+      if (first == std::string::npos || line_[first] == '#') continue;
+      statements_.clear();
+      Status st = parser_.Parse(line_, &statements_, lines_);
+      if (st.ok() && !statements_.empty()) st = graph::ValidateStatement(statements_.front());
+      if (st.ok() && statements_.front().graph == graph::Term::Iri(graph::kWebGraph)) {
+        st = Status::InvalidArgument(std::string("graph <") + graph::kWebGraph + "> is webindex's own");
+      }
+      if (!st.ok()) {
+        progress_->Finish();
+        std::cerr << in_->path() << ":" << lines_ << ": " << st.message() << " (line skipped)\n";
+        ++bad_lines_;
+        continue;
+      }
+      std::string subject = graph::ToNTriples(statements_.front().subject);
+      line_.push_back('\n');
+      if (event->value.empty()) {
+        event->key = std::move(subject);
+        event->value = line_;
+        first_line_ = lines_;
+      } else if (subject == event->key && event->value.size() + line_.size() <= kMaxStatementRecordBytes) {
+        event->value += line_;
+      } else {
+        pending_key_ = std::move(subject);
+        pending_ = line_;
+        pending_line_ = lines_;
+        return true;
+      }
+    }
+  }
+  uint64_t records() const override { return lines_; }
+  uint64_t bytes_read() const override { return in_->compressed_offset(); }
+  void AddTo(LoadSummary* summary) const override { summary->bad_lines += bad_lines_; }
+  std::string Where() const override { return in_->path() + ":" + std::to_string(first_line_); }
+
+ private:
+  std::unique_ptr<ingest::ByteReader> in_;
+  graph::StatementParser parser_;
+  Progress* progress_;
+  std::string line_, pending_, pending_key_;
+  std::vector<graph::Statement> statements_;
+  uint64_t lines_ = 0, first_line_ = 0, pending_line_ = 0, bad_lines_ = 0;
+};
+
 Result<std::unique_ptr<EventSource>> OpenSource(const std::string& file, const LoadOptions& options,
                                                 Progress* progress) {
   if (options.format == "wat") {
@@ -133,6 +204,11 @@ Result<std::unique_ptr<EventSource>> OpenSource(const std::string& file, const L
   if (options.format == "wikipedia") {
     ASSIGN_OR_RETURN(auto reader, ingest::WikipediaReader::Open(file));
     return std::unique_ptr<EventSource>(std::make_unique<WikipediaSource>(std::move(reader), progress));
+  }
+  if (options.format == "ntriples" || options.format == "nquads") {
+    ASSIGN_OR_RETURN(auto in, ingest::ByteReader::Open(file));
+    const auto syntax = options.format == "nquads" ? graph::Syntax::kNQuads : graph::Syntax::kNTriples;
+    return std::unique_ptr<EventSource>(std::make_unique<TriplesSource>(std::move(in), syntax, progress));
   }
   if (options.format != "json") return Status::InvalidArgument("unknown input format '" + options.format + "'");
   ASSIGN_OR_RETURN(auto in, ingest::ByteReader::Open(file));
@@ -157,6 +233,8 @@ std::string SniffFormat(const std::string& file) {
     if (first.starts_with("{")) return "json";
     if (first.starts_with("WARC/")) return "wat";
     if (first.starts_with("REVISION ")) return "wikipedia";
+    if (first.starts_with("<") || first.starts_with("_:")) return "ntriples";
+    if (first.starts_with("#")) continue;  // an N-Triples comment
     return "";
   }
   return "";
@@ -176,6 +254,7 @@ Status ProduceFiles(kafka::Producer* producer, const std::string& topic, size_t 
       if (!got.ok()) st = got.status();
       if (!got.ok() || !*got) break;
       OutRecord record{topic, -1, std::move(event.key), std::move(event.value), {}};
+      if (options.remove) record.headers.emplace_back("op", "remove");
       if (kafka::RecordBytes(record) > budget) {
         st = Status::InvalidArgument(fmt::format("event of {} bytes (key and value), topic {} takes at most {}",
                                                  kafka::RecordBytes(record), topic, budget));
@@ -208,14 +287,16 @@ std::string LoadSummary::ToString(const std::string& format) const {
   const char* unit = format == "wat" ? (one ? "record" : "records")
                      : format == "wikipedia" ? (one ? "revision" : "revisions")
                                              : (one ? "line" : "lines");
-  std::string out = fmt::format("loaded {} {}: {} events produced", records, unit, events);
+  const bool statements = format == "ntriples" || format == "nquads";
+  std::string out = fmt::format("loaded {} {}: {} {} produced", records, unit, events,
+                                statements ? "records of statements" : "events");
   if (format == "wikipedia") {
     out += fmt::format(", {} malformed records skipped", bad_lines);
   } else if (format == "wat") {
     out += fmt::format(", skipped {}; {} links kept, {} dropped (unresolvable), {} within the page's domain left out",
                        wat.SkippedSummary(), wat.links, wat.dropped_links, wat.internal_links);
   } else {
-    out += fmt::format(", {} lines skipped", bad_lines);
+    out += fmt::format(", {} {} skipped", bad_lines, bad_lines == 1 ? "line" : "lines");
   }
   if (oversized) out += fmt::format(", {} events too large skipped", oversized);
   return out + fmt::format("; {:.1f} s", seconds);
@@ -264,14 +345,24 @@ int RunLoad(const Settings& settings, const LoadOptions& options) {
   for (const auto& file : options.files) {
     const std::string format = SniffFormat(file);
     if (format.empty() || format == options.format) continue;
-    static const std::map<std::string, std::string> kWhat = {{"json", "JSON lines (crawl events)"},
-                                                             {"wat", "WARC records (a Common Crawl WAT file)"},
-                                                             {"wikipedia", "Wikipedia revision records"}};
+    if (format == "ntriples" && options.format == "nquads") continue;  // N-Quads lines may have no graph
+    static const std::map<std::string, std::string> kWhat = {
+        {"json", "JSON lines (crawl events)"},
+        {"wat", "WARC records (a Common Crawl WAT file)"},
+        {"wikipedia", "Wikipedia revision records"},
+        {"ntriples", "RDF statements"},
+        {"nquads", "RDF statements"}};
     LOG_ERROR("{} holds {}, not {}: load it with --format {}{}", file, kWhat.at(format), kWhat.at(options.format),
-              format, format == "json" ? " (the default)" : "");
+              format == "ntriples" ? "ntriples (or nquads)" : format, format == "json" ? " (the default)" : "");
     return kExitUsage;
   }
-  const std::string topic = options.topic.empty() ? settings.processor.topics.pages : options.topic;
+  const bool statements = options.format == "ntriples" || options.format == "nquads";
+  const std::string& input = statements ? settings.processor.topics.triples : settings.processor.topics.pages;
+  const std::string topic = options.topic.empty() ? input : options.topic;
+  if (options.remove && !statements) {
+    LOG_ERROR("--remove applies to --format ntriples and nquads; crawl events delete a page with \"deleted\": true");
+    return kExitUsage;
+  }
   LoadSummary summary;
   if (Status st = LoadFiles(settings, topic, options, &summary); !st.ok()) {
     LOG_ERROR("{}", st.ToString());

@@ -10,6 +10,7 @@
 #include "cli/exit_codes.h"
 #include "cli/pagerank_command.h"
 #include "cli/query_command.h"
+#include "cli/triples_query.h"
 #include "common/log.h"
 
 using namespace webindex;
@@ -79,14 +80,15 @@ int main(int argc, char** argv) {
   broker->add_option("--address-file", broker_opts.address_file, "write the bootstrap address to this file");
 
   cli::LoadOptions load_opts;
-  auto* load = app.add_subcommand("load", "produce crawl events (JSON lines, Common Crawl WAT or Wikipedia revisions), "
-                                          "keyed by URL");
+  auto* load = app.add_subcommand("load", "produce crawl events (JSON lines, Common Crawl WAT or Wikipedia revisions) "
+                                          "keyed by URL, or RDF statements (N-Triples, N-Quads) keyed by subject");
   load->add_option("--brokers", brokers, "Kafka bootstrap servers")->required();
-  load->add_option("--topic", load_opts.topic, "topic to write (default: pages)");
+  load->add_option("--topic", load_opts.topic, "topic to write (default: pages, or triples for statements)");
   load->add_option("--format", load_opts.format,
                    "json: JSON-lines events; wat: Common Crawl WAT (WARC) records; wikipedia: revision records "
-                   "(docs/pagerank.md)")
-      ->check(CLI::IsMember({"json", "wat", "wikipedia"}));
+                   "(docs/pagerank.md); ntriples, nquads: RDF statements (docs/graph.md)")
+      ->check(CLI::IsMember({"json", "wat", "wikipedia", "ntriples", "nquads"}));
+  load->add_flag("--remove", load_opts.remove, "ntriples, nquads: remove the statements instead of adding them");
   load->add_flag("--all-links", load_opts.all_links, "wat: keep links within the page's own domain too");
   load->add_option("files", load_opts.files, "files, plain or gzip; - for stdin")->required();
 
@@ -121,9 +123,9 @@ int main(int argc, char** argv) {
 
   cli::QueryOptions query_opts;
   auto* query = app.add_subcommand("query", "answer one query from the table as JSON, like the HTTP API");
-  query->add_option("what", query_opts.what, "top, pages, page or links")
+  query->add_option("what", query_opts.what, "top, pages, page, links or triples")
       ->required()
-      ->check(CLI::IsMember({"top", "pages", "page", "links"}));
+      ->check(CLI::IsMember({"top", "pages", "page", "links", "triples"}));
   query->add_option("--data-dir", data_dir, "state and query table directory")->required();
   query->add_option("--limit", query_opts.limit, "results per answer, 1..1000")->capture_default_str();
   query->add_option("--next", query_opts.next, "continue after a previous answer: its \"next\" cursor");
@@ -131,6 +133,13 @@ int main(int argc, char** argv) {
   query->add_option("--url", query_opts.url, "page, links: the page's URL");
   query->add_option("--link-type", query_opts.link_type, "links: in (pages linking to it) or out")
       ->check(CLI::IsMember({"in", "out"}));
+  query->add_option("--s", query_opts.subject, "triples: the subject, in N-Triples syntax (<iri> or _:b)");
+  query->add_option("--p", query_opts.predicate, "triples: the predicate, an IRI (bare or <iri>)");
+  query->add_option("--o", query_opts.object, "triples: the object, in N-Triples syntax (<iri>, _:b, \"x\", \"x\"@en, ...)");
+  query->add_option("--graph", query_opts.graph, "triples: default (the default), all, or a graph IRI");
+  query->add_option("--format", query_opts.format, "triples: ntriples prints every match as N-Triples (N-Quads "
+                                                   "with --graph all) instead of JSON pages")
+      ->check(CLI::IsMember({"ntriples"}));
 
   auto* dump = app.add_subcommand("dump", "print the query table as row|cf|cq|value lines");
   dump->add_option("--data-dir", data_dir, "state and query table directory")->required();
@@ -202,7 +211,10 @@ int main(int argc, char** argv) {
   if (*dump) return cli::RunDump(*settings);
   if (*verify) return cli::RunVerify(*settings);
   if (*replay) return cli::RunReplay(std::move(settings).value(), replay_opts);
-  if (*query) return cli::RunQuery(*settings, query_opts);
+  if (*query) {
+    return query_opts.what == "triples" ? cli::RunTriplesQuery(*settings, query_opts)
+                                        : cli::RunQuery(*settings, query_opts);
+  }
   if (*pagerank) {
     if (!pagerank_opts.data_dir.empty()) settings->processor.data_dir = pagerank_opts.data_dir;
     return cli::RunPageRank(*settings, pagerank_opts);

@@ -12,10 +12,13 @@
 namespace webindex::cli {
 
 struct QueryOptions {
-  std::string what;  //!< top, pages, page or links
+  std::string what;  //!< top, pages, page, links or triples
   size_t limit = 25;
   std::string next, domain, url;
   std::string link_type;  //!< links: "in" (the default) or "out"
+  //! triples: the pattern's terms in N-Triples syntax ("" unbound) and graph (docs/graph.md).
+  std::string subject, predicate, object, graph;
+  std::string format;  //!< triples: "" (JSON pages) or "ntriples" (every match, one line each)
 };
 //! Prints the JSON answer; exit code 0, or 2 for a bad argument, 3 for not found, 1 otherwise
 //! (with {"error": ...} printed as the API would).

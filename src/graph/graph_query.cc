@@ -21,7 +21,15 @@ Result<Pattern> ParsePattern(std::string_view subject, std::string_view predicat
     return Status::Ok();
   };
   RETURN_IF_ERROR(term("s", subject, &p.subject));
-  RETURN_IF_ERROR(term("p", predicate, &p.predicate));
+  if (!predicate.empty()) {
+    // Always an IRI, so it may be given bare (http://a/p) as well as <http://a/p>.
+    if (predicate.starts_with("\"") || predicate.starts_with("_:")) {
+      return Status::InvalidArgument("p: a predicate is an IRI");
+    }
+    auto iri = ParseIri(predicate);
+    if (!iri.ok()) return iri.status().WithContext("p");
+    p.predicate = std::move(iri).value();
+  }
   RETURN_IF_ERROR(term("o", object, &p.object));
   if (p.subject && p.subject->is_literal()) return Status::InvalidArgument("s: a subject is never a literal");
   if (p.predicate && !p.predicate->is_iri()) return Status::InvalidArgument("p: a predicate is an IRI");

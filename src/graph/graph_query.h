@@ -37,7 +37,7 @@ struct Pattern {
 };
 
 //! A pattern from query options in N-Triples syntax (empty: unbound), as the CLI's --s --p --o
-//! --graph and the HTTP API's s= p= o= graph= give them. `graph`: "default" (also when empty),
+//! --graph and the HTTP API's s= p= o= graph= give them; the predicate may also be a bare IRI. `graph`: "default" (also when empty),
 //! "all", an IRI bare or in angle brackets, or a blank node `_:label`. InvalidArgument naming
 //! the option for a bad term and for terms no statement can have there (a literal subject, a
 //! predicate that is not an IRI).

@@ -26,6 +26,10 @@ struct Metrics {
   std::atomic<uint64_t> export_parts{0};     //!< page exports split into parts: the parts sent
   std::atomic<uint64_t> truncated_texts{0};   //!< anchor texts, titles, server fields cut to codec's bounds
   std::atomic<uint64_t> dropped_long_urls{0};       //!< links dropped for a URL over codec::kMaxUrlBytes
+  std::atomic<uint64_t> triple_records{0};         //!< records of the triples topic consumed
+  std::atomic<uint64_t> invalid_triple_records{0}; //!< of them, dead-lettered whole (a bad line)
+  std::atomic<uint64_t> statements_added{0};       //!< statements that were not in the graph store
+  std::atomic<uint64_t> statements_removed{0};     //!< statements that were
   std::atomic<uint64_t> commits{0};
 
   std::string Summary() const;

@@ -10,6 +10,7 @@ namespace webindex::pipeline {
 
 struct TopicNames {
   std::string pages = "pages";
+  std::string triples = "triples";  //!< RDF statements (graph::GraphStage)
   std::string uri_deltas = "webindex.uri-deltas";
   std::string domain_deltas = "webindex.domain-deltas";
   std::string exports = "webindex.exports";

@@ -55,6 +55,16 @@ CliCluster::~CliCluster() {
   return ::testing::AssertionSuccess();
 }
 
+::testing::AssertionResult CliCluster::ProduceRecords(const std::vector<OutRecord>& records) {
+  for (const auto& r : records) {
+    Status st = producer_->Produce(r, 0);
+    if (!st.ok()) return ::testing::AssertionFailure() << "produce: " << st.ToString();
+  }
+  Status st = producer_->Flush(30000);
+  if (!st.ok()) return ::testing::AssertionFailure() << "flush: " << st.ToString();
+  return ::testing::AssertionSuccess();
+}
+
 std::unique_ptr<ChildProcess> CliCluster::Start(const std::vector<std::string>& args, const std::string& env) {
   std::vector<std::string> argv;
   if (!env.empty()) argv = {"/usr/bin/env", env};

@@ -35,6 +35,8 @@ class CliCluster {
 
   //! Produces to `pages` (each event to its partition hint) and waits for the acknowledgements.
   ::testing::AssertionResult Produce(const std::vector<GeneratedEvent>& events);
+  //! Produces records as they are (topic, partition, headers) and waits for the acknowledgements.
+  ::testing::AssertionResult ProduceRecords(const std::vector<OutRecord>& records);
   //! Starts `binary args...`; output goes to log(). `env`: "NAME=value" for the child, or "".
   std::unique_ptr<ChildProcess> Start(const std::vector<std::string>& args, const std::string& env = "");
   std::unique_ptr<ChildProcess> StartRun(bool exit_when_idle, const std::string& env = "");

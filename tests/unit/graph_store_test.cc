@@ -217,6 +217,11 @@ TEST(GraphPatternTest, ParsePatternFromOptions) {
   // Errors name the option.
   EXPECT_EQ(ParsePattern("\"lit\"", "", "", "").status().message(), "s: a subject is never a literal");
   EXPECT_EQ(ParsePattern("", "_:b", "", "").status().message(), "p: a predicate is an IRI");
+  EXPECT_EQ(ParsePattern("", "\"p\"", "", "").status().message(), "p: a predicate is an IRI");
+  // A predicate is always an IRI: bare or in brackets.
+  EXPECT_EQ(ParsePattern("", "http://a.example/p", "", "")->predicate, Term::Iri("http://a.example/p"));
+  EXPECT_EQ(ParsePattern("", "<http://a.example/p>", "", "")->predicate, Term::Iri("http://a.example/p"));
+  EXPECT_FALSE(ParsePattern("", "p", "", "").ok());  // not absolute
   EXPECT_TRUE(ParsePattern("", "", "<rel>", "").status().message().starts_with("o: bad term <rel>"));
   EXPECT_TRUE(ParsePattern("", "", "", "\"g\"").status().message().starts_with("graph: "));
   EXPECT_TRUE(ParsePattern("", "", "", "relative").status().message().starts_with("graph: "));

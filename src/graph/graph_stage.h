@@ -1,0 +1,37 @@
+// Graph stage: applies the RDF statements of topic `triples` (N-Triples or N-Quads text, header
+// `op` add or remove) to the graph store's four-row indexes, with set semantics. The rows are
+// written in the batch's commit with its input positions, so the graph always equals the
+// statements applied so far. A record with any bad line is dead-lettered whole. Runs on its
+// StageRunner's thread.
+#pragma once
+
+#include "graph/graph_update.h"
+#include "graph/ntriples.h"
+#include "pipeline/stage.h"
+
+namespace webindex::graph {
+
+//! The graph that holds the web graph as statements (docs/graph.md); producers may not write it.
+inline constexpr char kWebGraph[] = "urn:webindex:web";
+
+class GraphStage final : public pipeline::Stage {
+ public:
+  //! Records whose Kafka timestamp is before `from_ms` (when >= 0) are outside this generation
+  //! (a replay --from a time) and skipped, as the page stage skips events.
+  explicit GraphStage(pipeline::TopicLayout layout, int64_t from_ms = -1)
+      : layout_(std::move(layout)), from_ms_(from_ms), parser_(Syntax::kNQuads) {}
+  std::string_view name() const override { return "graph"; }
+  const std::string& input_topic() const override { return layout_.names.triples; }
+  Status Process(const std::vector<InRecord>& records, pipeline::BatchContext& ctx) override;
+
+ private:
+  //! Adds the record's statements to `update`, or returns why the record is refused.
+  Status Take(const InRecord& record, GraphUpdate* update);
+
+  pipeline::TopicLayout layout_;
+  int64_t from_ms_;
+  StatementParser parser_;
+  std::vector<Statement> statements_;  //!< one record's, reused
+};
+
+}  // namespace webindex::graph

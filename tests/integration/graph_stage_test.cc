@@ -1,0 +1,196 @@
+// The graph stage through the real pipeline: records of topic `triples` (N-Triples / N-Quads,
+// header op) applied to the graph store with set semantics, bad records dead-lettered whole,
+// several runs of the processor in between; and `webindex load --format ntriples|nquads` and
+// `webindex query triples` as a user runs them. The store is checked against an independent
+// reference: a std::set of N-Quads lines folded from the records in production order.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "child_process.h"
+#include "gzip_file.h"
+#include "graph/graph_query.h"
+#include "graph/term.h"
+#include "pipeline/topics.h"
+#include "pipeline_harness.h"
+#include "seeds.h"
+#include "triple_generator.h"
+
+namespace webindex::testing {
+namespace {
+
+constexpr int kPartitions = 3;
+
+//! Every statement of the store (all graphs), as N-Quads lines.
+std::set<std::string> StoreQuads(PipelineHarness& h) {
+  std::set<std::string> out;
+  auto store = h.OpenReadOnly();
+  EXPECT_TRUE(store.ok()) << store.status().ToString();
+  if (!store.ok()) return out;
+  graph::GraphReader reader(**store, nullptr);
+  graph::Pattern all;
+  all.graph = graph::GraphSelector::All();
+  Status st = reader.Scan(all, "", [&](const graph::Statement& s) {
+    out.insert(graph::ToNQuads(s));
+    return true;
+  });
+  EXPECT_TRUE(st.ok()) << st.ToString();
+  return out;
+}
+
+class GraphStageTest : public ::testing::Test {
+ protected:
+  void SetUp() override { Reset(); }
+
+  //! A new broker, data dir and producer.
+  void Reset() {
+    producer_.reset();
+    harness_ = std::make_unique<PipelineHarness>(kPartitions);
+    auto producer = kafka::Producer::Create(harness_->config().kafka, [](uint64_t, const Status& st) {
+      EXPECT_TRUE(st.ok()) << st.ToString();
+    });
+    ASSERT_TRUE(producer.ok()) << producer.status().ToString();
+    producer_ = std::move(producer).value();
+  }
+
+  //! Produces one record to `triples`, keyed by `key` (the partition follows the key, as load's).
+  void Send(const std::string& key, const std::string& text, const std::string& op = "") {
+    OutRecord r{"triples", pipeline::PartitionFor(key, kPartitions), key, text, {}};
+    if (!op.empty()) r.headers.emplace_back("op", op);
+    ASSERT_TRUE(producer_->Produce(r, sent_++).ok());
+  }
+  void Flush() { ASSERT_TRUE(producer_->Flush(30000).ok()); }
+
+  std::unique_ptr<PipelineHarness> harness_;
+  std::unique_ptr<kafka::Producer> producer_;
+  uint64_t sent_ = 0;
+};
+
+// Random adds and removes (repeats, removes of absent statements, several statements per record,
+// named graphs, some records invalid) over a small universe of terms, in rounds with a processor
+// started and stopped in between: the store equals the reference after every round.
+TEST_F(GraphStageTest, RandomAddsAndRemovesEqualTheReference) {
+  for (const uint64_t seed : RandomTestSeeds({1, 2})) {
+    SCOPED_TRACE("seed " + std::to_string(seed) + " (WEBINDEX_SEEDS=" + std::to_string(seed) + ")");
+    std::cout << "graph stage seed " << seed << std::endl;
+    Reset();
+    TripleGenerator gen(seed);
+    std::set<std::string> reference;
+    uint64_t invalid = 0;
+    for (int round = 0; round < 3; ++round) {
+      for (int r = 0; r < 150; ++r) {
+        const TripleRecord record = gen.Next();
+        Send(record.key, record.text, record.op);
+        Fold(record, &reference);
+        invalid += record.invalid;
+      }
+      Flush();
+      harness_->RunUntilIdle();
+      ASSERT_EQ(StoreQuads(*harness_), reference) << "round " << round;
+    }
+    uint64_t dead_letters = 0;
+    for (const auto& r : harness_->ReadTopic("webindex.dead-letters")) {
+      dead_letters += r.value.find("<rel>") != std::string::npos;
+    }
+    EXPECT_EQ(dead_letters, invalid);
+  }
+}
+
+TEST_F(GraphStageTest, BadRecordsAreDeadLetteredWholeWithTheLine) {
+  Send("<http://a.example/s>", "<http://a.example/s> <http://a.example/p> \"kept\" .\n");
+  Send("<http://a.example/s>",
+       "<http://a.example/s> <http://a.example/p> \"one\" .\n\n"
+       "<http://a.example/s> <http://a.example/p> \"two\" \n");  // line 3: no final dot
+  Send("<http://a.example/s>", "<http://a.example/s> <http://a.example/p> \"x\" <urn:webindex:web> .\n");
+  Send("<http://a.example/s>", "<http://a.example/s> <http://a.example/p> \"kept\" .\n", "delete");
+  Flush();
+  harness_->RunUntilIdle();
+  EXPECT_EQ(StoreQuads(*harness_), std::set<std::string>{"<http://a.example/s> <http://a.example/p> \"kept\" ."});
+  std::vector<std::string> reasons;
+  for (const auto& r : harness_->ReadTopic("webindex.dead-letters")) {
+    for (const auto& [name, value] : r.headers) {
+      if (name == "reason") reasons.push_back(value);
+    }
+  }
+  ASSERT_EQ(reasons.size(), 3u);
+  std::sort(reasons.begin(), reasons.end());
+  EXPECT_EQ(reasons[0], "invalid statements: header op is 'delete'; it must be add or remove");
+  EXPECT_TRUE(reasons[1].starts_with("invalid statements: line 1: graph <urn:webindex:web> holds the web graph"))
+      << reasons[1];
+  EXPECT_TRUE(reasons[2].starts_with("invalid statements: line 3, column ")) << reasons[2];
+}
+
+// The CLI as a user runs it: load N-Quads (a bad line reported and skipped), run, query; then
+// load --remove; the query table's cells are untouched by the graph's rows.
+TEST_F(GraphStageTest, LoadRunAndQueryFromTheCommandLine) {
+  const std::string dir = harness_->data_dir();
+  const std::string file = dir + "/people.nq", log = dir + "/cli.log";
+  WriteFileBytes(file,
+                 "# people\n"
+                 "<http://ex.org/alice> <http://xmlns.com/foaf/0.1/name> \"Alice\"@en .\n"
+                 "<http://ex.org/alice> <http://xmlns.com/foaf/0.1/knows> <http://ex.org/bob> <http://g.ex/1> .\n"
+                 "<http://ex.org/bob> <http://xmlns.com/foaf/0.1/name> \"Bob\" .\n"
+                 "<http://ex.org/bob> <http://xmlns.com/foaf/0.1/name> \"B\" <urn:webindex:web> .\n"
+                 "<http://ex.org/carol> <rel> \"x\" .\n");
+  std::string out;
+  EXPECT_EQ(RunCommand({WEBINDEX_BINARY, "load", "--brokers", harness_->brokers(), "--format", "nquads", file}, &out, log),
+            5);
+  const std::string log_text = ReadFileBytes(log);
+  EXPECT_NE(log_text.find(file + ":5: "), std::string::npos) << log_text;
+  EXPECT_NE(log_text.find(file + ":6: line 6, column "), std::string::npos) << log_text;
+  harness_->Produce({{"", ReadLines(TestData("5-pages.txt")).front()}});
+  harness_->RunUntilIdle();
+  const auto table = harness_->Dump();
+  EXPECT_FALSE(table.empty());
+
+  const std::string data = harness_->config().data_dir;
+  ASSERT_EQ(RunCommand({WEBINDEX_BINARY, "query", "triples", "--data-dir", data, "--graph", "all", "--format",
+                        "ntriples"},
+                       &out, log),
+            0)
+      << ReadFileBytes(log);
+  EXPECT_EQ(out,
+            "<http://ex.org/alice> <http://xmlns.com/foaf/0.1/name> \"Alice\"@en .\n"
+            "<http://ex.org/bob> <http://xmlns.com/foaf/0.1/name> \"Bob\" .\n"
+            "<http://ex.org/alice> <http://xmlns.com/foaf/0.1/knows> <http://ex.org/bob> <http://g.ex/1> .\n");
+  ASSERT_EQ(RunCommand({WEBINDEX_BINARY, "query", "triples", "--data-dir", data, "--p", "http://xmlns.com/foaf/0.1/name",
+                        "--limit", "1"},
+                       &out, log),
+            0);
+  EXPECT_TRUE(out.starts_with(R"({"results":[{"s":"<http://ex.org/alice>","p":"<http://xmlns.com/foaf/0.1/name>",)"
+                              R"("o":"\"Alice\"@en","graph":"default"}],"next":")"))
+      << out;
+  const std::string cursor = out.substr(out.find("\"next\":\"") + 8, out.rfind('"') - out.find("\"next\":\"") - 8);
+  ASSERT_EQ(RunCommand({WEBINDEX_BINARY, "query", "triples", "--data-dir", data, "--p", "http://xmlns.com/foaf/0.1/name",
+                        "--limit", "1", "--next", cursor},
+                       &out, log),
+            0);
+  EXPECT_EQ(out, R"({"results":[{"s":"<http://ex.org/bob>","p":"<http://xmlns.com/foaf/0.1/name>","o":"\"Bob\"",)"
+                 R"("graph":"default"}],"next":null})"
+                 "\n");
+  EXPECT_EQ(RunCommand({WEBINDEX_BINARY, "query", "triples", "--data-dir", data, "--s", "\"lit\""}, &out, log), 2);
+  EXPECT_EQ(out, "{\"error\":\"s: a subject is never a literal\"}\n");
+  EXPECT_EQ(RunCommand({WEBINDEX_BINARY, "query", "triples", "--data-dir", data, "--url", "http://a.com/"}, &out, log), 2);
+
+  // --remove, and the graph's rows never show in the table's cells.
+  const std::string gone = dir + "/gone.nt";
+  WriteFileBytes(gone, "<http://ex.org/bob> <http://xmlns.com/foaf/0.1/name> \"Bob\" .\n");
+  ASSERT_EQ(RunCommand({WEBINDEX_BINARY, "load", "--brokers", harness_->brokers(), "--format", "ntriples", "--remove",
+                        gone},
+                       &out, log),
+            0);
+  harness_->RunUntilIdle();
+  EXPECT_EQ(StoreQuads(*harness_),
+            (std::set<std::string>{"<http://ex.org/alice> <http://xmlns.com/foaf/0.1/name> \"Alice\"@en .",
+                                   "<http://ex.org/alice> <http://xmlns.com/foaf/0.1/knows> <http://ex.org/bob> "
+                                   "<http://g.ex/1> ."}));
+  EXPECT_EQ(harness_->Dump(), table);
+}
+
+}  // namespace
+}  // namespace webindex::testing
