@@ -57,6 +57,7 @@ Status Processor::Start() {
     generation_ = config_.generation;
   }
   layout.generation = generation_;
+  ASSIGN_OR_RETURN(layout.instance, dir_->InstanceId());
   ASSIGN_OR_RETURN(store_, state::Store::Open(dir_->PathOf(generation_), config_.store));
   const std::string where = "generation " + std::to_string(generation_) + " of data dir " + config_.data_dir;
   ASSIGN_OR_RETURN(bool set_up, IsSetUp(*store_));

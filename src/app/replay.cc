@@ -137,6 +137,7 @@ Status CommitAnnouncement(const ProcessorConfig& config, kafka::Admin& admin, co
   record.type = codec::ExportRecord::Type::kGeneration;
   record.key = std::to_string(gen);
   record.gen = gen;
+  ASSIGN_OR_RETURN(record.inst, dir.InstanceId());
   const std::string value = codec::Encode(record);
   state::WriteBatch wb(*store);
   for (int32_t p = 0; p < partitions; ++p) {

@@ -43,6 +43,7 @@ bool CutUtf8(std::string* s, size_t n) {
 
 void WriteOrigin(JsonWriter& w, const Origin& o) {
   w.Key("src").String(o.src).Key("seq").Uint(o.seq).Key("gen").Uint(o.gen);
+  if (!o.inst.empty()) w.Key("inst").String(o.inst);
 }
 
 const char* TypeName(ExportRecord::Type t) {
@@ -83,9 +84,23 @@ Status ReadGeneration(dom::object obj, std::string_view what, uint64_t* gen) {
   return Status::Ok();
 }
 
+//! The optional "inst" field: absent (records of versions before it) means unknown.
+Status ReadInstance(dom::object obj, std::string_view what, std::string* inst) {
+  dom::element e;
+  if (obj["inst"].get(e)) {
+    inst->clear();
+    return Status::Ok();
+  }
+  std::string_view v;
+  if (e.get(v)) return Bad(what, "inst");
+  inst->assign(v);
+  return Status::Ok();
+}
+
 Status ReadOrigin(dom::object obj, std::string_view what, Origin* o) {
   RETURN_IF_ERROR(GetString(obj, what, "src", &o->src));
   RETURN_IF_ERROR(Get(obj, what, "seq", &o->seq));
+  RETURN_IF_ERROR(ReadInstance(obj, what, &o->inst));
   return ReadGeneration(obj, what, &o->gen);
 }
 
@@ -160,6 +175,7 @@ std::string Encode(const ExportRecord& r) {
   JsonWriter w;
   w.BeginObject().Key("type").String(TypeName(r.type)).Key("key").String(r.key).Key("seq").Uint(r.seq);
   w.Key("gen").Uint(r.gen);
+  if (!r.inst.empty()) w.Key("inst").String(r.inst);
   switch (r.type) {
     case ExportRecord::Type::kPage:
       if (r.parts > 1) w.Key("part").Uint(r.part).Key("parts").Uint(r.parts);
@@ -281,6 +297,7 @@ Result<ExportRecord> RecordDecoder::DecodeExport(std::string_view json) {
   RETURN_IF_ERROR(GetString(obj, "export", "key", &r.key));
   RETURN_IF_ERROR(Get(obj, "export", "seq", &r.seq));
   RETURN_IF_ERROR(ReadGeneration(obj, "export", &r.gen));
+  RETURN_IF_ERROR(ReadInstance(obj, "export", &r.inst));
   if (type == "page") {
     r.type = ExportRecord::Type::kPage;
     dom::element e;

@@ -21,6 +21,7 @@ struct Origin {
   std::string src;
   uint64_t seq = 0;
   uint64_t gen = 1;  //!< the data-dir generation that wrote it (absent in JSON: 1)
+  std::string inst;  //!< the data dir that wrote it (state::DataDir::InstanceId); "" when unknown
 };
 
 //! topic webindex.uri-deltas, keyed by uri.
@@ -52,6 +53,7 @@ struct ExportRecord {
   model::UriInfo info;              //!< kUri
   int64_t pagecount = 0;            //!< kDomain
   uint64_t gen = 1;                 //!< generation that wrote it; seq grows per (gen, type, key)
+  std::string inst;                 //!< data dir that wrote it (DataDir::InstanceId); "" when unknown
   uint32_t part = 0;                //!< kPage: this part's index in [0, parts)
   uint32_t parts = 1;               //!< kPage: 1 when not split
   size_t num_outbound = 0;          //!< kPage part 0 of several: the page's links in all parts

@@ -117,6 +117,7 @@ Status PageStage::Process(const std::vector<InRecord>& records, BatchContext& ct
       exp.key = uri;
       exp.seq = w.current.version;
       exp.gen = layout_.generation;
+      exp.inst = layout_.instance;
       exp.page = w.current.page;
       // Too large for one record: parts, in order, to the one partition of the key.
       const size_t budget = ctx.BudgetOf(layout_.names.exports);
@@ -131,7 +132,7 @@ Status PageStage::Process(const std::vector<InRecord>& records, BatchContext& ct
   }
   for (const auto& [uri, delta] : deltas) {
     if (delta == model::UriInfo{}) continue;
-    codec::UriDelta d{{"page", ctx.NextSeq(), layout_.generation}, uri, delta};
+    codec::UriDelta d{{"page", ctx.NextSeq(), layout_.generation, layout_.instance}, uri, delta};
     ++ctx.metrics().uri_deltas;
     ctx.Emit({layout_.names.uri_deltas, PartitionFor(uri, layout_.uri_delta_partitions), uri, codec::Encode(d), {}});
   }

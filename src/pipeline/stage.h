@@ -66,10 +66,18 @@ OutRecord MakeDeadLetter(const std::string& topic, std::string_view key, std::st
 struct TopicLayout {
   TopicNames names;
   uint64_t generation = 1;  //!< tags every internal and export record; others' are skipped
+  //! The data dir's id (state::DataDir::InstanceId), also on every internal and export record:
+  //! a record of another data dir in these topics stops the stage (CheckInstance). "": unchecked.
+  std::string instance;
   int32_t uri_delta_partitions = 1;
   int32_t domain_delta_partitions = 1;
   int32_t export_partitions = 1;
 };
+
+//! Ok for a record written by this data dir (or by a version that did not say); otherwise why the
+//! stage must stop: another data dir's processor writes to the same topics, and counting its
+//! records would mix two tables' deltas. The batch is not committed, so the table stays as it was.
+Status CheckInstance(const TopicLayout& layout, std::string_view record_instance, const InRecord& record);
 
 class Stage {
  public:

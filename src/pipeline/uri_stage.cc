@@ -43,6 +43,7 @@ Status UriStage::Process(const std::vector<InRecord>& records, BatchContext& ctx
       ctx.DeadLetter(r, layout_.names.dead_letters, d.status().message());
       continue;
     }
+    RETURN_IF_ERROR(CheckInstance(layout_, d->origin.inst, r));
     if (d->origin.gen != layout_.generation) {
       ++ctx.metrics().other_generation;
       continue;
@@ -82,13 +83,14 @@ Status UriStage::Process(const std::vector<InRecord>& records, BatchContext& ctx
     exp.key = uri;
     exp.seq = c.version;
     exp.gen = layout_.generation;
+    exp.inst = layout_.instance;
     exp.info = c.info;
     ctx.Emit({layout_.names.exports, PartitionFor(uri, layout_.export_partitions), uri, codec::Encode(exp), {}});
     if (before.Exists() != c.info.Exists()) domain_deltas[std::string(model::DomainOfUri(uri))] += c.info.Exists() ? 1 : -1;
   }
   for (const auto& [domain, pages] : domain_deltas) {
     if (pages == 0) continue;
-    codec::DomainDelta d{{"uri", ctx.NextSeq(), layout_.generation}, domain, pages};
+    codec::DomainDelta d{{"uri", ctx.NextSeq(), layout_.generation, layout_.instance}, domain, pages};
     ++ctx.metrics().domain_deltas;
     ctx.Emit({layout_.names.domain_deltas, PartitionFor(domain, layout_.domain_delta_partitions), domain,
               codec::Encode(d), {}});
@@ -105,6 +107,7 @@ Status DomainStage::Process(const std::vector<InRecord>& records, BatchContext& 
       ctx.DeadLetter(r, layout_.names.dead_letters, d.status().message());
       continue;
     }
+    RETURN_IF_ERROR(CheckInstance(layout_, d->origin.inst, r));
     if (d->origin.gen != layout_.generation) {
       ++ctx.metrics().other_generation;
       continue;
@@ -138,6 +141,7 @@ Status DomainStage::Process(const std::vector<InRecord>& records, BatchContext& 
     exp.key = domain;
     exp.seq = c.version;
     exp.gen = layout_.generation;
+    exp.inst = layout_.instance;
     exp.pagecount = c.info.docs;
     ctx.Emit({layout_.names.exports, PartitionFor(domain, layout_.export_partitions), domain, codec::Encode(exp), {}});
   }

@@ -39,6 +39,7 @@ Status SinkStage::Process(const std::vector<InRecord>& records, pipeline::BatchC
       ctx.DeadLetter(r, layout_.names.dead_letters, e.status().message());
       continue;
     }
+    RETURN_IF_ERROR(pipeline::CheckInstance(layout_, e->inst, r));
     if (e->gen != layout_.generation) {
       ++ctx.metrics().other_generation;
       continue;

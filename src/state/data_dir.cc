@@ -9,6 +9,9 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <cstdio>
+#include <random>
+#include <optional>
 
 namespace webindex::state {
 namespace fs = std::filesystem;
@@ -16,6 +19,7 @@ namespace fs = std::filesystem;
 namespace {
 constexpr char kGenerationFile[] = "GENERATION";
 constexpr char kGenerationPrefix[] = "gen-";
+constexpr char kInstanceFile[] = "INSTANCE";
 
 Status Errno(const std::string& what) { return Status::IoError(what + ": " + std::strerror(errno)); }
 
@@ -79,7 +83,8 @@ Result<DataDir> DataDir::Open(const std::string& path, bool create) {
   if (exists && !unfinished) {
     for (const auto& entry : fs::directory_iterator(root, ec)) {
       const std::string name = entry.path().filename().string();
-      if (name != "run.lock" && name != "replay.lock" && name != std::string(kGenerationFile) + ".tmp") {
+      if (name != "run.lock" && name != "replay.lock" && name != std::string(kGenerationFile) + ".tmp" &&
+          !name.starts_with(kInstanceFile)) {
         return Status::InvalidArgument(path + " is not empty and holds no webindex data (found " + name +
                                        "); give a new or empty directory as --data-dir");
       }
@@ -113,6 +118,41 @@ Status DataDir::Reset(const std::string& path) {
     if (ec) return Status::IoError("cannot remove " + p.string() + ": " + ec.message());
   }
   return Status::Ok();
+}
+
+Result<std::string> DataDir::InstanceId() const {
+  const std::string file = (fs::path(path_) / kInstanceFile).string();
+  auto read = [&]() -> std::optional<std::string> {
+    std::ifstream in(file);
+    std::string id;
+    if (in >> id && id.size() == 16 && id.find_first_not_of("0123456789abcdef") == std::string::npos) return id;
+    return std::nullopt;
+  };
+  if (auto id = read()) return *id;
+  std::error_code ec;
+  if (fs::exists(file, ec)) return Status::Corruption(file + " does not hold a 16-digit hex id; remove it to make a new one");
+  std::random_device rd;
+  const uint64_t v = (uint64_t{rd()} << 32) | rd();
+  char id[17];
+  std::snprintf(id, sizeof(id), "%016llx", static_cast<unsigned long long>(v));
+  // Written aside, then linked into place: of two processes creating it at once, one id wins.
+  const std::string tmp = file + ".tmp." + std::to_string(::getpid());
+  {
+    std::ofstream out(tmp, std::ios::trunc);
+    out << id << '\n';
+    if (!out.flush()) return Errno("cannot write " + tmp);
+  }
+  RETURN_IF_ERROR(FsyncPath(tmp, O_RDONLY));
+  const int linked = ::link(tmp.c_str(), file.c_str());
+  const int link_errno = errno;
+  ::unlink(tmp.c_str());
+  if (linked != 0 && link_errno != EEXIST) {
+    errno = link_errno;
+    return Errno("cannot create " + file);
+  }
+  RETURN_IF_ERROR(FsyncPath(path_, O_RDONLY | O_DIRECTORY));
+  if (auto got = read()) return *got;
+  return Status::Corruption(file + " cannot be read back");
 }
 
 Result<uint64_t> DataDir::Current() const {

@@ -33,6 +33,10 @@ class DataDir {
   static Status Reset(const std::string& path);
 
   const std::string& path() const { return path_; }
+  //! The data dir's id, 16 hex digits, made on first use and kept in the INSTANCE file (also
+  //! across `--reset`): every internal and export record carries it, so that records of
+  //! another data dir in the same topics are recognized.
+  Result<std::string> InstanceId() const;
   //! Reads the GENERATION file (each call: another process may have switched it).
   Result<uint64_t> Current() const;
   std::string PathOf(uint64_t generation) const;

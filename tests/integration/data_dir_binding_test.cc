@@ -31,6 +31,30 @@ TEST(DataDirBindingTest, FreshDataDirOnTopicsAnotherProcessedEqualsBatch) {
   EXPECT_EQ(h.Dump(), model.TableLines());
 }
 
+// Two data dirs taking turns on the same topics: each one's internal records are in the other's
+// input. Counting them would mix two tables (674 extra records in one try); the stage stops
+// at the first one instead, naming both data dirs, and commits nothing of that batch.
+TEST(DataDirBindingTest, RecordsOfAnotherDataDirStopTheStage) {
+  PipelineHarness h(2);
+  EventGenerator gen(53, 2);
+  BatchModel model;
+  h.Feed(gen, model, 300);
+  h.RunUntilIdle();
+  const std::string first = h.config().data_dir;
+  h.config().data_dir = first + "-second";
+  h.Feed(gen, model, 300);
+  h.RunUntilIdle();  // reads the internal topics from their ends: only its own records
+  EXPECT_EQ(h.Dump(), model.TableLines());
+  // The first data dir again: the second one's deltas and exports follow its positions.
+  h.config().data_dir = first;
+  const Status st = h.TryRunUntilIdle();
+  ASSERT_FALSE(st.ok()) << "the first data dir counted the second one's records";
+  EXPECT_NE(st.message().find("holds a record of another webindex data dir (instance "), std::string::npos)
+      << st.ToString();
+  EXPECT_NE(st.message().find("two `webindex run` with different data dirs are processing the same topics"),
+            std::string::npos);
+}
+
 TEST(DataDirBindingTest, AnotherClusterIsRefused) {
   PipelineHarness first(2);
   EventGenerator gen(52, 2);

@@ -43,6 +43,7 @@ size_t ExportBytes(const std::string& event) {
   codec::ExportRecord e;
   e.key = ev->page.uri;
   e.seq = 1;
+  e.inst = std::string(16, 'f');  // every record carries its data dir's id
   e.page = ev->page;
   return codec::Encode(e).size() + e.key.size();
 }

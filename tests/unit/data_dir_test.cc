@@ -156,6 +156,26 @@ TEST_F(DataDirTest, FileLockNamesItsHolder) {
   EXPECT_EQ(FileLock::Holder(path), std::to_string(::getpid()) + " x");
 }
 
+TEST_F(DataDirTest, InstanceIdIsMadeOnceAndKept) {
+  auto dir = DataDir::Open(root_, true).value();
+  auto id = dir.InstanceId();
+  ASSERT_TRUE(id.ok()) << id.status().ToString();
+  EXPECT_EQ(id->size(), 16u);
+  EXPECT_EQ(id->find_first_not_of("0123456789abcdef"), std::string::npos) << *id;
+  EXPECT_EQ(DataDir::Open(root_, false).value().InstanceId().value(), *id);
+  // Kept across --reset, and the dir still opens with it.
+  ASSERT_TRUE(DataDir::Reset(root_).ok());
+  auto fresh = DataDir::Open(root_, true);
+  ASSERT_TRUE(fresh.ok()) << fresh.status().ToString();
+  EXPECT_EQ(fresh->InstanceId().value(), *id);
+  // Another data dir has another id; a damaged file is named, not replaced.
+  const std::string other = root_ + "/../" + fs::path(root_).filename().string() + "-other";
+  EXPECT_NE(DataDir::Open(other, true).value().InstanceId().value(), *id);
+  fs::remove_all(other);
+  std::ofstream(root_ + "/INSTANCE") << "xyz\n";
+  EXPECT_EQ(fresh->InstanceId().status().code(), Status::Code::kCorruption);
+}
+
 TEST_F(DataDirTest, ReplayAbortRollsBackUnfinishedGenerations) {
   auto dir = DataDir::Open(root_, true).value();
   ASSERT_TRUE(OpenCurrent(root_, {}).ok());
