@@ -91,6 +91,7 @@ Status SetUpGeneration(const ProcessorConfig& config, kafka::Admin& admin, state
     }
   }
   wb.Put(state::Family::kMeta, kClusterKey, cluster);
+  wb.Put(state::Family::kMeta, kWebTriplesKey, config.web_triples ? "1" : "0");
   wb.Put(state::Family::kMeta, kSetUpKey, "1");
   if (extra) return Status::Ok();
   return store.Write(wb);

@@ -92,7 +92,15 @@ Status Processor::Start() {
   stages.push_back(std::make_unique<graph::GraphStage>(layout, from_ms));
   stages.push_back(std::make_unique<pipeline::UriStage>(layout));
   stages.push_back(std::make_unique<pipeline::DomainStage>(layout));
-  stages.push_back(std::make_unique<sink::SinkStage>(layout));
+  ASSIGN_OR_RETURN(auto recorded, store_->Get(state::Family::kMeta, kWebTriplesKey));
+  const bool web_triples = recorded && *recorded == "1";
+  if (web_triples != config_.web_triples) {
+    LOG_WARN("{}: the web graph as statements (indexes.web_triples) is {} in this generation, {} in the "
+             "configuration; the generation keeps what it was built with. `webindex replay` builds a generation "
+             "with the configured choice",
+             where, web_triples ? "on" : "off", config_.web_triples ? "on" : "off");
+  }
+  stages.push_back(std::make_unique<sink::SinkStage>(layout, web_triples));
   for (auto& stage : stages) {
     ASSIGN_OR_RETURN(int partitions, admin_->PartitionCount(stage->input_topic(), kAdminTimeoutMs));
     const int index = static_cast<int>(runners_.size());

@@ -40,6 +40,9 @@ struct ProcessorConfig {
   rank::RankServiceOptions rank;
   //! Pages of each PageRank result published to topics.pagerank (0: none).
   size_t rank_publish_top = 1000;
+  //! Keep the web graph as statements (graph <urn:webindex:web>, docs/graph.md). Recorded when a
+  //! generation is set up; later starts keep what was recorded (a replay changes it).
+  bool web_triples = false;
 };
 
 class Processor {
@@ -114,5 +117,7 @@ std::vector<kafka::TopicSpec> TopicSpecs(const ProcessorConfig& config);
 
 //! kMeta key of a generation's start time (--from of its replay), in ms since the epoch.
 inline constexpr char kFromMsKey[] = "generation/from_ms";
+//! kMeta key of a generation's recorded web_triples choice: "1" or "0" (absent: "0").
+inline constexpr char kWebTriplesKey[] = "indexes/web_triples";
 
 }  // namespace webindex::app

@@ -46,6 +46,7 @@ const std::map<std::string, std::vector<std::string>, std::less<>>& KnownKeys() 
       {"pipeline", {"max_batch", "poll_timeout_ms", "progress_interval_ms"}},
       {"pagerank", {"interval_s", "iterations", "publish_top"}},
       {"log", {"level"}},
+      {"indexes", {"web_triples"}},
       {"http",
        {"listen", "threads", "read_timeout_ms", "idle_timeout_ms", "max_connections", "max_connections_per_client",
         "per_client_limit_on_loopback", "pressure_fraction", "idle_timeout_under_pressure_ms"}},
@@ -127,6 +128,7 @@ Status ApplyConfig(const toml::table& t, Settings* s) {
     if (*v < 0) return Status::InvalidArgument("pagerank.publish_top must be 0 (publish nothing) or more pages");
     p.rank_publish_top = static_cast<size_t>(*v);
   }
+  p.web_triples = t["indexes"]["web_triples"].value_or(p.web_triples);
   s->log_level = t["log"]["level"].value_or(s->log_level);
   if (std::find(kLogLevels.begin(), kLogLevels.end(), s->log_level) == kLogLevels.end()) {
     return Status::InvalidArgument("log.level '" + s->log_level + "' is not one of trace, debug, info, warn, error, off");

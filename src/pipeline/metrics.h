@@ -30,6 +30,9 @@ struct Metrics {
   std::atomic<uint64_t> invalid_triple_records{0}; //!< of them, dead-lettered whole (a bad line)
   std::atomic<uint64_t> statements_added{0};       //!< statements that were not in the graph store
   std::atomic<uint64_t> statements_removed{0};     //!< statements that were
+  std::atomic<uint64_t> web_statements_added{0};   //!< web graph statements (indexes.web_triples)
+  std::atomic<uint64_t> web_statements_removed{0};
+  std::atomic<uint64_t> web_statements_skipped{0}; //!< a URL or text that cannot be an RDF term
   std::atomic<uint64_t> commits{0};
 
   std::string Summary() const;

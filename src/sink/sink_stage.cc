@@ -86,10 +86,18 @@ Status SinkStage::Process(const std::vector<InRecord>& records, pipeline::BatchC
   for (const auto& [vkey, export_record] : fresh) {
     const codec::ExportRecord& e = *export_record;
     switch (e.type) {
-      case Type::kPage:
-        RETURN_IF_ERROR(table.SetPage(e.key, e.page, e.page ? codec::EncodePageJson(*e.page) : std::string(),
-                                      old_values[next_old++]));
+      case Type::kPage: {
+        const auto& old = old_values[next_old++];
+        if (web_) {
+          std::optional<model::Page> before;
+          if (old) {
+            ASSIGN_OR_RETURN(before, decoder_.DecodePageJson(*old));
+          }
+          web_->Change(before, e.page);
+        }
+        RETURN_IF_ERROR(table.SetPage(e.key, e.page, e.page ? codec::EncodePageJson(*e.page) : std::string(), old));
         break;
+      }
       case Type::kUri:
         table.SetUriInfo(e.key, e.info, old_values[next_old++]);
         break;
@@ -105,6 +113,13 @@ Status SinkStage::Process(const std::vector<InRecord>& records, pipeline::BatchC
     ++ctx.metrics().exports;
   }
   table.Flush();
+  if (web_) {
+    const uint64_t skipped = web_->skipped();
+    ASSIGN_OR_RETURN(const graph::ApplyResult applied, web_->Apply(ctx.store(), ctx.batch()));
+    ctx.metrics().web_statements_added += applied.added.size();
+    ctx.metrics().web_statements_removed += applied.removed.size();
+    ctx.metrics().web_statements_skipped += web_->skipped() - skipped;
+  }
   return Status::Ok();
 }
 

@@ -3,14 +3,19 @@
 // applied per key, so duplicates, replays and reordering never change the result.
 #pragma once
 
+#include <memory>
+
 #include "codec/records.h"
+#include "graph/web_projection.h"
 #include "pipeline/stage.h"
 
 namespace webindex::sink {
 
 class SinkStage final : public pipeline::Stage {
  public:
-  explicit SinkStage(pipeline::TopicLayout layout) : layout_(std::move(layout)) {}
+  //! `web_triples`: also keep the web graph as statements (graph::WebProjection).
+  explicit SinkStage(pipeline::TopicLayout layout, bool web_triples = false)
+      : layout_(std::move(layout)), web_(web_triples ? std::make_unique<graph::WebProjection>() : nullptr) {}
   std::string_view name() const override { return "sink"; }
   const std::string& input_topic() const override { return layout_.names.exports; }
   Status Process(const std::vector<InRecord>& records, pipeline::BatchContext& ctx) override;
@@ -18,6 +23,7 @@ class SinkStage final : public pipeline::Stage {
  private:
   pipeline::TopicLayout layout_;
   codec::RecordDecoder decoder_;
+  std::unique_ptr<graph::WebProjection> web_;
 };
 
 }  // namespace webindex::sink

@@ -42,6 +42,14 @@ size_t BatchModel::current_pages() const {
   return std::count_if(pages_.begin(), pages_.end(), [](const auto& kv) { return kv.second.page.has_value(); });
 }
 
+std::vector<model::Page> BatchModel::CurrentPages() const {
+  std::vector<model::Page> out;
+  for (const auto& [uri, state] : pages_) {
+    if (state.page) out.push_back(*state.page);
+  }
+  return out;
+}
+
 std::vector<std::string> BatchModel::TableLines() const {
   std::set<std::tuple<std::string, std::string, std::string>> keys;
   std::map<std::tuple<std::string, std::string, std::string>, std::string> cells;

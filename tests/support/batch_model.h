@@ -19,6 +19,8 @@ class BatchModel {
   std::vector<std::string> TableLines() const;
   size_t invalid_events() const { return invalid_; }
   size_t current_pages() const;
+  //! The current pages, by URI.
+  std::vector<model::Page> CurrentPages() const;
 
  private:
   struct UriState {
