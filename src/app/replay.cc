@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
+#include <functional>
 #include <thread>
 
 #include <fmt/format.h>
@@ -14,6 +15,9 @@
 #include "common/crash_point.h"
 #include "common/log.h"
 #include "common/time.h"
+#include "graph/graph_stage.h"
+#include "graph/key_codec.h"
+#include "graph/term.h"
 #include "pipeline/stage_runner.h"
 
 namespace webindex::app {
@@ -52,22 +56,61 @@ Result<std::optional<int64_t>> ReadReplayFrom(const state::DataDir& dir, uint64_
   }
 }
 
-//! Pages a replay would drop: URIs the current generation's page stage has seen that the new
-//! one has not, and how many input records the new one has yet to read (each of which could
-//! still bring one of them).
-struct DropCheck {
-  uint64_t missing = 0;
-  std::vector<std::string> examples;  //!< the first few missing URIs
+//! What a replay would drop: keys the current generation has that the new one has not, and how
+//! many input records the new one has yet to read (each of which could still bring them).
+struct Missing {
+  uint64_t count = 0;
+  std::vector<std::string> examples;  //!< the first few, readable
   int64_t unread = 0;
 };
+struct DropCheck {
+  Missing pages;       //!< URIs of the page stage (every URI with an event, deleted ones too)
+  Missing statements;  //!< statements of the graph stage (the web graph aside: pages cover it)
+};
 
-//! Compares the page stage's keys (every URI with an event, deleted ones too) of generation
-//! `current` with those of the stopped generation `gen`. The new generation's positions come
-//! from the same snapshot as its keys and the watermarks are asked after the current
-//! generation was read, so a page that the current generation has and the new one has not is
-//! either in an unread record (counted in `unread`) or gone from the input.
-Result<DropCheck> CheckForDroppedPages(const ProcessorConfig& config, kafka::Admin& admin, const state::DataDir& dir,
-                                       uint64_t current, uint64_t gen) {
+//! Counts the keys in [begin, end) of `family` that `old_store` has and `new_store` has not;
+//! `describe` makes an example readable.
+Result<Missing> CountMissing(state::Store& old_store, state::Store& new_store, state::Family family,
+                             const std::string& begin, const std::string& end,
+                             const std::function<std::string(std::string_view)>& describe) {
+  Missing out;
+  auto old_it = old_store.NewIterator(family);
+  auto new_it = new_store.NewIterator(family);
+  old_it->Seek(begin);
+  new_it->Seek(begin);
+  for (; old_it->Valid() && (end.empty() || old_it->key() < end); old_it->Next()) {
+    while (new_it->Valid() && new_it->key() < old_it->key()) new_it->Next();
+    if (!new_it->Valid() || new_it->key() != old_it->key()) {
+      if (out.examples.size() < 3) out.examples.push_back(describe(old_it->key()));
+      ++out.count;
+    }
+  }
+  RETURN_IF_ERROR(old_it->status());
+  RETURN_IF_ERROR(new_it->status());
+  return out;
+}
+
+//! Records of `topic` the stopped generation's `stage` has not read: its committed positions
+//! against the watermarks asked now.
+Result<int64_t> Unread(kafka::Admin& admin, state::Store& store, const char* stage, const std::string& topic) {
+  int64_t unread = 0;
+  ASSIGN_OR_RETURN(int partitions, admin.PartitionCount(topic, kAdminTimeoutMs));
+  for (int32_t p = 0; p < partitions; ++p) {
+    const std::string key = pipeline::StageRunner::OffsetKey(stage, topic, p);
+    ASSIGN_OR_RETURN(auto position, state::GetFixed64(store, state::Family::kOffsets, key, "offset " + key));
+    ASSIGN_OR_RETURN(auto marks, admin.Watermarks(topic, p, kAdminTimeoutMs));
+    const int64_t from = position ? static_cast<int64_t>(*position) : marks.first;
+    unread += std::max<int64_t>(0, marks.second - from);
+  }
+  return unread;
+}
+
+//! Compares generation `current` with the stopped generation `gen`. The new generation's
+//! positions are read after its keys (it is stopped: they do not move) and the watermarks after
+//! the current generation was read, so what the current generation has and the new one has not
+//! is either in a record the new one has not read (counted in `unread`) or gone from the input.
+Result<DropCheck> CheckForDropped(const ProcessorConfig& config, kafka::Admin& admin, const state::DataDir& dir,
+                                  uint64_t current, uint64_t gen) {
   DropCheck out;
   std::error_code ec;
   const std::string current_path = dir.PathOf(current);
@@ -77,29 +120,32 @@ Result<DropCheck> CheckForDroppedPages(const ProcessorConfig& config, kafka::Adm
   options.create_if_missing = false;
   ASSIGN_OR_RETURN(auto old_store, state::Store::Open(current_path, options));
   ASSIGN_OR_RETURN(auto new_store, state::Store::Open(dir.PathOf(gen), options));
-  auto old_it = old_store->NewIterator(state::Family::kPages);
-  auto new_it = new_store->NewIterator(state::Family::kPages);
-  old_it->SeekToFirst();
-  new_it->SeekToFirst();
-  while (old_it->Valid()) {
-    while (new_it->Valid() && new_it->key() < old_it->key()) new_it->Next();
-    if (!new_it->Valid() || new_it->key() != old_it->key()) {
-      if (out.examples.size() < 3) out.examples.emplace_back(old_it->key());
-      ++out.missing;
-    }
-    old_it->Next();
+  ASSIGN_OR_RETURN(out.pages, CountMissing(*old_store, *new_store, state::Family::kPages, "", "",
+                                           [](std::string_view uri) { return std::string(uri); }));
+  // The graph's SPO rows, one per statement, graph by graph; the web graph's rows are left out.
+  const graph::KeySpace space;
+  const std::string spo = space.prefix + static_cast<char>(graph::Index::kSpo);
+  std::string web = spo;
+  graph::AppendGraph(graph::Term::Iri(graph::kWebGraph), &web);
+  auto statement = [&](std::string_view key) {
+    graph::Statement st;
+    if (!graph::DecodeRowKey(key.substr(spo.size()), graph::Index::kSpo, &st)) return std::string("?");
+    return graph::ToNQuads(st);
+  };
+  ASSIGN_OR_RETURN(Missing before_web,
+                   CountMissing(*old_store, *new_store, space.family, spo, web, statement));
+  ASSIGN_OR_RETURN(Missing after_web, CountMissing(*old_store, *new_store, space.family,
+                                                   graph::PrefixEnd(web), graph::PrefixEnd(spo), statement));
+  out.statements = std::move(before_web);
+  out.statements.count += after_web.count;
+  for (auto& e : after_web.examples) {
+    if (out.statements.examples.size() < 3) out.statements.examples.push_back(std::move(e));
   }
-  RETURN_IF_ERROR(old_it->status());
-  RETURN_IF_ERROR(new_it->status());
-  if (out.missing == 0) return out;
-  const std::string& topic = config.topics.pages;
-  ASSIGN_OR_RETURN(int partitions, admin.PartitionCount(topic, kAdminTimeoutMs));
-  for (int32_t p = 0; p < partitions; ++p) {
-    const std::string key = pipeline::StageRunner::OffsetKey("page", topic, p);
-    ASSIGN_OR_RETURN(auto position, state::GetFixed64(*new_store, state::Family::kOffsets, key, "offset " + key));
-    ASSIGN_OR_RETURN(auto marks, admin.Watermarks(topic, p, kAdminTimeoutMs));
-    const int64_t from = position ? static_cast<int64_t>(*position) : marks.first;
-    out.unread += std::max<int64_t>(0, marks.second - from);
+  if (out.pages.count > 0) {
+    ASSIGN_OR_RETURN(out.pages.unread, Unread(admin, *new_store, "page", config.topics.pages));
+  }
+  if (out.statements.count > 0) {
+    ASSIGN_OR_RETURN(out.statements.unread, Unread(admin, *new_store, "graph", config.topics.triples));
   }
   return out;
 }
@@ -261,17 +307,30 @@ Status Replay(ProcessorConfig config, const ReplayOptions& options, const std::a
                            "to roll it back");
   }
   {
-    ASSIGN_OR_RETURN(const DropCheck drop, CheckForDroppedPages(config, *admin, dir, current, gen));
-    if (drop.missing > 0) {
+    ASSIGN_OR_RETURN(const DropCheck drop, CheckForDropped(config, *admin, dir, current, gen));
+    // A statement record may hold many statements: only with nothing unread is the count exact.
+    const bool pages_lost = drop.pages.count > 0 && static_cast<int64_t>(drop.pages.count) > drop.pages.unread;
+    const bool statements_lost = drop.statements.count > 0 && drop.statements.unread == 0;
+    auto describe = [&](const Missing& m, const char* what, const std::string& topic) {
       std::string examples;
-      for (const auto& uri : drop.examples) examples += (examples.empty() ? "" : ", ") + uri;
-      const std::string what = fmt::format(
-          "generation {} would lack {} page(s) that generation {} has (e.g. {}): their events are no longer in topic "
-          "{} (removed by retention) or are stamped before --from {}; a replay sees only what the topic still holds",
-          gen, drop.missing, current, examples, config.topics.pages, DescribeFrom(from_ms));
-      if (static_cast<int64_t>(drop.missing) <= drop.unread) {
+      for (const auto& e : m.examples) examples += (examples.empty() ? "" : ", ") + e;
+      return fmt::format("{} {} (e.g. {}) whose input is no longer in topic {} (removed by retention){}", m.count,
+                         what, examples, topic,
+                         from_ms < 0 ? "" : " or is stamped before --from " + DescribeFrom(from_ms));
+    };
+    std::string what;
+    if (drop.pages.count > 0) what = describe(drop.pages, "page(s)", config.topics.pages);
+    if (drop.statements.count > 0) {
+      what += (what.empty() ? "" : ", and ") + describe(drop.statements, "statement(s)", config.topics.triples);
+    }
+    if (!what.empty()) {
+      what = fmt::format("generation {} would lack what generation {} has: {}; a replay sees only what the topics "
+                         "still hold",
+                         gen, current, what);
+      if (!pages_lost && !statements_lost) {
         // Could be records it has not read yet (a live input): the running `run` continues it.
-        LOG_WARN("{} - unless they are among the {} input records it has yet to read", what, drop.unread);
+        LOG_WARN("{} - unless they are in the {} input records it has yet to read", what,
+                 drop.pages.unread + drop.statements.unread);
       } else if (!options.force) {
         return Status::Aborted(what + ". Generation " + std::to_string(current) +
                                " stays current. Switch anyway with --force (the same command resumes this "

@@ -190,7 +190,7 @@ TEST_F(CliConventionsTest, InputLostToRetentionExitsWithTheDataLossCode) {
   const size_t replay_from = cluster.LogSize();
   EXPECT_EQ(cluster.Run({"replay", "--brokers", cluster.brokers(), "--data-dir", cluster.data_dir(), "--switch-lag", "0"}),
             1);
-  EXPECT_TRUE(cluster.WaitForLog("generation 2 would lack 1 page(s) that generation 1 has (e.g. ", 0, replay_from))
+  EXPECT_TRUE(cluster.WaitForLog("generation 2 would lack what generation 1 has: 1 page(s) (e.g. ", 0, replay_from))
       << testing::ReadFileBytes(cluster.log());
   EXPECT_TRUE(cluster.Dump() == table);
 }

@@ -218,12 +218,19 @@ TEST_F(ReplayTest, ReplayThatWouldEmptyTheTableIsRefused) {
   EventGenerator gen(seed, 4);
   BatchModel model;
   ASSERT_TRUE(Feed(gen.Next(500), {&model}));
+  ASSERT_TRUE(cluster_->ProduceRecords(
+      {{"triples", 0, "<http://a.example/s>", "<http://a.example/s> <http://a.example/p> \"o\" .\n", {}}}));
   RunToIdle(model);
   const auto pages = model.TableLines();
   const size_t log_from = cluster_->LogSize();
   EXPECT_EQ(cluster_->Run(Replay({"--from", "2130-01-01T00:00:00Z"})), 1) << "see " << cluster_->log();
-  EXPECT_TRUE(cluster_->WaitForLog("page(s) that generation 1 has", 0, log_from)) << "see " << cluster_->log();
-  EXPECT_TRUE(cluster_->WaitForLog("stamped before --from 2130-01-01T00:00:00.000Z", 0, log_from));
+  EXPECT_TRUE(cluster_->WaitForLog("generation 2 would lack what generation 1 has: ", 0, log_from))
+      << "see " << cluster_->log();
+  EXPECT_TRUE(cluster_->WaitForLog(
+      ", and 1 statement(s) (e.g. <http://a.example/s> <http://a.example/p> \"o\" .) whose input is no longer in "
+      "topic triples (removed by retention) or is stamped before --from 2130-01-01T00:00:00.000Z",
+      0, log_from))
+      << "see " << cluster_->log();
   EXPECT_EQ(cluster_->CurrentGeneration(), "1");
   EXPECT_TRUE(cluster_->Dump() == pages) << "the refused replay changed the table";
   ASSERT_EQ(cluster_->Run(Replay({"--abort"})), 0) << "see " << cluster_->log();
