@@ -5,6 +5,8 @@
 #include <exception>
 
 #include "codec/json_writer.h"
+#include "graph/graph_json.h"
+#include "graph/graph_query.h"
 #include "common/log.h"
 #include "http/query_string.h"
 #include "http/ui_assets.h"
@@ -74,6 +76,42 @@ std::string RankingJson(const rank::RankPage& r) {
   return w.EndObject().Take();
 }
 
+//! Matches of /api/triples as N-Triples (N-Quads for graph=all) that fit in one response.
+constexpr size_t kMaxNTriplesBody = 64 << 20;
+
+Result<graph::Pattern> TriplePattern(const Target& t) {
+  return graph::ParsePattern(OptionalParam(t, "s"), OptionalParam(t, "p"), OptionalParam(t, "o"),
+                             OptionalParam(t, "graph"));
+}
+
+//! Every match of the pattern, one statement per line, from one snapshot.
+Result<std::string> TriplesText(state::Store& store, const Target& t) {
+  ASSIGN_OR_RETURN(auto pattern, TriplePattern(t));
+  auto snapshot = store.GetSnapshot();
+  graph::GraphReader reader(store, snapshot.get());
+  const bool quads = pattern.graph.kind == graph::GraphSelector::Kind::kAll;
+  std::string body;
+  bool too_large = false;
+  RETURN_IF_ERROR(reader.Scan(pattern, "", [&](const graph::Statement& s) {
+    body += quads ? graph::ToNQuads(s) : graph::ToNTriples(s);
+    body.push_back('\n');
+    too_large = body.size() > kMaxNTriplesBody;
+    return !too_large;
+  }));
+  if (too_large) {
+    return Status::InvalidArgument("the matches take more than " + std::to_string(kMaxNTriplesBody >> 20) +
+                                   " MiB as N-Triples: narrow the pattern, or page through them as JSON (without "
+                                   "Accept: application/n-triples)");
+  }
+  return body;
+}
+
+//! True when the client asks for N-Triples or N-Quads rather than JSON.
+bool WantsNTriples(std::string_view accept) {
+  return accept.find("application/n-triples") != std::string_view::npos ||
+         accept.find("application/n-quads") != std::string_view::npos;
+}
+
 //! The JSON body of a route, or the status that becomes its error.
 Result<std::string> RouteJson(query::QueryService& q, state::Store& store, const std::string& route,
                               const Target& t) {
@@ -102,6 +140,13 @@ Result<std::string> RouteJson(query::QueryService& q, state::Store& store, const
   if (route == "/api/top") {
     ASSIGN_OR_RETURN(auto top, q.Top(limit, next));
     return query::ToJson(top);
+  }
+  if (route == "/api/triples") {
+    ASSIGN_OR_RETURN(auto pattern, TriplePattern(t));
+    auto snapshot = store.GetSnapshot();
+    graph::GraphReader reader(store, snapshot.get());
+    ASSIGN_OR_RETURN(auto page, reader.Query(pattern, limit, next));
+    return graph::ToJson(page);
   }
   if (route == "/api/pages") {
     ASSIGN_OR_RETURN(std::string domain, RequiredParam(t, "domain"));
@@ -134,8 +179,9 @@ void WriteConnectionStats(const ConnectionStats& c, PrometheusWriter& w) {
 }  // namespace
 
 const std::vector<std::string>& Api::Routes() {
-  static const std::vector<std::string> kRoutes = {"/api/top",     "/api/pages", "/api/page",      "/api/links",
-                                                   "/api/pagerank", "/healthz",   "/metrics",       std::string(kUi),
+  static const std::vector<std::string> kRoutes = {"/api/top",      "/api/pages", "/api/page",
+                                                   "/api/links",    "/api/pagerank", "/api/triples",
+                                                   "/healthz",      "/metrics",   std::string(kUi),
                                                    std::string(kOther)};
   return kRoutes;
 }
@@ -185,6 +231,19 @@ ApiResponse Api::Handle(const ApiRequest& request) {
       Count(route, 200);
       response.content_type = std::string(kPrometheusContentType);
       response.body = Metrics();
+    } else if (route == "/api/triples" && WantsNTriples(request.accept)) {
+      auto text = [&] {
+        std::shared_lock lock(source_mu_);
+        return TriplesText(*store_, *target);
+      }();
+      if (text.ok()) {
+        Count(route, 200);
+        const bool quads = OptionalParam(*target, "graph") == "all";
+        response.content_type = quads ? "application/n-quads; charset=utf-8" : "application/n-triples; charset=utf-8";
+        response.body = std::move(text).value();
+      } else {
+        response = Error(HttpStatus(text.status()), text.status().message(), route);
+      }
     } else if (auto body = [&] {
                  std::shared_lock lock(source_mu_);
                  return RouteJson(*query_, *store_, route, *target);

@@ -25,6 +25,7 @@ struct ApiRequest {
   std::string_view method;  //!< "GET", "HEAD" (answered as GET, without the body), ...
   std::string_view target;  //!< "/api/top?limit=10"
   bool has_body = false;
+  std::string_view accept;  //!< the Accept header ("" when absent)
 };
 
 struct ApiResponse {

@@ -100,6 +100,20 @@ void WritePipelineMetrics(const pipeline::Metrics& m, PrometheusWriter& w) {
             m.truncated_texts.load());
   w.Counter("webindex_dropped_long_urls_total", "Links dropped because their URL is over 8,192 bytes.",
             m.dropped_long_urls.load());
+  w.Counter("webindex_triple_records_total", "Records of the triples topic consumed.", m.triple_records.load());
+  w.Counter("webindex_invalid_triple_records_total",
+            "Records of the triples topic with a bad line, sent whole to the dead-letter topic.",
+            m.invalid_triple_records.load());
+  w.Family("webindex_statements_total", "counter",
+           "Statements that changed the graph store, by graph kind (statements: from topic triples; web: the web "
+           "graph, indexes.web_triples) and change.");
+  w.Sample("webindex_statements_total", {{"graph", "statements"}, {"change", "added"}}, m.statements_added.load());
+  w.Sample("webindex_statements_total", {{"graph", "statements"}, {"change", "removed"}}, m.statements_removed.load());
+  w.Sample("webindex_statements_total", {{"graph", "web"}, {"change", "added"}}, m.web_statements_added.load());
+  w.Sample("webindex_statements_total", {{"graph", "web"}, {"change", "removed"}}, m.web_statements_removed.load());
+  w.Counter("webindex_web_statements_skipped_total",
+            "Web graph statements left out: a URL or text that cannot be an RDF term.",
+            m.web_statements_skipped.load());
 }
 
 }  // namespace webindex::http

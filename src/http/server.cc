@@ -294,7 +294,8 @@ class Session : public std::enable_shared_from_this<Session> {
     const auto& req = parser_->get();
     const auto length = parser_->content_length();
     ApiRequest request{View(req.method_string()), View(req.target()),
-                       !req.body().empty() || parser_->chunked() || (length && *length > 0)};
+                       !req.body().empty() || parser_->chunked() || (length && *length > 0),
+                       View(req[bhttp::field::accept])};
     Reply(shared_.api.Handle(request), req.version(), !req.keep_alive(), req.method() == bhttp::verb::head);
   }
 

@@ -16,6 +16,9 @@
 #include "gzip_file.h"
 #include "graph/graph_query.h"
 #include "graph/term.h"
+#include "http/prometheus.h"
+#include "http/server.h"
+#include "http_test_client.h"
 #include "pipeline/topics.h"
 #include "pipeline_harness.h"
 #include "seeds.h"
@@ -190,6 +193,54 @@ TEST_F(GraphStageTest, LoadRunAndQueryFromTheCommandLine) {
                                    "<http://ex.org/alice> <http://xmlns.com/foaf/0.1/knows> <http://ex.org/bob> "
                                    "<http://g.ex/1> ."}));
   EXPECT_EQ(harness_->Dump(), table);
+}
+
+// GET /api/triples: JSON pages with cursors, all matches as N-Triples (N-Quads for graph=all) with
+// Accept: application/n-triples, bad terms as 400; /metrics counts statements.
+TEST_F(GraphStageTest, HttpApiAnswersPatterns) {
+  Send("<http://ex.org/a>",
+       "<http://ex.org/a> <http://ex.org/p> \"x\"@en .\n<http://ex.org/a> <http://ex.org/p> <http://ex.org/b> .\n"
+       "<http://ex.org/a> <http://ex.org/q> <http://ex.org/b> <http://ex.org/g> .\n");
+  Flush();
+  harness_->RunUntilIdle();
+  auto store = harness_->OpenReadOnly();
+  ASSERT_TRUE(store.ok()) << store.status().ToString();
+  pipeline::Metrics metrics;
+  metrics.statements_added = 3;
+  http::ServerOptions options;
+  options.listen = "127.0.0.1:0";
+  http::Server server(**store, options, [&](http::PrometheusWriter& w) { http::WritePipelineMetrics(metrics, w); });
+  ASSERT_TRUE(server.Start().ok());
+  const uint16_t port = server.port();
+
+  auto first = Get(port, "/api/triples?p=http://ex.org/p&limit=1");
+  ASSERT_EQ(first.status, 200) << first.body;
+  EXPECT_TRUE(first.body.starts_with(R"({"results":[{"s":"<http://ex.org/a>","p":"<http://ex.org/p>",)"
+                                     R"("o":"<http://ex.org/b>","graph":"default"}],"next":")"))
+      << first.body;
+  auto cursor = NextCursor(first.body);
+  ASSERT_TRUE(cursor);
+  auto second = Get(port, "/api/triples?p=http://ex.org/p&limit=1&next=" + *cursor);
+  EXPECT_EQ(second.body, R"({"results":[{"s":"<http://ex.org/a>","p":"<http://ex.org/p>","o":"\"x\"@en",)"
+                         R"("graph":"default"}],"next":null})");
+
+  auto text = Raw(port, "GET /api/triples?s=%3Chttp%3A%2F%2Fex.org%2Fa%3E&graph=all HTTP/1.1\r\nHost: x\r\n"
+                        "Accept: application/n-triples\r\nConnection: close\r\n\r\n");
+  EXPECT_EQ(text.status, 200);
+  EXPECT_NE(text.head.find("Content-Type: application/n-quads"), std::string::npos) << text.head;
+  EXPECT_EQ(text.body,
+            "<http://ex.org/a> <http://ex.org/p> <http://ex.org/b> .\n"
+            "<http://ex.org/a> <http://ex.org/p> \"x\"@en .\n"
+            "<http://ex.org/a> <http://ex.org/q> <http://ex.org/b> <http://ex.org/g> .\n");
+
+  auto bad = Get(port, "/api/triples?s=%22lit%22");
+  EXPECT_EQ(bad.status, 400);
+  EXPECT_EQ(bad.body, R"({"error":"s: a subject is never a literal"})");
+  EXPECT_EQ(Get(port, "/api/triples?next=not-a-cursor").status, 400);
+  auto m = Get(port, "/metrics");
+  EXPECT_NE(m.body.find(R"(webindex_statements_total{graph="statements",change="added"} 3)"), std::string::npos)
+      << m.body;
+  server.Stop();
 }
 
 }  // namespace
