@@ -22,6 +22,10 @@ Status CheckOptions(const QueryOptions& o) {
   if (o.what != "pages") RETURN_IF_ERROR(unused(o.domain, "--domain", "`query pages`"));
   if (o.what != "links") RETURN_IF_ERROR(unused(o.link_type, "--link-type", "`query links`"));
   if (o.what == "page") RETURN_IF_ERROR(unused(o.next, "--next", "`query top`, `query pages` and `query links`"));
+  for (const auto& [value, flag] : {std::pair{&o.subject, "--s"}, {&o.predicate, "--p"}, {&o.object, "--o"},
+                                    {&o.graph, "--graph"}, {&o.format, "--format"}}) {
+    RETURN_IF_ERROR(unused(*value, flag, "`query triples`"));
+  }
   return Status::Ok();
 }
 

@@ -93,6 +93,8 @@ TEST_F(CliConventionsTest, QueryOptionsOfAnotherQueryAreRefused) {
   EXPECT_EQ(Run({"query", "pages", "--domain", "x.com", "--url", "http://x.com/", "--data-dir", dir_ + "/none"}), 2);
   EXPECT_EQ(Run({"query", "page", "--url", "http://x.com/", "--link-type", "out", "--data-dir", dir_ + "/none"}), 2);
   EXPECT_EQ(Run({"query", "page", "--url", "http://x.com/", "--next", "abc", "--data-dir", dir_ + "/none"}), 2);
+  EXPECT_EQ(Run({"query", "top", "--p", "http://a/p", "--data-dir", dir_ + "/none"}), 2);
+  EXPECT_NE(out_.find("--p does not apply to `query top`; it is for `query triples`"), std::string::npos) << out_;
   EXPECT_FALSE(fs::exists(dir_ + "/none"));  // refused before the store was opened
 }
 
