@@ -15,7 +15,15 @@ namespace webindex::app {
 namespace {
 constexpr int kAdminTimeoutMs = 10000;
 constexpr int kLagTimeoutMs = 2000;  // a metrics scrape must not hang on a slow broker
+
+std::string Describe(const graph::IndexSet& s) {
+  std::string predicates;
+  for (const auto& p : s.temporal_predicates) predicates += (predicates.empty() ? "" : " ") + p;
+  return fmt::format("temporal {}{}, freetext {}", s.temporal ? "on" : "off",
+                     s.temporal && !predicates.empty() ? " (predicates " + predicates + ")" : "",
+                     s.freetext ? "on" : "off");
 }
+}  // namespace
 
 std::vector<kafka::TopicSpec> TopicSpecs(const ProcessorConfig& config) {
   const auto& n = config.topics;
@@ -89,7 +97,13 @@ Status Processor::Start() {
 
   std::vector<std::unique_ptr<pipeline::Stage>> stages;
   stages.push_back(std::make_unique<pipeline::PageStage>(layout, config_.limits, from_ms));
-  stages.push_back(std::make_unique<graph::GraphStage>(layout, from_ms));
+  ASSIGN_OR_RETURN(const graph::IndexSet indexes, RecordedIndexes(*store_));
+  if (indexes != config_.indexes) {
+    LOG_WARN("{}: its statement indexes are {}; the configuration asks for {}. The generation keeps what it was "
+             "built with. `webindex replay` builds a generation with the configured indexes",
+             where, Describe(indexes), Describe(config_.indexes));
+  }
+  stages.push_back(std::make_unique<graph::GraphStage>(layout, from_ms, indexes));
   stages.push_back(std::make_unique<pipeline::UriStage>(layout));
   stages.push_back(std::make_unique<pipeline::DomainStage>(layout));
   ASSIGN_OR_RETURN(auto recorded, store_->Get(state::Family::kMeta, kWebTriplesKey));
@@ -100,7 +114,7 @@ Status Processor::Start() {
              "with the configured choice",
              where, web_triples ? "on" : "off", config_.web_triples ? "on" : "off");
   }
-  stages.push_back(std::make_unique<sink::SinkStage>(layout, web_triples));
+  stages.push_back(std::make_unique<sink::SinkStage>(layout, web_triples, indexes));
   for (auto& stage : stages) {
     ASSIGN_OR_RETURN(int partitions, admin_->PartitionCount(stage->input_topic(), kAdminTimeoutMs));
     const int index = static_cast<int>(runners_.size());

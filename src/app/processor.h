@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "codec/event.h"
+#include "graph/index_set.h"
 #include "kafka/client.h"
 #include "pipeline/metrics.h"
 #include "pipeline/stage_runner.h"
@@ -43,6 +44,8 @@ struct ProcessorConfig {
   //! Keep the web graph as statements (graph <urn:webindex:web>, docs/graph.md). Recorded when a
   //! generation is set up; later starts keep what was recorded (a replay changes it).
   bool web_triples = false;
+  //! The indexes derived from statements; recorded like web_triples.
+  graph::IndexSet indexes{.temporal = true, .temporal_predicates = {}, .freetext = true};
 };
 
 class Processor {
@@ -119,5 +122,15 @@ std::vector<kafka::TopicSpec> TopicSpecs(const ProcessorConfig& config);
 inline constexpr char kFromMsKey[] = "generation/from_ms";
 //! kMeta key of a generation's recorded web_triples choice: "1" or "0" (absent: "0").
 inline constexpr char kWebTriplesKey[] = "indexes/web_triples";
+//! kMeta keys of a generation's derived indexes: "1" or "0" (absent: "0", a generation set up
+//! before they existed), and the temporal predicates, one IRI per line.
+inline constexpr char kTemporalKey[] = "indexes/temporal";
+inline constexpr char kFreeTextKey[] = "indexes/freetext";
+inline constexpr char kTemporalPredicatesKey[] = "indexes/temporal_predicates";
+
+//! The derived indexes recorded in a generation's store.
+Result<graph::IndexSet> RecordedIndexes(state::Store& store);
+//! Records `indexes` in `batch` (with the generation's set-up).
+void RecordIndexes(const graph::IndexSet& indexes, state::WriteBatch* batch);
 
 }  // namespace webindex::app

@@ -46,7 +46,8 @@ const std::map<std::string, std::vector<std::string>, std::less<>>& KnownKeys() 
       {"pipeline", {"max_batch", "poll_timeout_ms", "progress_interval_ms"}},
       {"pagerank", {"interval_s", "iterations", "publish_top"}},
       {"log", {"level"}},
-      {"indexes", {"web_triples"}},
+      {"indexes", {"web_triples", "temporal", "freetext"}},
+      {"temporal", {"predicates"}},
       {"http",
        {"listen", "threads", "read_timeout_ms", "idle_timeout_ms", "max_connections", "max_connections_per_client",
         "per_client_limit_on_loopback", "pressure_fraction", "idle_timeout_under_pressure_ms"}},
@@ -129,6 +130,20 @@ Status ApplyConfig(const toml::table& t, Settings* s) {
     p.rank_publish_top = static_cast<size_t>(*v);
   }
   p.web_triples = t["indexes"]["web_triples"].value_or(p.web_triples);
+  p.indexes.temporal = t["indexes"]["temporal"].value_or(p.indexes.temporal);
+  p.indexes.freetext = t["indexes"]["freetext"].value_or(p.indexes.freetext);
+  if (const auto* list = t["temporal"]["predicates"].as_array()) {
+    p.indexes.temporal_predicates.clear();
+    for (const auto& item : *list) {
+      const auto iri = item.value<std::string>();
+      if (!iri || iri->empty()) return Status::InvalidArgument("temporal.predicates is a list of predicate IRIs");
+      std::string bare = *iri;
+      if (bare.size() > 1 && bare.front() == '<' && bare.back() == '>') bare = bare.substr(1, bare.size() - 2);
+      p.indexes.temporal_predicates.push_back(std::move(bare));
+    }
+  } else if (t["temporal"]["predicates"]) {
+    return Status::InvalidArgument("temporal.predicates is a list of predicate IRIs, e.g. [\"http://purl.org/dc/terms/created\"]");
+  }
   s->log_level = t["log"]["level"].value_or(s->log_level);
   if (std::find(kLogLevels.begin(), kLogLevels.end(), s->log_level) == kLogLevels.end()) {
     return Status::InvalidArgument("log.level '" + s->log_level + "' is not one of trace, debug, info, warn, error, off");

@@ -2,6 +2,8 @@
 
 #include <string>
 
+#include "common/log.h"
+
 namespace webindex::graph {
 namespace {
 
@@ -23,6 +25,15 @@ size_t LineOfStatement(std::string_view text, size_t index) {
 }
 
 }  // namespace
+
+void NoteUnparsedDates(const IndexNotes& notes, pipeline::Metrics& metrics) {
+  if (notes.unparsed_dates == 0) return;
+  // One warning per batch at most: the counter says how many.
+  const uint64_t before = metrics.unparsed_dates.fetch_add(notes.unparsed_dates);
+  LOG_WARN("temporal index: {} object(s) typed xsd:dateTime do not parse (e.g. \"{}\"); kept as statements, not "
+           "indexed ({} so far)",
+           notes.unparsed_dates, notes.last_unparsed.substr(0, 100), before + notes.unparsed_dates);
+}
 
 Status GraphStage::Take(const InRecord& record, GraphUpdate* update) {
   const std::string_view op = record.Header("op").value_or("add");
@@ -50,7 +61,7 @@ Status GraphStage::Take(const InRecord& record, GraphUpdate* update) {
 }
 
 Status GraphStage::Process(const std::vector<InRecord>& records, pipeline::BatchContext& ctx) {
-  GraphUpdate update;
+  GraphUpdate update({}, indexes_);
   auto& m = ctx.metrics();
   for (const auto& r : records) {
     if (from_ms_ >= 0 && r.timestamp_ms < from_ms_) {
@@ -67,6 +78,7 @@ Status GraphStage::Process(const std::vector<InRecord>& records, pipeline::Batch
   ASSIGN_OR_RETURN(const ApplyResult applied, update.Apply(ctx.store(), ctx.batch()));
   m.statements_added += applied.added.size();
   m.statements_removed += applied.removed.size();
+  NoteUnparsedDates(applied.notes, m);
   return Status::Ok();
 }
 

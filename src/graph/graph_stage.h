@@ -14,12 +14,16 @@ namespace webindex::graph {
 //! The graph that holds the web graph as statements (docs/graph.md); producers may not write it.
 inline constexpr char kWebGraph[] = "urn:webindex:web";
 
+//! Counts (and warns about) the dateTime objects the temporal index could not read.
+void NoteUnparsedDates(const IndexNotes& notes, pipeline::Metrics& metrics);
+
 class GraphStage final : public pipeline::Stage {
  public:
   //! Records whose Kafka timestamp is before `from_ms` (when >= 0) are outside this generation
   //! (a replay --from a time) and skipped, as the page stage skips events.
-  explicit GraphStage(pipeline::TopicLayout layout, int64_t from_ms = -1)
-      : layout_(std::move(layout)), from_ms_(from_ms), parser_(Syntax::kNQuads) {}
+  //! `indexes`: the derived indexes kept with the statements.
+  explicit GraphStage(pipeline::TopicLayout layout, int64_t from_ms = -1, IndexSet indexes = {})
+      : layout_(std::move(layout)), from_ms_(from_ms), indexes_(std::move(indexes)), parser_(Syntax::kNQuads) {}
   std::string_view name() const override { return "graph"; }
   const std::string& input_topic() const override { return layout_.names.triples; }
   Status Process(const std::vector<InRecord>& records, pipeline::BatchContext& ctx) override;
@@ -30,6 +34,7 @@ class GraphStage final : public pipeline::Stage {
 
   pipeline::TopicLayout layout_;
   int64_t from_ms_;
+  IndexSet indexes_;
   StatementParser parser_;
   std::vector<Statement> statements_;  //!< one record's, reused
 };

@@ -1,7 +1,6 @@
 #include "graph/graph_update.h"
 
 #include <algorithm>
-#include <array>
 
 namespace webindex::graph {
 
@@ -22,9 +21,8 @@ Result<ApplyResult> GraphUpdate::Apply(state::Store& store, state::WriteBatch& b
   RETURN_IF_ERROR(store.MultiGet(space_.family, keys, &present));
 
   ApplyResult result;  // ops_ is in SPO key order, which is statement order
-  // Rows reach the batch in key order (RocksDB's memtable takes sorted inserts fastest): index
-  // by index, as the index byte leads; SPO rows come sorted already, the others are sorted here.
-  std::array<std::vector<std::pair<std::string, bool>>, kIndexes.size()> rows;  // key, put
+  // Rows reach the batch in key order (RocksDB's memtable takes sorted inserts fastest).
+  std::vector<IndexRow> rows;
   size_t i = 0;
   for (auto& [key, op] : ops_) {
     const bool was = present[i++].has_value();
@@ -33,18 +31,17 @@ Result<ApplyResult> GraphUpdate::Apply(state::Store& store, state::WriteBatch& b
       continue;
     }
     for (size_t k = 0; k < kIndexes.size(); ++k) {
-      rows[k].emplace_back(k == 0 ? key : RowKey(space_, kIndexes[k], op.statement), op.add);
+      rows.emplace_back(k == 0 ? key : RowKey(space_, kIndexes[k], op.statement), op.add);
     }
+    AppendIndexRows(indexes_, space_, op.statement, op.add, &rows, &result.notes);
     (op.add ? result.added : result.removed).push_back(std::move(op.statement));
   }
-  for (size_t k = 1; k < rows.size(); ++k) std::sort(rows[k].begin(), rows[k].end());
-  for (const auto& index_rows : rows) {
-    for (const auto& [key, put] : index_rows) {
-      if (put) {
-        batch.Put(space_.family, key, {});
-      } else {
-        batch.Delete(space_.family, key);
-      }
+  std::sort(rows.begin(), rows.end());
+  for (const auto& [row, put] : rows) {
+    if (put) {
+      batch.Put(space_.family, row, {});
+    } else {
+      batch.Delete(space_.family, row);
     }
   }
   ops_.clear();

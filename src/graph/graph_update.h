@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "common/status.h"
+#include "graph/index_set.h"
 #include "graph/key_codec.h"
 #include "graph/term.h"
 #include "state/store.h"
@@ -20,6 +21,7 @@ struct ApplyResult {
   std::vector<Statement> added;
   std::vector<Statement> removed;
   uint64_t unchanged = 0;
+  IndexNotes notes;  //!< from the derived indexes' rows
 };
 
 //! The graph changes of one batch: the last Add or Remove of a statement wins. Owned by the
@@ -27,7 +29,9 @@ struct ApplyResult {
 //! of a batch goes through one GraphUpdate, applied once, before the batch is written.
 class GraphUpdate {
  public:
-  explicit GraphUpdate(KeySpace space = {}) : space_(std::move(space)) {}
+  //! `indexes`: the derived indexes whose rows change with the statements.
+  explicit GraphUpdate(KeySpace space = {}, IndexSet indexes = {})
+      : space_(std::move(space)), indexes_(std::move(indexes)) {}
 
   //! InvalidArgument (and nothing recorded) for a statement the store cannot hold.
   Status Add(Statement statement) { return Record(std::move(statement), true); }
@@ -36,7 +40,7 @@ class GraphUpdate {
 
   //! Reads which of the touched statements are present in `store` (committed state), and adds
   //! to `batch` the rows of those that change: 4 puts per statement added, 4 deletes per
-  //! statement removed. Adding a present statement or removing an absent one writes nothing.
+  //! statement removed, and the same for their derived index rows. Adding a present statement or removing an absent one writes nothing.
   //! Clears the update.
   Result<ApplyResult> Apply(state::Store& store, state::WriteBatch& batch);
 
@@ -47,6 +51,7 @@ class GraphUpdate {
     bool add = true;
   };
   KeySpace space_;
+  IndexSet indexes_;
   std::map<std::string, Op> ops_;  //!< SPO row key -> final op
 };
 

@@ -39,6 +39,9 @@ bool ReadEscaped(std::string_view* in, std::string* s) {
 
 }  // namespace
 
+void AppendKeyString(std::string_view s, std::string* out) { AppendEscaped(s, out); }
+bool ReadKeyString(std::string_view* in, std::string* s) { return ReadEscaped(in, s); }
+
 std::array<int, 3> IndexOrder(Index index) {
   switch (index) {
     case Index::kSpo:

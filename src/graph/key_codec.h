@@ -27,6 +27,12 @@ inline constexpr std::array<Index, 4> kIndexes = {Index::kSpo, Index::kSop, Inde
 //! The positions (0 subject, 1 predicate, 2 object) an index orders by, in order.
 std::array<int, 3> IndexOrder(Index index);
 
+//! Appends `s` escaped as terms' strings are (0x00 as 00 FF) and ended by 00 01: byte order is
+//! the strings' order, and the encoding ends itself.
+void AppendKeyString(std::string_view s, std::string* out);
+//! Reads one such string at the front of `in` and advances it; false when malformed.
+bool ReadKeyString(std::string_view* in, std::string* s);
+
 //! Appends the encoding of a term: a kind byte, then its strings, each with 0x00 written as
 //! 00 FF and ended by 00 01, so that byte order is Term order and every encoding ends itself.
 void AppendTerm(const Term& term, std::string* out);

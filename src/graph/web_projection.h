@@ -31,7 +31,7 @@ std::vector<Statement> PageStatements(const model::Page& page, uint64_t* skipped
 
 class WebProjection {
  public:
-  explicit WebProjection(KeySpace space = {}) : space_(space), update_(space) {}
+  explicit WebProjection(KeySpace space = {}, IndexSet indexes = {}) : space_(space), update_(space, std::move(indexes)) {}
 
   //! Records one page's change from `before` to `after` (nullopt: no current page).
   void Change(const std::optional<model::Page>& before, const std::optional<model::Page>& after);

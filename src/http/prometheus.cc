@@ -111,6 +111,10 @@ void WritePipelineMetrics(const pipeline::Metrics& m, PrometheusWriter& w) {
   w.Sample("webindex_statements_total", {{"graph", "statements"}, {"change", "removed"}}, m.statements_removed.load());
   w.Sample("webindex_statements_total", {{"graph", "web"}, {"change", "added"}}, m.web_statements_added.load());
   w.Sample("webindex_statements_total", {{"graph", "web"}, {"change", "removed"}}, m.web_statements_removed.load());
+  w.Counter("webindex_unparsed_dates_total",
+            "Statements whose object claims xsd:dateTime but does not parse: stored, left out of the temporal "
+            "index.",
+            m.unparsed_dates.load());
   w.Counter("webindex_web_statements_skipped_total",
             "Web graph statements left out: a URL or text that cannot be an RDF term.",
             m.web_statements_skipped.load());

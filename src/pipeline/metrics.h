@@ -32,6 +32,7 @@ struct Metrics {
   std::atomic<uint64_t> statements_removed{0};     //!< statements that were
   std::atomic<uint64_t> web_statements_added{0};   //!< web graph statements (indexes.web_triples)
   std::atomic<uint64_t> web_statements_removed{0};
+  std::atomic<uint64_t> unparsed_dates{0};  //!< xsd:dateTime objects the temporal index cannot read
   std::atomic<uint64_t> web_statements_skipped{0}; //!< a URL or text that cannot be an RDF term
   std::atomic<uint64_t> commits{0};
 

@@ -3,6 +3,7 @@
 #include <map>
 
 #include "common/bytes.h"
+#include "graph/graph_stage.h"
 #include "sink/export_parts.h"
 #include "sink/table.h"
 
@@ -119,6 +120,7 @@ Status SinkStage::Process(const std::vector<InRecord>& records, pipeline::BatchC
     ctx.metrics().web_statements_added += applied.added.size();
     ctx.metrics().web_statements_removed += applied.removed.size();
     ctx.metrics().web_statements_skipped += web_->skipped() - skipped;
+    graph::NoteUnparsedDates(applied.notes, ctx.metrics());
   }
   return Status::Ok();
 }

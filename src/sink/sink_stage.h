@@ -13,9 +13,11 @@ namespace webindex::sink {
 
 class SinkStage final : public pipeline::Stage {
  public:
-  //! `web_triples`: also keep the web graph as statements (graph::WebProjection).
-  explicit SinkStage(pipeline::TopicLayout layout, bool web_triples = false)
-      : layout_(std::move(layout)), web_(web_triples ? std::make_unique<graph::WebProjection>() : nullptr) {}
+  //! `web_triples`: also keep the web graph as statements (graph::WebProjection), with the
+  //! derived `indexes`.
+  explicit SinkStage(pipeline::TopicLayout layout, bool web_triples = false, graph::IndexSet indexes = {})
+      : layout_(std::move(layout)),
+        web_(web_triples ? std::make_unique<graph::WebProjection>(graph::KeySpace{}, std::move(indexes)) : nullptr) {}
   std::string_view name() const override { return "sink"; }
   const std::string& input_topic() const override { return layout_.names.exports; }
   Status Process(const std::vector<InRecord>& records, pipeline::BatchContext& ctx) override;

@@ -1,0 +1,46 @@
+// The indexes derived from statements (docs/graph.md §4-5): which ones a generation keeps, and
+// their rows, written by GraphUpdate in the same batch as the statements' four rows, so that a
+// statement and its index entries come and go together. Stateless; any thread.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "graph/key_codec.h"
+#include "graph/term.h"
+
+namespace webindex::graph {
+
+//! Row kinds after the key space prefix, beside the four statement orders (01-04).
+inline constexpr char kTemporalRows = 0x05;             //!< graph | instant | s p o
+inline constexpr char kTemporalByPredicateRows = 0x06;  //!< graph | p | instant | s p o
+inline constexpr char kTextRows = 0x07;                 //!< graph | token | s p o
+inline constexpr char kTextReversedRows = 0x08;         //!< graph | token reversed | s p o
+
+//! The derived indexes a generation maintains.
+struct IndexSet {
+  bool temporal = false;
+  //! Temporal: only statements with these predicates (IRIs); empty: every predicate.
+  std::vector<std::string> temporal_predicates;
+  bool freetext = false;
+
+  bool operator==(const IndexSet&) const = default;
+};
+
+//! One row to write: key, and put (true) or delete.
+using IndexRow = std::pair<std::string, bool>;
+
+//! What writing a statement's index rows noticed.
+struct IndexNotes {
+  //! Objects typed xsd:dateTime that do not parse: stored as statements, not indexed.
+  uint64_t unparsed_dates = 0;
+  std::string last_unparsed;  //!< the last such lexical form, for a warning
+};
+
+//! Appends the derived rows of `statement` (puts when `add`, deletes otherwise) to `rows`.
+void AppendIndexRows(const IndexSet& indexes, const KeySpace& space, const Statement& statement, bool add,
+                     std::vector<IndexRow>* rows, IndexNotes* notes);
+
+}  // namespace webindex::graph

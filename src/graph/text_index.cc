@@ -1,0 +1,95 @@
+#include "graph/text_index.h"
+
+#include <algorithm>
+#include <array>
+
+#include <unicode/uchar.h>
+#include <unicode/utf8.h>
+
+namespace webindex::graph {
+namespace {
+
+constexpr std::array<std::string_view, 33> kStopWords = {
+    "a",    "an",  "and",  "are",   "as",    "at",    "be",   "but",  "by",   "for", "if",
+    "in",   "into", "is",  "it",    "no",    "not",   "of",   "on",   "or",   "such", "that",
+    "the",  "their", "then", "there", "these", "they", "this", "to",   "was",  "will", "with"};
+
+void AppendUtf8(UChar32 c, std::string* out) {
+  char buf[U8_MAX_LENGTH];
+  int32_t n = 0;
+  UBool error = false;
+  U8_APPEND(buf, n, U8_MAX_LENGTH, c, error);
+  if (!error) out->append(buf, static_cast<size_t>(n));
+}
+
+//! Calls `fn` with each run of letters and digits, lowercased.
+template <typename Fn>
+void ForEachRun(std::string_view text, Fn&& fn) {
+  std::string word;
+  const auto* s = reinterpret_cast<const uint8_t*>(text.data());
+  const auto length = static_cast<int32_t>(text.size());
+  int32_t i = 0;
+  while (i < length) {
+    UChar32 c;
+    U8_NEXT(s, i, length, c);
+    if (c >= 0 && u_isalnum(c)) {
+      AppendUtf8(u_tolower(c), &word);
+      continue;
+    }
+    if (!word.empty()) fn(word);
+    word.clear();
+  }
+  if (!word.empty()) fn(word);
+}
+
+}  // namespace
+
+bool IsStopWord(std::string_view word) {
+  return std::binary_search(kStopWords.begin(), kStopWords.end(), word);
+}
+
+std::vector<std::string> Tokenize(std::string_view text) {
+  std::vector<std::string> tokens;
+  ForEachRun(text, [&](const std::string& w) {
+    if (!IsStopWord(w)) tokens.push_back(w);
+  });
+  std::sort(tokens.begin(), tokens.end());
+  tokens.erase(std::unique(tokens.begin(), tokens.end()), tokens.end());
+  return tokens;
+}
+
+std::vector<std::string> Words(std::string_view text) {
+  std::vector<std::string> words;
+  ForEachRun(text, [&](const std::string& w) { words.push_back(w); });
+  return words;
+}
+
+bool IsTextLiteral(const Term& object) {
+  return object.is_literal() && (object.datatype() == kXsdString || !object.language().empty());
+}
+
+std::string Reversed(std::string_view token) { return std::string(token.rbegin(), token.rend()); }
+
+void AppendTextRows(const IndexSet& indexes, const KeySpace& space, const Statement& st, bool add,
+                    std::vector<IndexRow>* rows) {
+  if (!indexes.freetext || !IsTextLiteral(st.object)) return;
+  const std::vector<std::string> tokens = Tokenize(st.object.value());
+  if (tokens.empty()) return;
+  std::string graph, spo;
+  AppendGraph(st.graph, &graph);
+  AppendTerm(st.subject, &spo);
+  AppendTerm(st.predicate, &spo);
+  AppendTerm(st.object, &spo);
+  for (const auto& token : tokens) {
+    for (const char kind : {kTextRows, kTextReversedRows}) {
+      std::string key = space.prefix;
+      key.push_back(kind);
+      key.append(graph);
+      AppendKeyString(kind == kTextRows ? std::string_view(token) : std::string_view(Reversed(token)), &key);
+      key.append(spo);
+      rows->emplace_back(std::move(key), add);
+    }
+  }
+}
+
+}  // namespace webindex::graph

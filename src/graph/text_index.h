@@ -1,0 +1,36 @@
+// The free-text index (docs/graph.md, "Free-text index"): statements whose object is a plain
+// string literal (xsd:string or language-tagged), one row per distinct token of the literal, and
+// one per token spelled backwards for suffix wildcards. Stateless; any thread.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "graph/index_set.h"
+
+namespace webindex::graph {
+
+//! The tokens of `text`: maximal runs of Unicode letters (category L) and decimal digits (Nd),
+//! lowercased (simple case mapping), as UTF-8; stop words left out; distinct and sorted.
+//! Invalid UTF-8 sequences separate tokens.
+std::vector<std::string> Tokenize(std::string_view text);
+
+//! The same runs in order, lowercased, stop words kept (for query terms).
+std::vector<std::string> Words(std::string_view text);
+
+//! True for the English stop words the index leaves out (lower case).
+bool IsStopWord(std::string_view word);
+
+//! True when the statement's object is a literal the free-text index covers.
+bool IsTextLiteral(const Term& object);
+
+//! `token` with its bytes in reverse order (suffixes become prefixes).
+std::string Reversed(std::string_view token);
+
+//! Appends the free-text rows of `statement` (when `indexes.freetext` and the object is a plain
+//! string literal).
+void AppendTextRows(const IndexSet& indexes, const KeySpace& space, const Statement& statement, bool add,
+                    std::vector<IndexRow>* rows);
+
+}  // namespace webindex::graph

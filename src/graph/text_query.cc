@@ -1,0 +1,613 @@
+#include "graph/text_query.h"
+
+#include <algorithm>
+#include <memory>
+#include <queue>
+
+#include "common/base64url.h"
+#include "graph/index_set.h"
+#include "graph/text_index.h"
+
+namespace webindex::graph {
+namespace {
+
+using Node = TextQueryNode;
+constexpr size_t kMaxCursorChars = 1 << 20;
+
+// ---- the grammar ----
+
+struct Lexeme {
+  enum class Kind { kWord, kAnd, kOr, kNot, kOpen, kClose, kEnd };
+  Kind kind = Kind::kEnd;
+  std::string_view text;
+  size_t offset = 0;  //!< byte offset in the query
+};
+
+bool IsSpace(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'; }
+bool IsDelimiter(char c) { return IsSpace(c) || c == '(' || c == ')' || c == '&' || c == '|'; }
+
+std::vector<Lexeme> Lex(std::string_view q) {
+  std::vector<Lexeme> out;
+  size_t i = 0;
+  while (i < q.size()) {
+    const char c = q[i];
+    if (IsSpace(c)) {
+      ++i;
+      continue;
+    }
+    const size_t start = i;
+    auto add = [&](Lexeme::Kind kind, size_t length) {
+      out.push_back({kind, q.substr(start, length), start});
+      i += length;
+    };
+    if (c == '(') {
+      add(Lexeme::Kind::kOpen, 1);
+    } else if (c == ')') {
+      add(Lexeme::Kind::kClose, 1);
+    } else if (c == '&') {
+      add(Lexeme::Kind::kAnd, q.compare(i, 2, "&&") == 0 ? 2 : 1);
+    } else if (c == '|') {
+      add(Lexeme::Kind::kOr, q.compare(i, 2, "||") == 0 ? 2 : 1);
+    } else if (c == '!') {  // NOT where a word would start; inside a word it is punctuation
+      add(Lexeme::Kind::kNot, 1);
+    } else {
+      size_t end = i;
+      while (end < q.size() && !IsDelimiter(q[end])) ++end;
+      const std::string_view word = q.substr(i, end - i);
+      const Lexeme::Kind kind = word == "AND"   ? Lexeme::Kind::kAnd
+                                : word == "OR"  ? Lexeme::Kind::kOr
+                                : word == "NOT" ? Lexeme::Kind::kNot
+                                                : Lexeme::Kind::kWord;
+      add(kind, end - i);
+    }
+  }
+  out.push_back({Lexeme::Kind::kEnd, {}, q.size()});
+  return out;
+}
+
+class Parser {
+ public:
+  explicit Parser(std::string_view q) : q_(q), lexemes_(Lex(q)) {}
+
+  Result<std::optional<Node>> Parse() {
+    ASSIGN_OR_RETURN(auto root, ParseOr());
+    const Lexeme& l = Peek();
+    if (l.kind == Lexeme::Kind::kClose) return Error(l, "')' without a matching '('");
+    if (l.kind != Lexeme::Kind::kEnd) return Error(l, "unexpected '" + std::string(l.text) + "'");
+    return root;
+  }
+
+ private:
+  const Lexeme& Peek() const { return lexemes_[at_]; }
+  const Lexeme& Take() { return lexemes_[at_++]; }
+
+  //! 1-based position in characters (code points) of a lexeme.
+  size_t Column(const Lexeme& l) const {
+    size_t column = 1;
+    for (size_t i = 0; i < l.offset; ++i) column += (static_cast<unsigned char>(q_[i]) & 0xC0) != 0x80;
+    return column;
+  }
+  Status Error(const Lexeme& l, const std::string& what) const {
+    if (l.kind == Lexeme::Kind::kEnd) return Status::InvalidArgument("query: " + what + " at its end");
+    return Status::InvalidArgument("query: " + what + " at character " + std::to_string(Column(l)));
+  }
+
+  static std::optional<Node> Combine(Node::Kind kind, std::vector<Node> parts) {
+    if (parts.empty()) return std::nullopt;
+    if (parts.size() == 1) return std::move(parts.front());
+    Node n;
+    n.kind = kind;
+    n.children = std::move(parts);
+    return n;
+  }
+
+  Result<std::optional<Node>> ParseOr() {
+    std::vector<Node> parts;
+    ASSIGN_OR_RETURN(auto first, ParseAnd());
+    if (first) parts.push_back(std::move(*first));
+    while (Peek().kind == Lexeme::Kind::kOr) {
+      const Lexeme& op = Take();
+      if (!StartsOperand(Peek().kind)) return Error(op, "'" + std::string(op.text) + "' needs a term after it");
+      ASSIGN_OR_RETURN(auto next, ParseAnd());
+      if (next) parts.push_back(std::move(*next));
+    }
+    return Combine(Node::Kind::kOr, std::move(parts));
+  }
+
+  static bool StartsOperand(Lexeme::Kind k) {
+    return k == Lexeme::Kind::kWord || k == Lexeme::Kind::kNot || k == Lexeme::Kind::kOpen;
+  }
+
+  Result<std::optional<Node>> ParseAnd() {
+    std::vector<Node> parts;
+    ASSIGN_OR_RETURN(auto first, ParseUnary());
+    if (first) parts.push_back(std::move(*first));
+    while (true) {
+      const Lexeme::Kind k = Peek().kind;
+      if (k == Lexeme::Kind::kAnd) {
+        const Lexeme& op = Take();
+        if (!StartsOperand(Peek().kind)) return Error(op, "'" + std::string(op.text) + "' needs a term after it");
+      } else if (!StartsOperand(k)) {
+        break;  // side by side means AND
+      }
+      ASSIGN_OR_RETURN(auto next, ParseUnary());
+      if (next) parts.push_back(std::move(*next));
+    }
+    return Combine(Node::Kind::kAnd, std::move(parts));
+  }
+
+  Result<std::optional<Node>> ParseUnary() {
+    const Lexeme& l = Take();
+    switch (l.kind) {
+      case Lexeme::Kind::kNot: {
+        if (!StartsOperand(Peek().kind)) return Error(l, "'" + std::string(l.text) + "' needs a term after it");
+        ASSIGN_OR_RETURN(auto operand, ParseUnary());
+        if (!operand) return std::optional<Node>();
+        Node n;
+        n.kind = Node::Kind::kNot;
+        n.children.push_back(std::move(*operand));
+        return std::optional<Node>(std::move(n));
+      }
+      case Lexeme::Kind::kOpen: {
+        ASSIGN_OR_RETURN(auto inner, ParseOr());
+        if (Peek().kind != Lexeme::Kind::kClose) {
+          if (Peek().kind == Lexeme::Kind::kEnd) return Error(l, "'(' without a matching ')'");
+          return Error(Peek(), "unexpected '" + std::string(Peek().text) + "'");
+        }
+        Take();
+        return inner;
+      }
+      case Lexeme::Kind::kWord:
+        return Term(l);
+      case Lexeme::Kind::kClose:
+        return Error(l, "')' without a matching '('");
+      case Lexeme::Kind::kEnd:
+        return Error(l, "a term is missing");
+      default:
+        return Error(l, "'" + std::string(l.text) + "' needs a term before it");
+    }
+  }
+
+  Result<std::optional<Node>> Term(const Lexeme& l) {
+    if (++terms_ > kMaxQueryTerms) {
+      return Error(l, "more than " + std::to_string(kMaxQueryTerms) + " terms; a query has at most " +
+                          std::to_string(kMaxQueryTerms));
+    }
+    std::string_view text = l.text;
+    const bool prefix = text.size() > 1 && text.back() == '*';
+    const bool suffix = text.size() > 1 && text.front() == '*';
+    if (prefix) text.remove_suffix(1);
+    if (suffix) text.remove_prefix(1);
+    if (text.find('*') != std::string_view::npos || text.empty()) {
+      return Error(l, "'" + std::string(l.text) + "': a wildcard is '*' at the start or the end of a word");
+    }
+    std::vector<std::string> words = Words(text);
+    if (prefix || suffix) {
+      if (words.size() != 1 || (prefix && suffix)) {
+        return Error(l, "'" + std::string(l.text) + "': a wildcard term is one word with '*' at its start or its end");
+      }
+      Node n;
+      n.kind = prefix ? Node::Kind::kPrefix : Node::Kind::kSuffix;
+      n.word = std::move(words.front());
+      return std::optional<Node>(std::move(n));
+    }
+    std::vector<Node> parts;
+    for (auto& w : words) {
+      if (IsStopWord(w)) continue;
+      Node n;
+      n.word = std::move(w);
+      parts.push_back(std::move(n));
+    }
+    return Combine(Node::Kind::kAnd, std::move(parts));
+  }
+
+  std::string_view q_;
+  std::vector<Lexeme> lexemes_;
+  size_t at_ = 0;
+  size_t terms_ = 0;
+};
+
+//! True when the candidates of `node` are exactly its matches (no NOT inside), so that they
+//! need no check against the literal's tokens.
+bool IsExactCover(const Node& node) {
+  if (node.kind == Node::Kind::kNot) return false;
+  return std::all_of(node.children.begin(), node.children.end(), IsExactCover);
+}
+
+//! True when some word of `node` is looked for (under an even number of NOTs).
+bool HasPositive(const Node& node, bool negated) {
+  switch (node.kind) {
+    case Node::Kind::kWord:
+    case Node::Kind::kPrefix:
+    case Node::Kind::kSuffix:
+      return !negated;
+    case Node::Kind::kNot:
+      return HasPositive(node.children.front(), !negated);
+    default:
+      return std::any_of(node.children.begin(), node.children.end(),
+                         [&](const Node& c) { return HasPositive(c, negated); });
+  }
+}
+
+// ---- candidate streams: sorted s p o encodings ----
+
+class Stream {
+ public:
+  virtual ~Stream() = default;
+  //! Positions at the first key >= target.
+  virtual void Seek(std::string_view target) = 0;
+  virtual void Next() = 0;
+  virtual bool Valid() const = 0;
+  virtual std::string_view Key() const = 0;
+  virtual Status status() const = 0;
+};
+
+//! The rows under one key prefix (a token's postings, or a graph's SPO rows): the rest of each key.
+class PrefixStream final : public Stream {
+ public:
+  PrefixStream(std::unique_ptr<state::Iterator> it, std::string base) : it_(std::move(it)), base_(std::move(base)) {}
+  void Seek(std::string_view target) override { it_->Seek(base_ + std::string(target)); }
+  void Next() override { it_->Next(); }
+  bool Valid() const override { return it_->Valid() && it_->key().starts_with(base_); }
+  std::string_view Key() const override { return it_->key().substr(base_.size()); }
+  Status status() const override { return it_->status(); }
+
+ private:
+  std::unique_ptr<state::Iterator> it_;
+  std::string base_;
+};
+
+class EmptyStream final : public Stream {
+ public:
+  void Seek(std::string_view) override {}
+  void Next() override {}
+  bool Valid() const override { return false; }
+  std::string_view Key() const override { return {}; }
+  Status status() const override { return Status::Ok(); }
+};
+
+class UnionStream final : public Stream {
+ public:
+  explicit UnionStream(std::vector<std::unique_ptr<Stream>> children) : children_(std::move(children)) {}
+  void Seek(std::string_view target) override {
+    for (auto& c : children_) c->Seek(target);
+    Rebuild();
+  }
+  void Next() override {
+    const std::string current(Key());
+    while (!heap_.empty() && children_[heap_.front()]->Key() == current) {
+      std::pop_heap(heap_.begin(), heap_.end(), Greater{this});
+      const size_t i = heap_.back();
+      heap_.pop_back();
+      children_[i]->Next();
+      if (children_[i]->Valid()) {
+        heap_.push_back(i);
+        std::push_heap(heap_.begin(), heap_.end(), Greater{this});
+      }
+    }
+  }
+  bool Valid() const override { return !heap_.empty(); }
+  std::string_view Key() const override { return children_[heap_.front()]->Key(); }
+  Status status() const override {
+    for (const auto& c : children_) RETURN_IF_ERROR(c->status());
+    return Status::Ok();
+  }
+
+ private:
+  struct Greater {
+    const UnionStream* self;
+    bool operator()(size_t a, size_t b) const { return self->children_[a]->Key() > self->children_[b]->Key(); }
+  };
+  void Rebuild() {
+    heap_.clear();
+    for (size_t i = 0; i < children_.size(); ++i) {
+      if (children_[i]->Valid()) heap_.push_back(i);
+    }
+    std::make_heap(heap_.begin(), heap_.end(), Greater{this});
+  }
+  std::vector<std::unique_ptr<Stream>> children_;
+  std::vector<size_t> heap_;  //!< valid children, a min-heap by key
+};
+
+class IntersectStream final : public Stream {
+ public:
+  explicit IntersectStream(std::vector<std::unique_ptr<Stream>> children) : children_(std::move(children)) {}
+  void Seek(std::string_view target) override {
+    for (auto& c : children_) c->Seek(target);
+    Align();
+  }
+  void Next() override {
+    children_.front()->Next();
+    Align();
+  }
+  bool Valid() const override { return valid_; }
+  std::string_view Key() const override { return children_.front()->Key(); }
+  Status status() const override {
+    for (const auto& c : children_) RETURN_IF_ERROR(c->status());
+    return Status::Ok();
+  }
+
+ private:
+  //! Leapfrog: seeks the others to the first child's key, and the first to any greater key,
+  //! until all stand on the same one.
+  void Align() {
+    while (true) {
+      if (!children_.front()->Valid()) break;
+      const std::string target(children_.front()->Key());
+      bool aligned = true;
+      for (size_t i = 1; i < children_.size() && aligned; ++i) {
+        Stream& c = *children_[i];
+        if (c.Valid() && c.Key() < target) c.Seek(target);
+        if (!c.Valid()) {
+          valid_ = false;
+          return;
+        }
+        if (c.Key() > target) {
+          children_.front()->Seek(c.Key());
+          aligned = false;
+        }
+      }
+      if (aligned) {
+        valid_ = true;
+        return;
+      }
+    }
+    valid_ = false;
+  }
+  std::vector<std::unique_ptr<Stream>> children_;
+  bool valid_ = false;
+};
+
+}  // namespace
+
+Result<TextQueryNode> ParseTextQuery(std::string_view query) {
+  if (query.find_first_not_of(" \t\n\r\f\v") == std::string_view::npos) {
+    return Status::InvalidArgument("query: it is empty; give words to look for");
+  }
+  Parser parser(query);
+  ASSIGN_OR_RETURN(auto root, parser.Parse());
+  if (!root) {
+    return Status::InvalidArgument(
+        "query: no word is left to look for; stop words (the, of, and, ...) are not indexed");
+  }
+  if (!HasPositive(*root, false)) {
+    return Status::InvalidArgument("query: it only excludes words; add a word to look for");
+  }
+  return std::move(*root);
+}
+
+bool Satisfies(const TextQueryNode& node, const std::vector<std::string>& tokens) {
+  switch (node.kind) {
+    case Node::Kind::kWord:
+      return std::binary_search(tokens.begin(), tokens.end(), node.word);
+    case Node::Kind::kPrefix: {
+      auto it = std::lower_bound(tokens.begin(), tokens.end(), node.word);
+      return it != tokens.end() && it->starts_with(node.word);
+    }
+    case Node::Kind::kSuffix:
+      return std::any_of(tokens.begin(), tokens.end(), [&](const std::string& t) { return t.ends_with(node.word); });
+    case Node::Kind::kAnd:
+      return std::all_of(node.children.begin(), node.children.end(),
+                         [&](const Node& c) { return Satisfies(c, tokens); });
+    case Node::Kind::kOr:
+      return std::any_of(node.children.begin(), node.children.end(),
+                         [&](const Node& c) { return Satisfies(c, tokens); });
+    case Node::Kind::kNot:
+      return !Satisfies(node.children.front(), tokens);
+  }
+  return false;
+}
+
+std::string ToString(const TextQueryNode& node) {
+  switch (node.kind) {
+    case Node::Kind::kWord:
+      return node.word;
+    case Node::Kind::kPrefix:
+      return node.word + "*";
+    case Node::Kind::kSuffix:
+      return "*" + node.word;
+    case Node::Kind::kNot:
+      return "(NOT " + ToString(node.children.front()) + ")";
+    default: {
+      std::string out = "(";
+      for (size_t i = 0; i < node.children.size(); ++i) {
+        if (i > 0) out += node.kind == Node::Kind::kAnd ? " AND " : " OR ";
+        out += ToString(node.children[i]);
+      }
+      return out + ")";
+    }
+  }
+}
+
+Result<TextSearch> ParseTextSearch(std::string_view query, std::string_view predicate, std::string_view graph) {
+  TextSearch search;
+  ASSIGN_OR_RETURN(search.query, ParseTextQuery(query));
+  ASSIGN_OR_RETURN(Pattern p, ParsePattern("", predicate, "", graph));
+  search.predicate = std::move(p.predicate);
+  search.graph = std::move(p.graph);
+  return search;
+}
+
+namespace {
+
+//! Builds the stream of candidates for `node` in one graph: a superset of its matches, or
+//! nullptr when the node alone does not narrow them (NOT, or an OR with such a branch).
+class CoverBuilder {
+ public:
+  CoverBuilder(state::Store& store, const state::Snapshot* snap, const std::string& prefix, const std::string& graph)
+      : store_(store), snap_(snap), prefix_(prefix), graph_(graph) {}
+
+  Result<std::unique_ptr<Stream>> Build(const Node& node) {
+    switch (node.kind) {
+      case Node::Kind::kWord:
+        return Postings(kTextRows, node.word);
+      case Node::Kind::kPrefix:
+        return Expand(kTextRows, node.word, node);
+      case Node::Kind::kSuffix:
+        return Expand(kTextReversedRows, Reversed(node.word), node);
+      case Node::Kind::kNot:
+        return std::unique_ptr<Stream>();
+      case Node::Kind::kAnd: {
+        std::vector<std::unique_ptr<Stream>> parts;
+        for (const auto& c : node.children) {
+          ASSIGN_OR_RETURN(auto s, Build(c));
+          if (s) parts.push_back(std::move(s));
+        }
+        if (parts.size() <= 1) return parts.empty() ? std::unique_ptr<Stream>() : std::move(parts.front());
+        return std::unique_ptr<Stream>(std::make_unique<IntersectStream>(std::move(parts)));
+      }
+      case Node::Kind::kOr: {
+        std::vector<std::unique_ptr<Stream>> parts;
+        for (const auto& c : node.children) {
+          ASSIGN_OR_RETURN(auto s, Build(c));
+          if (!s) return std::unique_ptr<Stream>();
+          parts.push_back(std::move(s));
+        }
+        return std::unique_ptr<Stream>(std::make_unique<UnionStream>(std::move(parts)));
+      }
+    }
+    return std::unique_ptr<Stream>();
+  }
+
+ private:
+  std::string Base(char kind) const { return prefix_ + kind + graph_; }
+
+  std::unique_ptr<Stream> Postings(char kind, std::string_view token) {
+    std::string base = Base(kind);
+    AppendKeyString(token, &base);
+    return std::make_unique<PrefixStream>(store_.NewIterator(state::Family::kTable, snap_), std::move(base));
+  }
+
+  //! The union of the postings of every token that starts with `start` (in `kind`'s rows).
+  Result<std::unique_ptr<Stream>> Expand(char kind, const std::string& start, const Node& node) {
+    const std::string base = Base(kind);
+    std::vector<std::unique_ptr<Stream>> parts;
+    auto it = store_.NewIterator(state::Family::kTable, snap_);
+    it->Seek(base + start);
+    std::string token;
+    while (it->Valid() && it->key().starts_with(base + start)) {
+      std::string_view rest = it->key().substr(base.size());
+      if (!ReadKeyString(&rest, &token)) return Status::Corruption("undecodable free-text row key");
+      if (parts.size() == kMaxWildcardTokens) {
+        return Status::InvalidArgument("query: '" + ToString(node) + "' stands for more than " +
+                                       std::to_string(kMaxWildcardTokens) + " words; make it longer");
+      }
+      parts.push_back(Postings(kind, token));
+      std::string past = base;
+      AppendKeyString(token, &past);
+      it->Seek(PrefixEnd(past));
+    }
+    RETURN_IF_ERROR(it->status());
+    if (parts.empty()) return std::unique_ptr<Stream>(std::make_unique<EmptyStream>());
+    if (parts.size() == 1) return std::move(parts.front());
+    return std::unique_ptr<Stream>(std::make_unique<UnionStream>(std::move(parts)));
+  }
+
+  state::Store& store_;
+  const state::Snapshot* snap_;
+  const std::string& prefix_;
+  const std::string& graph_;
+};
+
+}  // namespace
+
+Status TextReader::ScanGraph(const TextSearch& search, const std::string& graph, const std::string& start,
+                             bool exclusive, const GraphReader::Visitor& fn, bool* stopped) {
+  CoverBuilder builder(store_, snapshot_, space_.prefix, graph);
+  ASSIGN_OR_RETURN(auto cover, builder.Build(search.query));
+  const bool exact = cover && IsExactCover(search.query);
+  if (!cover) {  // every statement of the graph is a candidate (e.g. "cat OR NOT dog")
+    cover = std::make_unique<PrefixStream>(store_.NewIterator(space_.family, snapshot_),
+                                           space_.prefix + static_cast<char>(Index::kSpo) + graph);
+  }
+  cover->Seek(start);
+  if (exclusive && cover->Valid() && cover->Key() == start) cover->Next();
+  Statement st;
+  std::string_view graph_view = graph;
+  if (!ReadGraph(&graph_view, &st.graph)) return Status::Corruption("undecodable graph");
+  for (; cover->Valid(); cover->Next()) {
+    std::string_view rest = cover->Key();
+    if (!ReadTerm(&rest, &st.subject) || !ReadTerm(&rest, &st.predicate) || !ReadTerm(&rest, &st.object) ||
+        !rest.empty()) {
+      return Status::Corruption("undecodable free-text row key");
+    }
+    if (!IsTextLiteral(st.object) || (search.predicate && st.predicate != *search.predicate)) continue;
+    if (!exact && !Satisfies(search.query, Tokenize(st.object.value()))) continue;
+    if (!fn(st)) {
+      *stopped = true;
+      return Status::Ok();
+    }
+  }
+  return cover->status();
+}
+
+Status TextReader::Scan(const TextSearch& search, std::string_view cursor, const GraphReader::Visitor& fn) {
+  std::string start_graph, start;  // graph encoding and s p o encoding of the cursor
+  if (!cursor.empty()) {
+    std::string key;
+    if (cursor.size() <= kMaxCursorChars) {
+      auto decoded = Base64UrlDecode(cursor);
+      if (decoded.ok()) key = std::move(decoded).value();
+    }
+    std::string_view in = key;
+    Statement at;
+    if (key.empty() || !ReadGraph(&in, &at.graph)) return Status::InvalidArgument("bad cursor");
+    start_graph = key.substr(0, key.size() - in.size());
+    start = std::string(in);
+    if (!ReadTerm(&in, &at.subject) || !ReadTerm(&in, &at.predicate) || !ReadTerm(&in, &at.object) || !in.empty()) {
+      return Status::InvalidArgument("bad cursor");
+    }
+    if (!Matches(Pattern{std::nullopt, search.predicate, std::nullopt, search.graph}, at)) {
+      return Status::InvalidArgument("cursor does not belong to this query");
+    }
+  }
+  bool stopped = false;
+  if (search.graph.kind != GraphSelector::Kind::kAll) {
+    std::string graph;
+    AppendGraph(search.graph.kind == GraphSelector::Kind::kNamed ? std::optional<Term>(search.graph.name)
+                                                                   : std::nullopt,
+                &graph);
+    return ScanGraph(search, graph, start, !cursor.empty(), fn, &stopped);
+  }
+  // Every graph with statements, in order: found by skipping through the SPO rows.
+  const std::string base = space_.prefix + static_cast<char>(Index::kSpo);
+  auto it = store_.NewIterator(space_.family, snapshot_);
+  it->Seek(base + start_graph);
+  std::optional<Term> graph;
+  while (it->Valid() && it->key().starts_with(base)) {
+    std::string_view rest = it->key().substr(base.size());
+    if (!ReadGraph(&rest, &graph)) return Status::Corruption("undecodable graph row key");
+    const std::string encoded(it->key().substr(base.size(), it->key().size() - base.size() - rest.size()));
+    const bool resume = !cursor.empty() && encoded == start_graph;
+    RETURN_IF_ERROR(ScanGraph(search, encoded, resume ? start : "", resume, fn, &stopped));
+    if (stopped) return Status::Ok();
+    it->Seek(PrefixEnd(base + encoded));
+  }
+  return it->status();
+}
+
+Result<Page> TextReader::Query(const TextSearch& search, size_t limit, std::string_view cursor) {
+  if (limit == 0) return Status::InvalidArgument("limit must be at least 1");
+  Page page;
+  bool more = false;
+  RETURN_IF_ERROR(Scan(search, cursor, [&](const Statement& st) {
+    if (page.statements.size() == limit) {
+      more = true;
+      return false;
+    }
+    page.statements.push_back(st);
+    return true;
+  }));
+  if (more) {
+    const Statement& last = page.statements.back();
+    std::string key;
+    AppendGraph(last.graph, &key);
+    AppendTerm(last.subject, &key);
+    AppendTerm(last.predicate, &key);
+    AppendTerm(last.object, &key);
+    page.next = Base64UrlEncode(key);
+  }
+  return page;
+}
+
+}  // namespace webindex::graph
