@@ -92,36 +92,10 @@ Status SetUpGeneration(const ProcessorConfig& config, kafka::Admin& admin, state
   }
   wb.Put(state::Family::kMeta, kClusterKey, cluster);
   wb.Put(state::Family::kMeta, kWebTriplesKey, config.web_triples ? "1" : "0");
-  RecordIndexes(config.indexes, &wb);
+  graph::RecordIndexes(config.indexes, &wb);
   wb.Put(state::Family::kMeta, kSetUpKey, "1");
   if (extra) return Status::Ok();
   return store.Write(wb);
-}
-
-Result<graph::IndexSet> RecordedIndexes(state::Store& store) {
-  graph::IndexSet s;
-  ASSIGN_OR_RETURN(auto temporal, store.Get(state::Family::kMeta, kTemporalKey));
-  ASSIGN_OR_RETURN(auto freetext, store.Get(state::Family::kMeta, kFreeTextKey));
-  ASSIGN_OR_RETURN(auto predicates, store.Get(state::Family::kMeta, kTemporalPredicatesKey));
-  s.temporal = temporal && *temporal == "1";
-  s.freetext = freetext && *freetext == "1";
-  if (predicates) {
-    std::string_view rest = *predicates;
-    while (!rest.empty()) {
-      const size_t nl = rest.find('\n');
-      s.temporal_predicates.emplace_back(rest.substr(0, nl));
-      rest = nl == std::string_view::npos ? std::string_view() : rest.substr(nl + 1);
-    }
-  }
-  return s;
-}
-
-void RecordIndexes(const graph::IndexSet& indexes, state::WriteBatch* batch) {
-  std::string predicates;
-  for (const auto& p : indexes.temporal_predicates) predicates += (predicates.empty() ? "" : "\n") + p;
-  batch->Put(state::Family::kMeta, kTemporalKey, indexes.temporal ? "1" : "0");
-  batch->Put(state::Family::kMeta, kFreeTextKey, indexes.freetext ? "1" : "0");
-  batch->Put(state::Family::kMeta, kTemporalPredicatesKey, predicates);
 }
 
 Result<bool> IsSetUp(state::Store& store) {

@@ -97,7 +97,7 @@ Status Processor::Start() {
 
   std::vector<std::unique_ptr<pipeline::Stage>> stages;
   stages.push_back(std::make_unique<pipeline::PageStage>(layout, config_.limits, from_ms));
-  ASSIGN_OR_RETURN(const graph::IndexSet indexes, RecordedIndexes(*store_));
+  ASSIGN_OR_RETURN(const graph::IndexSet indexes, graph::RecordedIndexes(*store_));
   if (indexes != config_.indexes) {
     LOG_WARN("{}: its statement indexes are {}; the configuration asks for {}. The generation keeps what it was "
              "built with. `webindex replay` builds a generation with the configured indexes",

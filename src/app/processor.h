@@ -122,15 +122,5 @@ std::vector<kafka::TopicSpec> TopicSpecs(const ProcessorConfig& config);
 inline constexpr char kFromMsKey[] = "generation/from_ms";
 //! kMeta key of a generation's recorded web_triples choice: "1" or "0" (absent: "0").
 inline constexpr char kWebTriplesKey[] = "indexes/web_triples";
-//! kMeta keys of a generation's derived indexes: "1" or "0" (absent: "0", a generation set up
-//! before they existed), and the temporal predicates, one IRI per line.
-inline constexpr char kTemporalKey[] = "indexes/temporal";
-inline constexpr char kFreeTextKey[] = "indexes/freetext";
-inline constexpr char kTemporalPredicatesKey[] = "indexes/temporal_predicates";
-
-//! The derived indexes recorded in a generation's store.
-Result<graph::IndexSet> RecordedIndexes(state::Store& store);
-//! Records `indexes` in `batch` (with the generation's set-up).
-void RecordIndexes(const graph::IndexSet& indexes, state::WriteBatch* batch);
 
 }  // namespace webindex::app

@@ -10,6 +10,7 @@ enum ExitCode : int {
   kExitNotFound = 3,  //!< query: the page or domain is not in the table
   kExitDataLoss = 4,  //!< run: input was removed by retention before it was read (the rest was processed)
   kExitSkipped = 5,   //!< load: some input records were malformed or too large and were skipped (the rest sent)
+  kExitNoIndex = 6,   //!< query temporal, search: the table was built without the index the query reads
   kExitInterrupted = 130,  //!< replay: stopped by SIGINT/SIGTERM before it switched
 };
 

@@ -10,7 +10,7 @@
 #include "cli/exit_codes.h"
 #include "cli/pagerank_command.h"
 #include "cli/query_command.h"
-#include "cli/triples_query.h"
+#include "cli/statements_query.h"
 #include "common/log.h"
 
 using namespace webindex;
@@ -123,9 +123,9 @@ int main(int argc, char** argv) {
 
   cli::QueryOptions query_opts;
   auto* query = app.add_subcommand("query", "answer one query from the table as JSON, like the HTTP API");
-  query->add_option("what", query_opts.what, "top, pages, page, links or triples")
+  query->add_option("what", query_opts.what, "top, pages, page, links; statements: triples, temporal, search")
       ->required()
-      ->check(CLI::IsMember({"top", "pages", "page", "links", "triples"}));
+      ->check(CLI::IsMember({"top", "pages", "page", "links", "triples", "temporal", "search"}));
   query->add_option("--data-dir", data_dir, "state and query table directory")->required();
   query->add_option("--limit", query_opts.limit, "results per answer, 1..1000")->capture_default_str();
   query->add_option("--next", query_opts.next, "continue after a previous answer: its \"next\" cursor");
@@ -134,11 +134,18 @@ int main(int argc, char** argv) {
   query->add_option("--link-type", query_opts.link_type, "links: in (pages linking to it) or out")
       ->check(CLI::IsMember({"in", "out"}));
   query->add_option("--s", query_opts.subject, "triples: the subject, in N-Triples syntax (<iri> or _:b)");
-  query->add_option("--p", query_opts.predicate, "triples: the predicate, an IRI (bare or <iri>)");
+  query->add_option("--p", query_opts.predicate, "triples, temporal, search: the predicate, an IRI (bare or <iri>)");
   query->add_option("--o", query_opts.object, "triples: the object, in N-Triples syntax (<iri>, _:b, \"x\", \"x\"@en, ...)");
-  query->add_option("--graph", query_opts.graph, "triples: default (the default), all, or a graph IRI");
-  query->add_option("--format", query_opts.format, "triples: ntriples prints every match as N-Triples (N-Quads "
-                                                   "with --graph all) instead of JSON pages")
+  query->add_option("--graph", query_opts.graph,
+                    "triples, temporal, search: default (the default), all, or a graph IRI");
+  query->add_option("--before", query_opts.before, "temporal: instants strictly before T (RFC 3339)");
+  query->add_option("--after", query_opts.after, "temporal: instants strictly after T (RFC 3339)");
+  query->add_option("--equals", query_opts.equals, "temporal: instants in the same UTC second as T (RFC 3339)");
+  query->add_option("--within", query_opts.within, "temporal: instants strictly between T1 and T2, as T1/T2");
+  query->add_option("--q", query_opts.text,
+                    "search: words, AND/&&, OR/||, NOT/!, (), word* and *word (docs/graph.md)");
+  query->add_option("--format", query_opts.format, "triples, temporal, search: ntriples prints every match as "
+                                                   "N-Triples (N-Quads with --graph all) instead of JSON pages")
       ->check(CLI::IsMember({"ntriples"}));
 
   auto* dump = app.add_subcommand("dump", "print the query table as row|cf|cq|value lines");
@@ -212,8 +219,8 @@ int main(int argc, char** argv) {
   if (*verify) return cli::RunVerify(*settings);
   if (*replay) return cli::RunReplay(std::move(settings).value(), replay_opts);
   if (*query) {
-    return query_opts.what == "triples" ? cli::RunTriplesQuery(*settings, query_opts)
-                                        : cli::RunQuery(*settings, query_opts);
+    return cli::IsStatementsQuery(query_opts.what) ? cli::RunStatementsQuery(*settings, query_opts)
+                                                   : cli::RunQuery(*settings, query_opts);
   }
   if (*pagerank) {
     if (!pagerank_opts.data_dir.empty()) settings->processor.data_dir = pagerank_opts.data_dir;

@@ -22,9 +22,16 @@ Status CheckOptions(const QueryOptions& o) {
   if (o.what != "pages") RETURN_IF_ERROR(unused(o.domain, "--domain", "`query pages`"));
   if (o.what != "links") RETURN_IF_ERROR(unused(o.link_type, "--link-type", "`query links`"));
   if (o.what == "page") RETURN_IF_ERROR(unused(o.next, "--next", "`query top`, `query pages` and `query links`"));
-  for (const auto& [value, flag] : {std::pair{&o.subject, "--s"}, {&o.predicate, "--p"}, {&o.object, "--o"},
-                                    {&o.graph, "--graph"}, {&o.format, "--format"}}) {
+  for (const auto& [value, flag] : {std::pair{&o.subject, "--s"}, {&o.object, "--o"}}) {
     RETURN_IF_ERROR(unused(*value, flag, "`query triples`"));
+  }
+  for (const auto& [value, flag] : {std::pair{&o.before, "--before"}, {&o.after, "--after"}, {&o.equals, "--equals"},
+                                    {&o.within, "--within"}}) {
+    RETURN_IF_ERROR(unused(*value, flag, "`query temporal`"));
+  }
+  RETURN_IF_ERROR(unused(o.text, "--q", "`query search`"));
+  for (const auto& [value, flag] : {std::pair{&o.predicate, "--p"}, {&o.graph, "--graph"}, {&o.format, "--format"}}) {
+    RETURN_IF_ERROR(unused(*value, flag, "`query triples`, `query temporal` and `query search`"));
   }
   return Status::Ok();
 }

@@ -12,13 +12,16 @@
 namespace webindex::cli {
 
 struct QueryOptions {
-  std::string what;  //!< top, pages, page, links or triples
+  std::string what;  //!< top, pages, page, links, or triples, temporal, search (statements_query.h)
   size_t limit = 25;
   std::string next, domain, url;
   std::string link_type;  //!< links: "in" (the default) or "out"
   //! triples: the pattern's terms in N-Triples syntax ("" unbound) and graph (docs/graph.md).
   std::string subject, predicate, object, graph;
-  std::string format;  //!< triples: "" (JSON pages) or "ntriples" (every match, one line each)
+  //! temporal: exactly one of them, RFC 3339 (within: T1/T2).
+  std::string before, after, equals, within;
+  std::string text;    //!< search: the query (--q)
+  std::string format;  //!< statements: "" (JSON pages) or "ntriples" (every match, one line each)
 };
 //! Prints the JSON answer; exit code 0, or 2 for a bad argument, 3 for not found, 1 otherwise
 //! (with {"error": ...} printed as the API would).

@@ -8,7 +8,9 @@
 #include <utility>
 #include <vector>
 
+#include "common/status.h"
 #include "graph/key_codec.h"
+#include "state/store.h"
 #include "graph/term.h"
 
 namespace webindex::graph {
@@ -42,5 +44,16 @@ struct IndexNotes {
 //! Appends the derived rows of `statement` (puts when `add`, deletes otherwise) to `rows`.
 void AppendIndexRows(const IndexSet& indexes, const KeySpace& space, const Statement& statement, bool add,
                      std::vector<IndexRow>* rows, IndexNotes* notes);
+
+//! kMeta keys of a generation's derived indexes, written when it is set up: "1" or "0" (absent:
+//! "0", a generation set up before they existed), and the temporal predicates, one IRI per line.
+inline constexpr char kTemporalKey[] = "indexes/temporal";
+inline constexpr char kFreeTextKey[] = "indexes/freetext";
+inline constexpr char kTemporalPredicatesKey[] = "indexes/temporal_predicates";
+
+//! The derived indexes recorded in a generation's store.
+Result<IndexSet> RecordedIndexes(state::Store& store);
+//! Records `indexes` in `batch` (with the generation's set-up).
+void RecordIndexes(const IndexSet& indexes, state::WriteBatch* batch);
 
 }  // namespace webindex::graph

@@ -109,8 +109,8 @@ std::optional<int64_t> ParseXsdDateTime(std::string_view s) {
   const size_t year_start = pos;
   while (pos < s.size() && s[pos] >= '0' && s[pos] <= '9') ++pos;
   const size_t year_digits = pos - year_start;
-  // At least four digits, no leading zero beyond four; years fit far beyond any real date.
-  if (year_digits < 4 || year_digits > 12 || (year_digits > 4 && s[year_start] == '0')) return std::nullopt;
+  // At least four digits, no leading zero beyond four; at most 11, so that seconds fit 64 bits.
+  if (year_digits < 4 || year_digits > 11 || (year_digits > 4 && s[year_start] == '0')) return std::nullopt;
   int64_t year = 0;
   for (size_t i = year_start; i < pos; ++i) year = year * 10 + (s[i] - '0');
   if (negative) year = -year;
@@ -143,7 +143,8 @@ std::optional<int64_t> ParseXsdDateTime(std::string_view s) {
           (oh == 14 && om != 0)) {
         return std::nullopt;
       }
-      offset = (oh * 3600 + om * 60) * (west ? -1 : 1);
+      offset = static_cast<int64_t>(oh) * 3600 + static_cast<int64_t>(om) * 60;
+      if (west) offset = -offset;
     } else {
       return std::nullopt;
     }

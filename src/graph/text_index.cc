@@ -68,6 +68,29 @@ bool IsTextLiteral(const Term& object) {
   return object.is_literal() && (object.datatype() == kXsdString || !object.language().empty());
 }
 
+std::string ObjectDigest(std::string_view encoding) {
+  uint64_t h = 14695981039346656037ull;  // FNV-1a 64
+  for (const char c : encoding) {
+    h ^= static_cast<unsigned char>(c);
+    h *= 1099511628211ull;
+  }
+  std::string out(1, kDigestedObject);
+  for (int shift = 56; shift >= 0; shift -= 8) out.push_back(static_cast<char>((h >> shift) & 0xff));
+  return out;
+}
+
+void AppendTextStatement(const Statement& st, std::string* out) {
+  AppendTerm(st.subject, out);
+  AppendTerm(st.predicate, out);
+  const size_t start = out->size();
+  AppendTerm(st.object, out);
+  if (out->size() - start > kMaxInlineTextObject) {
+    const std::string digest = ObjectDigest(std::string_view(*out).substr(start));
+    out->resize(start);
+    out->append(digest);
+  }
+}
+
 std::string Reversed(std::string_view token) { return std::string(token.rbegin(), token.rend()); }
 
 void AppendTextRows(const IndexSet& indexes, const KeySpace& space, const Statement& st, bool add,
@@ -77,9 +100,7 @@ void AppendTextRows(const IndexSet& indexes, const KeySpace& space, const Statem
   if (tokens.empty()) return;
   std::string graph, spo;
   AppendGraph(st.graph, &graph);
-  AppendTerm(st.subject, &spo);
-  AppendTerm(st.predicate, &spo);
-  AppendTerm(st.object, &spo);
+  AppendTextStatement(st, &spo);
   for (const auto& token : tokens) {
     for (const char kind : {kTextRows, kTextReversedRows}) {
       std::string key = space.prefix;

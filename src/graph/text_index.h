@@ -28,6 +28,19 @@ bool IsTextLiteral(const Term& object);
 //! `token` with its bytes in reverse order (suffixes become prefixes).
 std::string Reversed(std::string_view token);
 
+//! Objects whose key encoding is longer than this are written in free-text rows as a digest:
+//! a literal's tokens times its length would otherwise be the index's size.
+inline constexpr size_t kMaxInlineTextObject = 96;
+//! The tag of a digested object: then 8 bytes, FNV-1a 64 of the object's key encoding, big-endian.
+inline constexpr char kDigestedObject = 0x05;
+
+//! The s p o part of a free-text row of `statement`: the three terms' encodings, with the
+//! object digested when it is long.
+void AppendTextStatement(const Statement& statement, std::string* out);
+
+//! The digest form of an object encoding (kDigestedObject, then 8 bytes).
+std::string ObjectDigest(std::string_view object_encoding);
+
 //! Appends the free-text rows of `statement` (when `indexes.freetext` and the object is a plain
 //! string literal).
 void AppendTextRows(const IndexSet& indexes, const KeySpace& space, const Statement& statement, bool add,

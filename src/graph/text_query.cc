@@ -434,8 +434,8 @@ namespace {
 //! nullptr when the node alone does not narrow them (NOT, or an OR with such a branch).
 class CoverBuilder {
  public:
-  CoverBuilder(state::Store& store, const state::Snapshot* snap, const std::string& prefix, const std::string& graph)
-      : store_(store), snap_(snap), prefix_(prefix), graph_(graph) {}
+  CoverBuilder(state::Store& store, const state::Snapshot* snap, const KeySpace& space, const std::string& graph)
+      : store_(store), snap_(snap), space_(space), graph_(graph) {}
 
   Result<std::unique_ptr<Stream>> Build(const Node& node) {
     switch (node.kind) {
@@ -470,19 +470,19 @@ class CoverBuilder {
   }
 
  private:
-  std::string Base(char kind) const { return prefix_ + kind + graph_; }
+  std::string Base(char kind) const { return space_.prefix + kind + graph_; }
 
   std::unique_ptr<Stream> Postings(char kind, std::string_view token) {
     std::string base = Base(kind);
     AppendKeyString(token, &base);
-    return std::make_unique<PrefixStream>(store_.NewIterator(state::Family::kTable, snap_), std::move(base));
+    return std::make_unique<PrefixStream>(store_.NewIterator(space_.family, snap_), std::move(base));
   }
 
   //! The union of the postings of every token that starts with `start` (in `kind`'s rows).
   Result<std::unique_ptr<Stream>> Expand(char kind, const std::string& start, const Node& node) {
     const std::string base = Base(kind);
     std::vector<std::unique_ptr<Stream>> parts;
-    auto it = store_.NewIterator(state::Family::kTable, snap_);
+    auto it = store_.NewIterator(space_.family, snap_);
     it->Seek(base + start);
     std::string token;
     while (it->Valid() && it->key().starts_with(base + start)) {
@@ -505,44 +505,76 @@ class CoverBuilder {
 
   state::Store& store_;
   const state::Snapshot* snap_;
-  const std::string& prefix_;
+  const KeySpace& space_;
   const std::string& graph_;
 };
 
 }  // namespace
 
-Status TextReader::ScanGraph(const TextSearch& search, const std::string& graph, const std::string& start,
-                             bool exclusive, const GraphReader::Visitor& fn, bool* stopped) {
-  CoverBuilder builder(store_, snapshot_, space_.prefix, graph);
+Status TextReader::ScanGraph(const TextSearch& search, const std::string& graph, const Statement* after,
+                             const GraphReader::Visitor& fn, bool* stopped) {
+  CoverBuilder builder(store_, snapshot_, space_, graph);
   ASSIGN_OR_RETURN(auto cover, builder.Build(search.query));
-  const bool exact = cover && IsExactCover(search.query);
-  if (!cover) {  // every statement of the graph is a candidate (e.g. "cat OR NOT dog")
+  const bool postings = cover != nullptr;  // keys are free-text rows' (long objects digested)
+  const bool exact = postings && IsExactCover(search.query);
+  if (!postings) {  // every statement of the graph is a candidate (e.g. "cat OR NOT dog")
     cover = std::make_unique<PrefixStream>(store_.NewIterator(space_.family, snapshot_),
                                            space_.prefix + static_cast<char>(Index::kSpo) + graph);
   }
+  std::string start;
+  if (after) {
+    if (postings) {
+      AppendTextStatement(*after, &start);
+    } else {
+      AppendTerm(after->subject, &start);
+      AppendTerm(after->predicate, &start);
+      AppendTerm(after->object, &start);
+    }
+  }
   cover->Seek(start);
-  if (exclusive && cover->Valid() && cover->Key() == start) cover->Next();
+  if (after && cover->Valid() && cover->Key() == start) cover->Next();
   Statement st;
   std::string_view graph_view = graph;
   if (!ReadGraph(&graph_view, &st.graph)) return Status::Corruption("undecodable graph");
+  // Visits `st` when it matches; false when the scan is to stop (fn said so).
+  auto visit = [&](bool verified) {
+    if (!IsTextLiteral(st.object) || (search.predicate && st.predicate != *search.predicate)) return true;
+    if (!verified && !Satisfies(search.query, Tokenize(st.object.value()))) return true;
+    if (fn(st)) return true;
+    *stopped = true;
+    return false;
+  };
   for (; cover->Valid(); cover->Next()) {
     std::string_view rest = cover->Key();
-    if (!ReadTerm(&rest, &st.subject) || !ReadTerm(&rest, &st.predicate) || !ReadTerm(&rest, &st.object) ||
-        !rest.empty()) {
+    if (!ReadTerm(&rest, &st.subject) || !ReadTerm(&rest, &st.predicate)) {
       return Status::Corruption("undecodable free-text row key");
     }
-    if (!IsTextLiteral(st.object) || (search.predicate && st.predicate != *search.predicate)) continue;
-    if (!exact && !Satisfies(search.query, Tokenize(st.object.value()))) continue;
-    if (!fn(st)) {
-      *stopped = true;
-      return Status::Ok();
+    if (!postings || rest.empty() || rest.front() != kDigestedObject) {
+      if (!ReadTerm(&rest, &st.object) || !rest.empty()) return Status::Corruption("undecodable free-text row key");
+      if (!visit(exact)) return Status::Ok();
+      continue;
     }
+    // A long object, named by its digest: the statement's object is among the SPO rows of its
+    // subject and predicate (several only if two digests collide; each is checked).
+    const std::string digest(rest);
+    std::string spo = space_.prefix + static_cast<char>(Index::kSpo) + graph;
+    AppendTerm(st.subject, &spo);
+    AppendTerm(st.predicate, &spo);
+    auto it = store_.NewIterator(space_.family, snapshot_);
+    for (it->Seek(spo); it->Valid() && it->key().starts_with(spo); it->Next()) {
+      std::string_view object = it->key().substr(spo.size());
+      if (object.size() <= kMaxInlineTextObject || ObjectDigest(object) != digest) continue;
+      if (!ReadTerm(&object, &st.object) || !object.empty()) return Status::Corruption("undecodable statement key");
+      if (!visit(false)) return Status::Ok();
+    }
+    RETURN_IF_ERROR(it->status());
   }
   return cover->status();
 }
 
 Status TextReader::Scan(const TextSearch& search, std::string_view cursor, const GraphReader::Visitor& fn) {
-  std::string start_graph, start;  // graph encoding and s p o encoding of the cursor
+  std::string start_graph;  // graph encoding of the cursor
+  Statement at;             // the cursor's statement
   if (!cursor.empty()) {
     std::string key;
     if (cursor.size() <= kMaxCursorChars) {
@@ -550,10 +582,8 @@ Status TextReader::Scan(const TextSearch& search, std::string_view cursor, const
       if (decoded.ok()) key = std::move(decoded).value();
     }
     std::string_view in = key;
-    Statement at;
     if (key.empty() || !ReadGraph(&in, &at.graph)) return Status::InvalidArgument("bad cursor");
     start_graph = key.substr(0, key.size() - in.size());
-    start = std::string(in);
     if (!ReadTerm(&in, &at.subject) || !ReadTerm(&in, &at.predicate) || !ReadTerm(&in, &at.object) || !in.empty()) {
       return Status::InvalidArgument("bad cursor");
     }
@@ -567,7 +597,7 @@ Status TextReader::Scan(const TextSearch& search, std::string_view cursor, const
     AppendGraph(search.graph.kind == GraphSelector::Kind::kNamed ? std::optional<Term>(search.graph.name)
                                                                    : std::nullopt,
                 &graph);
-    return ScanGraph(search, graph, start, !cursor.empty(), fn, &stopped);
+    return ScanGraph(search, graph, cursor.empty() ? nullptr : &at, fn, &stopped);
   }
   // Every graph with statements, in order: found by skipping through the SPO rows.
   const std::string base = space_.prefix + static_cast<char>(Index::kSpo);
@@ -579,7 +609,7 @@ Status TextReader::Scan(const TextSearch& search, std::string_view cursor, const
     if (!ReadGraph(&rest, &graph)) return Status::Corruption("undecodable graph row key");
     const std::string encoded(it->key().substr(base.size(), it->key().size() - base.size() - rest.size()));
     const bool resume = !cursor.empty() && encoded == start_graph;
-    RETURN_IF_ERROR(ScanGraph(search, encoded, resume ? start : "", resume, fn, &stopped));
+    RETURN_IF_ERROR(ScanGraph(search, encoded, resume ? &at : nullptr, fn, &stopped));
     if (stopped) return Status::Ok();
     it->Seek(PrefixEnd(base + encoded));
   }

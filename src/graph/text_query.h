@@ -59,9 +59,9 @@ class TextReader {
   Result<Page> Query(const TextSearch& search, size_t limit, std::string_view cursor = {});
 
  private:
-  //! Scans one graph (its key encoding `graph`) from `start` (s p o encoding; "" from the first),
-  //! skipping `start` itself when `exclusive`. Sets *stopped when `fn` returned false.
-  Status ScanGraph(const TextSearch& search, const std::string& graph, const std::string& start, bool exclusive,
+  //! Scans one graph (its key encoding `graph`) from its first candidate, or strictly after
+  //! statement `after` when given. Sets *stopped when `fn` returned false.
+  Status ScanGraph(const TextSearch& search, const std::string& graph, const Statement* after,
                    const GraphReader::Visitor& fn, bool* stopped);
   state::Store& store_;
   const state::Snapshot* snapshot_;

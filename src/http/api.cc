@@ -7,6 +7,7 @@
 #include "codec/json_writer.h"
 #include "graph/graph_json.h"
 #include "graph/graph_query.h"
+#include "graph/statement_query.h"
 #include "common/log.h"
 #include "http/query_string.h"
 #include "http/ui_assets.h"
@@ -76,23 +77,33 @@ std::string RankingJson(const rank::RankPage& r) {
   return w.EndObject().Take();
 }
 
-//! Matches of /api/triples as N-Triples (N-Quads for graph=all) that fit in one response.
+//! Matches of a statement route as N-Triples (N-Quads for graph=all) that fit in one response.
 constexpr size_t kMaxNTriplesBody = 64 << 20;
 
-Result<graph::Pattern> TriplePattern(const Target& t) {
-  return graph::ParsePattern(OptionalParam(t, "s"), OptionalParam(t, "p"), OptionalParam(t, "o"),
-                             OptionalParam(t, "graph"));
+//! "triples", "temporal" or "search" for the statement routes (/api/triples, ...); "" otherwise.
+std::string_view StatementKind(std::string_view route) {
+  if (!route.starts_with("/api/")) return {};
+  const std::string_view kind = route.substr(5);
+  return graph::StatementQueryParams(kind).empty() ? std::string_view() : kind;
 }
 
-//! Every match of the pattern, one statement per line, from one snapshot.
-Result<std::string> TriplesText(state::Store& store, const Target& t) {
-  ASSIGN_OR_RETURN(auto pattern, TriplePattern(t));
+//! The route's query, checked against the indexes of the table it reads.
+Result<graph::StatementQuery> StatementQueryOf(state::Store& store, std::string_view kind, const Target& t) {
+  ASSIGN_OR_RETURN(auto q, graph::ParseStatementQuery(kind, [&](std::string_view name) {
+                     return OptionalParam(t, std::string(name));
+                   }));
+  RETURN_IF_ERROR(graph::CheckIndexFor(store, q));
+  return q;
+}
+
+//! Every match of a statement route, one statement per line, from one snapshot.
+Result<std::string> StatementsText(state::Store& store, std::string_view kind, const Target& t) {
+  ASSIGN_OR_RETURN(auto query, StatementQueryOf(store, kind, t));
   auto snapshot = store.GetSnapshot();
-  graph::GraphReader reader(store, snapshot.get());
-  const bool quads = pattern.graph.kind == graph::GraphSelector::Kind::kAll;
+  const bool quads = query.all_graphs();
   std::string body;
   bool too_large = false;
-  RETURN_IF_ERROR(reader.Scan(pattern, "", [&](const graph::Statement& s) {
+  RETURN_IF_ERROR(graph::ScanStatements(store, snapshot.get(), query, [&](const graph::Statement& s) {
     body += quads ? graph::ToNQuads(s) : graph::ToNTriples(s);
     body.push_back('\n');
     too_large = body.size() > kMaxNTriplesBody;
@@ -100,7 +111,7 @@ Result<std::string> TriplesText(state::Store& store, const Target& t) {
   }));
   if (too_large) {
     return Status::InvalidArgument("the matches take more than " + std::to_string(kMaxNTriplesBody >> 20) +
-                                   " MiB as N-Triples: narrow the pattern, or page through them as JSON (without "
+                                   " MiB as N-Triples: narrow the query, or page through them as JSON (without "
                                    "Accept: application/n-triples)");
   }
   return body;
@@ -141,11 +152,10 @@ Result<std::string> RouteJson(query::QueryService& q, state::Store& store, const
     ASSIGN_OR_RETURN(auto top, q.Top(limit, next));
     return query::ToJson(top);
   }
-  if (route == "/api/triples") {
-    ASSIGN_OR_RETURN(auto pattern, TriplePattern(t));
+  if (const std::string_view kind = StatementKind(route); !kind.empty()) {
+    ASSIGN_OR_RETURN(auto query, StatementQueryOf(store, kind, t));
     auto snapshot = store.GetSnapshot();
-    graph::GraphReader reader(store, snapshot.get());
-    ASSIGN_OR_RETURN(auto page, reader.Query(pattern, limit, next));
+    ASSIGN_OR_RETURN(auto page, graph::QueryStatements(store, snapshot.get(), query, limit, next));
     return graph::ToJson(page);
   }
   if (route == "/api/pages") {
@@ -179,10 +189,9 @@ void WriteConnectionStats(const ConnectionStats& c, PrometheusWriter& w) {
 }  // namespace
 
 const std::vector<std::string>& Api::Routes() {
-  static const std::vector<std::string> kRoutes = {"/api/top",      "/api/pages", "/api/page",
-                                                   "/api/links",    "/api/pagerank", "/api/triples",
-                                                   "/healthz",      "/metrics",   std::string(kUi),
-                                                   std::string(kOther)};
+  static const std::vector<std::string> kRoutes = {
+      "/api/top",     "/api/pages",    "/api/page",   "/api/links", "/api/pagerank",    "/api/triples",
+      "/api/temporal", "/api/search", "/healthz",   "/metrics",   std::string(kUi), std::string(kOther)};
   return kRoutes;
 }
 
@@ -231,10 +240,10 @@ ApiResponse Api::Handle(const ApiRequest& request) {
       Count(route, 200);
       response.content_type = std::string(kPrometheusContentType);
       response.body = Metrics();
-    } else if (route == "/api/triples" && WantsNTriples(request.accept)) {
+    } else if (!StatementKind(route).empty() && WantsNTriples(request.accept)) {
       auto text = [&] {
         std::shared_lock lock(source_mu_);
-        return TriplesText(*store_, *target);
+        return StatementsText(*store_, StatementKind(route), *target);
       }();
       if (text.ok()) {
         Count(route, 200);
