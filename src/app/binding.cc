@@ -64,8 +64,8 @@ std::string ResetAdvice(const ProcessorConfig& config) {
 
 }  // namespace
 
-Status SetUpGeneration(const ProcessorConfig& config, kafka::Admin& admin, state::Store& store, int64_t from_ms,
-                       state::WriteBatch* extra) {
+Status SetUpGeneration(const ProcessorConfig& config, const InstanceDetails& details, kafka::Admin& admin,
+                       state::Store& store, int64_t from_ms, state::WriteBatch* extra) {
   ASSIGN_OR_RETURN(std::string cluster, admin.ClusterId(kAdminTimeoutMs));
   state::WriteBatch local(store);
   state::WriteBatch& wb = extra ? *extra : local;
@@ -91,8 +91,7 @@ Status SetUpGeneration(const ProcessorConfig& config, kafka::Admin& admin, state
     }
   }
   wb.Put(state::Family::kMeta, kClusterKey, cluster);
-  wb.Put(state::Family::kMeta, kWebTriplesKey, config.web_triples ? "1" : "0");
-  graph::RecordIndexes(config.indexes, &wb);
+  RecordDetails(details, &wb);
   wb.Put(state::Family::kMeta, kSetUpKey, "1");
   if (extra) return Status::Ok();
   return store.Write(wb);

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 
+#include "app/instance_details.h"
 #include "app/processor.h"
 #include "kafka/client.h"
 #include "state/store.h"
@@ -16,9 +17,9 @@ namespace webindex::app {
 //! Writes a new generation's start positions in one commit: `pages` at `from_ms` (< 0: from the
 //! beginning), the internal topics at their current ends (what they hold was written by other
 //! generations or data dirs), the cluster id, and last the set-up marker. `extra` is added to
-//! the same commit.
-Status SetUpGeneration(const ProcessorConfig& config, kafka::Admin& admin, state::Store& store, int64_t from_ms,
-                       state::WriteBatch* extra = nullptr);
+//! the same commit, with the instance's `details`.
+Status SetUpGeneration(const ProcessorConfig& config, const InstanceDetails& details, kafka::Admin& admin,
+                       state::Store& store, int64_t from_ms, state::WriteBatch* extra = nullptr);
 
 //! True when the generation in `store` was set up (or adopted from a data dir made before
 //! generations recorded their binding).

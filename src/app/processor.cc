@@ -5,6 +5,7 @@
 #include <thread>
 
 #include "app/binding.h"
+#include "app/instance_details.h"
 #include "common/log.h"
 #include "graph/graph_stage.h"
 #include "pipeline/page_stage.h"
@@ -16,12 +17,9 @@ namespace {
 constexpr int kAdminTimeoutMs = 10000;
 constexpr int kLagTimeoutMs = 2000;  // a metrics scrape must not hang on a slow broker
 
-std::string Describe(const graph::IndexSet& s) {
-  std::string predicates;
-  for (const auto& p : s.temporal_predicates) predicates += (predicates.empty() ? "" : " ") + p;
-  return fmt::format("temporal {}{}, freetext {}", s.temporal ? "on" : "off",
-                     s.temporal && !predicates.empty() ? " (predicates " + predicates + ")" : "",
-                     s.freetext ? "on" : "off");
+int64_t NowMs() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
+      .count();
 }
 }  // namespace
 
@@ -72,7 +70,7 @@ Status Processor::Start() {
   if (!set_up) {
     LOG_INFO("{} is new: reading {} from its start, the internal topics from their current ends", where,
              config_.topics.pages);
-    RETURN_IF_ERROR(SetUpGeneration(config_, *admin_, *store_, -1));
+    RETURN_IF_ERROR(SetUpGeneration(config_, DetailsFromConfig(config_, NowMs()), *admin_, *store_, -1));
   }
   RETURN_IF_ERROR(CheckBinding(config_, *admin_, *store_, where));
   ASSIGN_OR_RETURN(auto from, state::GetFixed64(*store_, state::Family::kMeta, kFromMsKey,
@@ -97,24 +95,19 @@ Status Processor::Start() {
 
   std::vector<std::unique_ptr<pipeline::Stage>> stages;
   stages.push_back(std::make_unique<pipeline::PageStage>(layout, config_.limits, from_ms));
-  ASSIGN_OR_RETURN(const graph::IndexSet indexes, graph::RecordedIndexes(*store_));
-  if (indexes != config_.indexes) {
-    LOG_WARN("{}: its statement indexes are {}; the configuration asks for {}. The generation keeps what it was "
-             "built with. `webindex replay` builds a generation with the configured indexes",
-             where, Describe(indexes), Describe(config_.indexes));
+  // The table maintains exactly the indexes it recorded when it was set up, whatever the
+  // configuration says now: an index never misses statements.
+  ASSIGN_OR_RETURN(const InstanceDetails details, ReadDetails(*store_));
+  if (const Drift drift = DriftFrom(details, config_); !drift.description.empty() && config_.compute_rank) {
+    LOG_WARN("{}: {}. The table keeps the indexes it was built with; `webindex replay --data-dir {} --indexes {}` "
+             "rebuilds it with the configured ones (`webindex details` shows what it keeps)",
+             where, drift.description, config_.data_dir, drift.changes.empty() ? "..." : drift.changes);
   }
+  const graph::IndexSet& indexes = details.indexes;
   stages.push_back(std::make_unique<graph::GraphStage>(layout, from_ms, indexes));
   stages.push_back(std::make_unique<pipeline::UriStage>(layout));
   stages.push_back(std::make_unique<pipeline::DomainStage>(layout));
-  ASSIGN_OR_RETURN(auto recorded, store_->Get(state::Family::kMeta, kWebTriplesKey));
-  const bool web_triples = recorded && *recorded == "1";
-  if (web_triples != config_.web_triples) {
-    LOG_WARN("{}: the web graph as statements (indexes.web_triples) is {} in this generation, {} in the "
-             "configuration; the generation keeps what it was built with. `webindex replay` builds a generation "
-             "with the configured choice",
-             where, web_triples ? "on" : "off", config_.web_triples ? "on" : "off");
-  }
-  stages.push_back(std::make_unique<sink::SinkStage>(layout, web_triples, indexes));
+  stages.push_back(std::make_unique<sink::SinkStage>(layout, details.web_triples, indexes));
   for (auto& stage : stages) {
     ASSIGN_OR_RETURN(int partitions, admin_->PartitionCount(stage->input_topic(), kAdminTimeoutMs));
     const int index = static_cast<int>(runners_.size());
@@ -127,8 +120,9 @@ Status Processor::Start() {
   }
   // Build every runner before starting any, so delivery reports always find their runner.
   for (auto& runner : runners_) RETURN_IF_ERROR(runner->Start());
-  if (config_.rank.interval.count() > 0) {
+  if (details.pagerank && config_.compute_rank) {
     rank::RankServiceOptions rank = config_.rank;
+    if (rank.interval.count() <= 0) rank.interval = rank::RankServiceOptions{}.interval;
     rank.exports_topic = n.exports;
     rank.exports_partitions = layout.export_partitions;
     if (config_.rank_publish_top > 0) {

@@ -44,6 +44,11 @@ struct ProcessorConfig {
   //! Keep the web graph as statements (graph <urn:webindex:web>, docs/graph.md). Recorded when a
   //! generation is set up; later starts keep what was recorded (a replay changes it).
   bool web_triples = false;
+  //! The instance's name (instance.name), recorded with its details when it is made.
+  std::string instance_name = "webindex";
+  //! Compute PageRank when the instance keeps it (a replay's builder does not: the `run` that
+  //! takes the generation over does).
+  bool compute_rank = true;
   //! The indexes derived from statements; recorded like web_triples.
   graph::IndexSet indexes{.temporal = true, .temporal_predicates = {}, .freetext = true};
 };

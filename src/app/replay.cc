@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "app/binding.h"
+#include "app/instance_details.h"
 #include "codec/records.h"
 #include "codec/state_codec.h"
 #include "common/bytes.h"
@@ -38,22 +39,68 @@ std::string DescribeFrom(int64_t from_ms) {
   return from_ms < 0 ? "earliest" : FormatRfc3339Ms(from_ms);
 }
 
-//! The from of generation `gen` if its setup finished, nullopt if it did not.
-Result<std::optional<int64_t>> ReadReplayFrom(const state::DataDir& dir, uint64_t gen, const state::StoreOptions& o) {
+struct ReplayStart {
+  int64_t from_ms = -1;
+  InstanceDetails details;
+};
+
+//! True when two generations keep the same indexes.
+bool SameIndexes(const InstanceDetails& a, const InstanceDetails& b) {
+  return a.web_triples == b.web_triples && a.indexes == b.indexes && a.pagerank == b.pagerank;
+}
+
+int64_t NowMs() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+//! The details of the generation a replay builds: the current generation's (its name, creation
+//! time and indexes; the configuration's for a data dir that never ran), the configured
+//! temporal predicates, and `changes` (--indexes) applied.
+Result<InstanceDetails> DetailsForReplay(const ProcessorConfig& config, const state::DataDir& dir, uint64_t current,
+                                         const std::string& changes) {
+  InstanceDetails d = DetailsFromConfig(config, NowMs());
+  std::error_code ec;
+  if (std::filesystem::exists(dir.PathOf(current) + "/CURRENT", ec)) {
+    state::StoreOptions options = config.store;
+    options.read_only = true;
+    options.create_if_missing = false;
+    ASSIGN_OR_RETURN(auto store, state::Store::Open(dir.PathOf(current), options));
+    ASSIGN_OR_RETURN(bool set_up, IsSetUp(*store));
+    if (set_up) {
+      ASSIGN_OR_RETURN(InstanceDetails recorded, ReadDetails(*store));
+      d.name = recorded.name.empty() ? d.name : recorded.name;
+      d.created_ms = recorded.created_ms >= 0 ? recorded.created_ms : d.created_ms;
+      d.web_triples = recorded.web_triples;
+      d.indexes.temporal = recorded.indexes.temporal;
+      d.indexes.freetext = recorded.indexes.freetext;
+      d.pagerank = recorded.pagerank;
+    }
+  }
+  RETURN_IF_ERROR(ChangeIndexes(changes, &d));
+  return d;
+}
+
+//! How generation `gen` started if its setup finished, nullopt if it did not.
+Result<std::optional<ReplayStart>> ReadReplayStart(const state::DataDir& dir, uint64_t gen,
+                                                   const state::StoreOptions& o) {
   auto opened = state::Store::Open(dir.PathOf(gen), o);
   if (!opened.ok()) {
     LOG_WARN("generation {} cannot be opened ({}); it is not current and is rolled back", gen,
              opened.status().ToString());
-    return std::optional<int64_t>();
+    return std::optional<ReplayStart>();
   }
   auto store = std::move(opened).value();
   ASSIGN_OR_RETURN(auto value, store->Get(state::Family::kMeta, kReplayKey));
-  if (!value) return std::optional<int64_t>();
+  if (!value) return std::optional<ReplayStart>();
+  ReplayStart start;
   try {
-    return std::optional<int64_t>(std::stoll(*value));
+    start.from_ms = std::stoll(*value);
   } catch (const std::exception&) {
     return Status::Corruption("replay start of generation " + std::to_string(gen));
   }
+  ASSIGN_OR_RETURN(start.details, ReadDetails(*store));
+  return std::optional<ReplayStart>(std::move(start));
 }
 
 //! What a replay would drop: keys the current generation has that the new one has not, and how
@@ -151,8 +198,8 @@ Result<DropCheck> CheckForDropped(const ProcessorConfig& config, kafka::Admin& a
 }
 
 //! Creates generation `gen` with its start positions, in one commit.
-Status CreateGeneration(const ProcessorConfig& config, kafka::Admin& admin, const state::DataDir& dir, uint64_t gen,
-                        int64_t from_ms) {
+Status CreateGeneration(const ProcessorConfig& config, const InstanceDetails& details, kafka::Admin& admin,
+                        const state::DataDir& dir, uint64_t gen, int64_t from_ms) {
   RETURN_IF_ERROR(admin.EnsureTopics(TopicSpecs(config), kAdminTimeoutMs)
                       .WithContext("cannot reach Kafka at " + config.kafka.brokers));
   std::error_code ec;
@@ -160,7 +207,9 @@ Status CreateGeneration(const ProcessorConfig& config, kafka::Admin& admin, cons
   if (ec) return Status::IoError("cannot create " + dir.PathOf(gen) + ": " + ec.message());
   ASSIGN_OR_RETURN(auto store, state::Store::Open(dir.PathOf(gen), config.store));
   state::WriteBatch wb(*store);
-  RETURN_IF_ERROR(SetUpGeneration(config, admin, *store, from_ms, &wb));
+  InstanceDetails fresh = details;
+  fresh.generation_created_ms = NowMs();
+  RETURN_IF_ERROR(SetUpGeneration(config, fresh, admin, *store, from_ms, &wb));
   wb.Put(state::Family::kMeta, kReplayKey, std::to_string(from_ms));
   RETURN_IF_ERROR(store->Write(wb));
   return store->Flush();
@@ -252,11 +301,16 @@ Status Replay(ProcessorConfig config, const ReplayOptions& options, const std::a
 
   ASSIGN_OR_RETURN(const uint64_t current, dir.Current());
   ASSIGN_OR_RETURN(auto all, dir.List());
+  ASSIGN_OR_RETURN(const InstanceDetails details, DetailsForReplay(config, dir, current, options.indexes));
   std::optional<uint64_t> resume;
   for (uint64_t gen : all) {
     if (gen <= current) continue;
-    ASSIGN_OR_RETURN(auto started_from, ReadReplayFrom(dir, gen, config.store));
-    if (!options.abort && !resume && started_from && *started_from == from_ms) {
+    ASSIGN_OR_RETURN(auto started, ReadReplayStart(dir, gen, config.store));
+    std::optional<int64_t> started_from;
+    if (started) started_from = started->from_ms;
+    // Resumed when it was started with the same --from and builds the same indexes.
+    if (!options.abort && !resume && started && started->from_ms == from_ms &&
+        SameIndexes(started->details, details)) {
       resume = gen;
       LOG_INFO("resuming the replay of generation {} (from {})", gen, DescribeFrom(from_ms));
       continue;
@@ -278,13 +332,13 @@ Status Replay(ProcessorConfig config, const ReplayOptions& options, const std::a
     gen = std::max(current, all.empty() ? 0 : all.back()) + 1;
     LOG_INFO("replay from {} into generation {} of {}; generation {} keeps answering", DescribeFrom(from_ms), gen,
              dir.path(), current);
-    RETURN_IF_ERROR(CreateGeneration(config, *admin, dir, gen, from_ms));
+    RETURN_IF_ERROR(CreateGeneration(config, details, *admin, dir, gen, from_ms));
   }
 
   config.generation = gen;
   // A generation being rebuilt has no PageRank to offer yet: the `run` that takes it over
   // computes and publishes its results.
-  config.rank.interval = std::chrono::milliseconds(0);
+  config.compute_rank = false;
   {
     Processor processor(config);
     RETURN_IF_ERROR(processor.Start());

@@ -26,6 +26,8 @@ struct ReplayOptions {
   std::string from = "earliest";  //!< "earliest" or an RFC 3339 time (Kafka record timestamps)
   int64_t switch_lag = 1000;      //!< switch once this few input records are left, all stages together
   bool abort = false;             //!< only roll back an unfinished replay
+  //! Index changes, "+temporal,-freetext" (instance_details.h); "": the current generation's set.
+  std::string indexes;
   //! Switch even when the new generation lacks pages the current one has (their input was
   //! removed by retention or is before `from`); without it such a replay stops before the switch.
   bool force = false;

@@ -13,6 +13,7 @@
 
 #include <fmt/format.h>
 
+#include "app/instance_details.h"
 #include "app/replay.h"
 #include "cli/embedded.h"
 #include "cli/exit_codes.h"
@@ -294,6 +295,9 @@ int RunReplay(Settings settings, const app::ReplayOptions& options) {
         "replay reads the input topic again: give the --brokers that hold it (an embedded broker starts empty)"));
   }
   if (auto from = app::ParseReplayFrom(options.from); !from.ok()) return Usage(from.status());
+  if (app::InstanceDetails check; !options.indexes.empty()) {
+    if (Status st = app::ChangeIndexes(options.indexes, &check); !st.ok()) return Usage(st);
+  }
   const auto& stop = InstallStopSignals();
   Status st = app::Replay(settings.processor, options, stop);
   if (!st.ok()) {
@@ -308,6 +312,21 @@ int RunVerify(const Settings& settings) {
   if (!store.ok()) return Fail(store.status());
   if (Status st = (*store)->VerifyChecksums(); !st.ok()) return Fail(st);
   LOG_INFO("{}: every checksum verified", (*store)->dir());
+  return kExitOk;
+}
+
+int RunDetails(const Settings& settings) {
+  auto dir = state::DataDir::Open(settings.processor.data_dir, /*create=*/false);
+  if (!dir.ok()) return Fail(dir.status());
+  auto generation = dir->Current();
+  if (!generation.ok()) return Fail(generation.status());
+  auto id = dir->InstanceId();
+  if (!id.ok()) return Fail(id.status());
+  auto store = OpenTableReadOnly(settings);
+  if (!store.ok()) return Fail(store.status());
+  auto details = app::ReadDetails(**store);
+  if (!details.ok()) return Fail(details.status());
+  std::cout << app::DetailsJson(*details, *id, *generation) << std::endl;
   return kExitOk;
 }
 

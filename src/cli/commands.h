@@ -38,6 +38,8 @@ int RunDump(const Settings& settings);
 
 //! Checks every checksum of the data dir's current generation.
 int RunVerify(const Settings& settings);
+//! `webindex details`: the current generation's instance details as JSON on stdout.
+int RunDetails(const Settings& settings);
 
 //! Rebuilds the table from the input topic into a new generation, then switches to it.
 int RunReplay(Settings settings, const app::ReplayOptions& options);

@@ -46,6 +46,7 @@ const std::map<std::string, std::vector<std::string>, std::less<>>& KnownKeys() 
       {"pipeline", {"max_batch", "poll_timeout_ms", "progress_interval_ms"}},
       {"pagerank", {"interval_s", "iterations", "publish_top"}},
       {"log", {"level"}},
+      {"instance", {"name"}},
       {"indexes", {"web_triples", "temporal", "freetext"}},
       {"temporal", {"predicates"}},
       {"http",
@@ -144,6 +145,8 @@ Status ApplyConfig(const toml::table& t, Settings* s) {
   } else if (t["temporal"]["predicates"]) {
     return Status::InvalidArgument("temporal.predicates is a list of predicate IRIs, e.g. [\"http://purl.org/dc/terms/created\"]");
   }
+  s->processor.instance_name = t["instance"]["name"].value_or(s->processor.instance_name);
+  if (s->processor.instance_name.empty()) return Status::InvalidArgument("instance.name must not be empty");
   s->log_level = t["log"]["level"].value_or(s->log_level);
   if (std::find(kLogLevels.begin(), kLogLevels.end(), s->log_level) == kLogLevels.end()) {
     return Status::InvalidArgument("log.level '" + s->log_level + "' is not one of trace, debug, info, warn, error, off");

@@ -117,6 +117,9 @@ int main(int argc, char** argv) {
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
   replay->add_flag("--abort", replay_opts.abort, "roll back an unfinished replay and exit");
+  replay->add_option("--indexes", replay_opts.indexes,
+                     "change the indexes the new generation keeps: +name or -name, comma-separated (web_triples, "
+                     "temporal, freetext, pagerank); default: the current generation's");
   replay->add_flag("--force", replay_opts.force,
                    "switch even if the new table lacks pages the current one has (their events were removed by "
                    "retention or are before --from); without it such a replay stops before switching");
@@ -150,6 +153,10 @@ int main(int argc, char** argv) {
 
   auto* dump = app.add_subcommand("dump", "print the query table as row|cf|cq|value lines");
   dump->add_option("--data-dir", data_dir, "state and query table directory")->required();
+
+  auto* details = app.add_subcommand("details", "print the instance's details as JSON: name, version, creation "
+                                                "time, generation and the indexes it keeps");
+  details->add_option("--data-dir", data_dir, "state and query table directory")->required();
 
   auto* verify = app.add_subcommand("verify", "read every file of the data dir's current generation and check its "
                                               "checksums; exit 1 on damage");
@@ -217,6 +224,7 @@ int main(int argc, char** argv) {
   if (*run) return cli::RunProcessor(std::move(settings).value(), run_opts);
   if (*dump) return cli::RunDump(*settings);
   if (*verify) return cli::RunVerify(*settings);
+  if (*details) return cli::RunDetails(*settings);
   if (*replay) return cli::RunReplay(std::move(settings).value(), replay_opts);
   if (*query) {
     return cli::IsStatementsQuery(query_opts.what) ? cli::RunStatementsQuery(*settings, query_opts)

@@ -57,9 +57,8 @@ Status CheckIndexFor(state::Store& store, const StatementQuery& query) {
   if (temporal ? indexes.temporal : indexes.freetext) return Status::Ok();
   const char* index = temporal ? "temporal" : "freetext";
   return Status::Aborted(std::string("this table has no ") + (temporal ? "temporal" : "free-text") +
-                         " index: its generation was set up with [indexes] " + index +
-                         " = false. Set it to true in the configuration and run `webindex replay` to build a "
-                         "generation with it");
+                         " index (it was set up without it; `webindex details` lists what it keeps). `webindex "
+                         "replay --indexes +" + index + "` builds a generation with it while this one keeps answering");
 }
 
 Result<Page> QueryStatements(state::Store& store, const state::Snapshot* snapshot, const StatementQuery& query,
