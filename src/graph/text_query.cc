@@ -240,6 +240,16 @@ class Stream {
   virtual bool Valid() const = 0;
   virtual std::string_view Key() const = 0;
   virtual Status status() const = 0;
+
+  //! Positions at the first key >= target, from a position before it: a few steps first, as
+  //! the next match is usually near (a step is far cheaper than a seek), then a seek.
+  void SeekForward(std::string_view target) {
+    for (int steps = 0; steps < 8; ++steps) {
+      if (!Valid() || Key() >= target) return;
+      Next();
+    }
+    if (Valid() && Key() < target) Seek(target);
+  }
 };
 
 //! The rows under one key prefix (a token's postings, or a graph's SPO rows): the rest of each key.
@@ -337,13 +347,13 @@ class IntersectStream final : public Stream {
       bool aligned = true;
       for (size_t i = 1; i < children_.size() && aligned; ++i) {
         Stream& c = *children_[i];
-        if (c.Valid() && c.Key() < target) c.Seek(target);
+        c.SeekForward(target);
         if (!c.Valid()) {
           valid_ = false;
           return;
         }
         if (c.Key() > target) {
-          children_.front()->Seek(c.Key());
+          children_.front()->SeekForward(std::string(c.Key()));
           aligned = false;
         }
       }

@@ -3,7 +3,7 @@
 // date-time. BM_ApplyIndexed: the cost of each index on the write path (batches of 10,000 new
 // statements, one commit each). BM_IndexQuery: latency percentiles of a first page of 25 on a
 // large store (WEBINDEX_BENCH_STATEMENTS, default 10,000,000; built once per run, ~5 min), for a
-// selective and a broad query of each kind.
+// selective and a broad query of each kind, and triple patterns on the same store.
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
@@ -147,7 +147,7 @@ std::string Rfc3339(int64_t seconds) { return graph::FormatXsdDateTime(seconds);
 Result<graph::StatementQuery> QueryOf(int64_t arg, uint64_t i, uint64_t pages, std::mt19937_64& rng) {
   const int64_t at = kFirstCrawl + static_cast<int64_t>(i) * 7;
   std::map<std::string, std::string, std::less<>> p;
-  std::string kind = arg < 3 ? "temporal" : "search";
+  std::string kind = arg < 3 ? "temporal" : arg < 8 ? "search" : "triples";
   switch (arg) {
     case 0:  // one page's crawl second
       p["equals"] = Rfc3339(at);
@@ -171,8 +171,18 @@ Result<graph::StatementQuery> QueryOf(int64_t arg, uint64_t i, uint64_t pages, s
     case 6:  // a prefix standing for 11 vocabulary words
       p["q"] = "w" + std::to_string(10 + rng() % 90) + "*";
       break;
-    default:  // broad with a negation
+    case 7:  // broad with a negation
       p["q"] = "synthetic NOT " + Word(rng());
+      break;
+    case 8:  // s ? ?: a page's statements (12)
+      p["s"] = "<" + PageUrl(i) + ">";
+      break;
+    case 9:  // ? p o: the pages linking to a page (zipf-like: from none to thousands)
+      p["p"] = "urn:webindex:linksTo";
+      p["o"] = "<" + PageUrl(i / 64) + ">";
+      break;
+    default:  // ? p ?: every link, a first page of millions
+      p["p"] = "urn:webindex:linksTo";
       break;
   }
   return graph::ParseStatementQuery(kind, [&](std::string_view name) {
@@ -211,7 +221,7 @@ void BM_IndexQuery(benchmark::State& state) {
   state.counters["results_per_page"] = static_cast<double>(results) / static_cast<double>(micros.size());
   state.counters["store_statements"] = static_cast<double>(large.pages * kStatementsPerPage);
 }
-BENCHMARK(BM_IndexQuery)->DenseRange(0, 7)->Iterations(1)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_IndexQuery)->DenseRange(0, 10)->Iterations(1)->Unit(benchmark::kMillisecond);
 
 }  // namespace
 }  // namespace webindex::benchmarks
