@@ -124,6 +124,19 @@ class WikipediaSource : public EventSource {
   uint64_t bad_records_ = 0;
 };
 
+//! "file:line: message", or "file:line:column: rest" for the parser's "line L, column C: rest".
+std::string PlaceOf(const std::string& path, uint64_t line, const std::string& message) {
+  const std::string head = "line " + std::to_string(line) + ", column ";
+  if (message.starts_with(head)) {
+    const size_t colon = message.find(": ", head.size());
+    if (colon != std::string::npos) {
+      return path + ":" + std::to_string(line) + ":" + message.substr(head.size(), colon - head.size()) +
+             message.substr(colon);
+    }
+  }
+  return path + ":" + std::to_string(line) + ": " + message;
+}
+
 //! RDF statements, one per line (N-Triples, or N-Quads with graphs), checked as the graph stage
 //! will check them: a bad line is reported as file:line and skipped. Consecutive lines with the
 //! same subject make one record (up to kMaxStatementRecordBytes), keyed by the subject, so that
@@ -159,7 +172,7 @@ class TriplesSource : public EventSource {
       }
       if (!st.ok()) {
         progress_->Finish();
-        std::cerr << in_->path() << ":" << lines_ << ": " << st.message() << " (line skipped)\n";
+        std::cerr << PlaceOf(in_->path(), lines_, st.message()) << " (line skipped)\n";
         ++bad_lines_;
         continue;
       }

@@ -29,23 +29,6 @@ namespace {
 
 constexpr int kPartitions = 3;
 
-//! Every statement of the store (all graphs), as N-Quads lines.
-std::set<std::string> StoreQuads(PipelineHarness& h) {
-  std::set<std::string> out;
-  auto store = h.OpenReadOnly();
-  EXPECT_TRUE(store.ok()) << store.status().ToString();
-  if (!store.ok()) return out;
-  graph::GraphReader reader(**store, nullptr);
-  graph::Pattern all;
-  all.graph = graph::GraphSelector::All();
-  Status st = reader.Scan(all, "", [&](const graph::Statement& s) {
-    out.insert(graph::ToNQuads(s));
-    return true;
-  });
-  EXPECT_TRUE(st.ok()) << st.ToString();
-  return out;
-}
-
 class GraphStageTest : public ::testing::Test {
  protected:
   void SetUp() override { Reset(); }
@@ -94,7 +77,7 @@ TEST_F(GraphStageTest, RandomAddsAndRemovesEqualTheReference) {
       }
       Flush();
       harness_->RunUntilIdle();
-      ASSERT_EQ(StoreQuads(*harness_), reference) << "round " << round;
+      ASSERT_EQ(harness_->Quads(), reference) << "round " << round;
     }
     uint64_t dead_letters = 0;
     for (const auto& r : harness_->ReadTopic("webindex.dead-letters")) {
@@ -113,7 +96,7 @@ TEST_F(GraphStageTest, BadRecordsAreDeadLetteredWholeWithTheLine) {
   Send("<http://a.example/s>", "<http://a.example/s> <http://a.example/p> \"kept\" .\n", "delete");
   Flush();
   harness_->RunUntilIdle();
-  EXPECT_EQ(StoreQuads(*harness_), std::set<std::string>{"<http://a.example/s> <http://a.example/p> \"kept\" ."});
+  EXPECT_EQ(harness_->Quads(), std::set<std::string>{"<http://a.example/s> <http://a.example/p> \"kept\" ."});
   std::vector<std::string> reasons;
   for (const auto& r : harness_->ReadTopic("webindex.dead-letters")) {
     for (const auto& [name, value] : r.headers) {
@@ -145,7 +128,8 @@ TEST_F(GraphStageTest, LoadRunAndQueryFromTheCommandLine) {
             5);
   const std::string log_text = ReadFileBytes(log);
   EXPECT_NE(log_text.find(file + ":5: "), std::string::npos) << log_text;
-  EXPECT_NE(log_text.find(file + ":6: line 6, column "), std::string::npos) << log_text;
+  EXPECT_NE(log_text.find(file + ":6:"), std::string::npos) << log_text;
+  EXPECT_EQ(log_text.find("line 6, column"), std::string::npos) << log_text;  // the place is said once
   harness_->Produce({{"", ReadLines(TestData("5-pages.txt")).front()}});
   harness_->RunUntilIdle();
   const auto table = harness_->Dump();
@@ -188,7 +172,7 @@ TEST_F(GraphStageTest, LoadRunAndQueryFromTheCommandLine) {
                        &out, log),
             0);
   harness_->RunUntilIdle();
-  EXPECT_EQ(StoreQuads(*harness_),
+  EXPECT_EQ(harness_->Quads(),
             (std::set<std::string>{"<http://ex.org/alice> <http://xmlns.com/foaf/0.1/name> \"Alice\"@en .",
                                    "<http://ex.org/alice> <http://xmlns.com/foaf/0.1/knows> <http://ex.org/bob> "
                                    "<http://g.ex/1> ."}));

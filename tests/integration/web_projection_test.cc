@@ -53,21 +53,7 @@ std::set<std::string> Expected(const BatchModel& model) {
 }
 
 std::set<std::string> WebGraph(PipelineHarness& h) {
-  std::set<std::string> out;
-  auto store = h.OpenReadOnly();
-  EXPECT_TRUE(store.ok()) << store.status().ToString();
-  if (!store.ok()) return out;
-  graph::GraphReader reader(**store, nullptr);
-  graph::Pattern all;
-  all.graph = graph::GraphSelector::Named(graph::Term::Iri("urn:webindex:web"));
-  EXPECT_TRUE(reader
-                  .Scan(all, "",
-                        [&](const graph::Statement& s) {
-                          out.insert(graph::ToNQuads(s));
-                          return true;
-                        })
-                  .ok());
-  return out;
+  return h.Quads(graph::GraphSelector::Named(graph::Term::Iri("urn:webindex:web")));
 }
 
 TEST(WebProjectionTest, WebGraphEqualsTheCurrentPagesAfterEveryRound) {

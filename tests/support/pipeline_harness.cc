@@ -113,6 +113,21 @@ Result<std::unique_ptr<state::Store>> PipelineHarness::OpenReadOnly() const {
   return state::OpenCurrent(config_.data_dir, opts);
 }
 
+std::set<std::string> PipelineHarness::Quads(const graph::GraphSelector& graph) const {
+  std::set<std::string> out;
+  auto store = OpenReadOnly();
+  EXPECT_TRUE(store.ok()) << store.status().ToString();
+  if (!store.ok()) return out;
+  graph::Pattern pattern;
+  pattern.graph = graph;
+  Status st = graph::GraphReader(**store, nullptr).Scan(pattern, "", [&](const graph::Statement& s) {
+    out.insert(graph::ToNQuads(s));
+    return true;
+  });
+  EXPECT_TRUE(st.ok()) << st.ToString();
+  return out;
+}
+
 std::vector<std::string> PipelineHarness::Dump() {
   auto store = OpenReadOnly();
   EXPECT_TRUE(store.ok()) << store.status().ToString();

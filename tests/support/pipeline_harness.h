@@ -4,11 +4,13 @@
 
 #include <functional>
 #include <memory>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "app/processor.h"
+#include "graph/graph_query.h"
 #include "batch_model.h"
 #include "event_generator.h"
 #include "kafka/client.h"
@@ -43,6 +45,8 @@ class PipelineHarness {
   std::vector<std::string> Dump();
   //! The data dir's store, read-only (the processor must not be running).
   Result<std::unique_ptr<state::Store>> OpenReadOnly() const;
+  //! Every statement of the graph store in `graph` (default: all graphs), as N-Quads lines.
+  std::set<std::string> Quads(const graph::GraphSelector& graph = graph::GraphSelector::All()) const;
   //! All records of a topic from the beginning (value and headers).
   struct Consumed {
     int32_t partition;
