@@ -204,9 +204,15 @@ Status Processor::Run(bool exit_when_idle, const std::atomic<bool>& stop) {
   using Clock = std::chrono::steady_clock;
   auto last_progress = Clock::now();
   auto last_generation_check = Clock::now();
+  auto last_rate_sample = Clock::now();
+  event_rate_.Sample(last_rate_sample, metrics_.events);
   int idle_checks = 0;
   while (!stop) {
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    if (const auto now = Clock::now(); now - last_rate_sample >= std::chrono::seconds(1)) {
+      event_rate_.Sample(now, metrics_.events);
+      last_rate_sample = now;
+    }
     for (auto& runner : runners_) {
       if (runner->failed()) return runner->Join();
     }

@@ -11,13 +11,14 @@
 #include <string>
 #include <vector>
 
+#include "app/rank_publisher.h"
 #include "codec/event.h"
 #include "graph/index_set.h"
 #include "kafka/client.h"
 #include "pipeline/metrics.h"
+#include "pipeline/rate_meter.h"
 #include "pipeline/stage_runner.h"
 #include "pipeline/topics.h"
-#include "app/rank_publisher.h"
 #include "rank/rank_service.h"
 #include "state/data_dir.h"
 #include "state/store.h"
@@ -77,6 +78,14 @@ class Processor {
   state::Store* store() { return store_.get(); }
   //! The background PageRank's counters (zeros when it is off).
   rank::RankService::Stats rank_stats() const { return rank_ ? rank_->stats() : rank::RankService::Stats{}; }
+  //! Whether the background PageRank runs (pagerank.interval_s > 0), and how often it checks.
+  bool rank_enabled() const { return rank_ != nullptr; }
+  std::chrono::milliseconds rank_interval() const { return config_.rank.interval; }
+  //! Crawl events consumed per second over the last 10 s (sampled by Run); nullopt before a
+  //! second of Run, or when Run no longer samples.
+  std::optional<pipeline::RateMeter::Rate> EventRate() const {
+    return event_rate_.Get(pipeline::RateMeter::Clock::now());
+  }
   //! The generation of the data dir this processor runs (after Start).
   uint64_t generation() const { return generation_; }
   //! Set when Run returned because another generation became current.
@@ -108,6 +117,7 @@ class Processor {
 
   ProcessorConfig config_;
   pipeline::Metrics metrics_;
+  pipeline::RateMeter event_rate_;
   std::unique_ptr<state::Store> store_;
   std::unique_ptr<kafka::Admin> admin_;
   std::unique_ptr<kafka::Producer> producer_;

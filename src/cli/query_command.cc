@@ -98,6 +98,31 @@ void WriteProcessorMetrics(app::Processor& processor, http::PrometheusWriter& w)
   }
 }
 
+//! The processor's figures for /api/status.
+http::ProcessorStatus StatusOf(app::Processor& processor) {
+  http::ProcessorStatus s;
+  s.generation = processor.generation();
+  s.events = processor.metrics().events.load();
+  if (const auto rate = processor.EventRate()) {
+    s.events_per_second = rate->per_second;
+    s.rate_seconds = rate->seconds;
+  }
+  if (auto lag = processor.Lag(); lag.ok()) {
+    s.lag.emplace();
+    for (const auto& l : *lag) s.lag->push_back({l.stage, l.topic, l.partition, l.position, l.end, l.lag});
+  } else {
+    s.lag_error = lag.status().message();
+  }
+  s.pagerank_enabled = processor.rank_enabled();
+  s.pagerank_interval = processor.rank_interval();
+  const auto rank = processor.rank_stats();
+  s.pagerank_computations = rank.computations;
+  s.pagerank_unchanged = rank.unchanged;
+  s.pagerank_failures = rank.failures;
+  s.pagerank_running = rank.running;
+  return s;
+}
+
 }  // namespace
 
 int RunQuery(const Settings& settings, const QueryOptions& options) {
@@ -130,16 +155,18 @@ int RunQuery(const Settings& settings, const QueryOptions& options) {
 }
 
 void SwitchHttp(http::Server& server, app::Processor& processor) {
-  server.api().SetSource(*processor.store(),
-                         [&processor](http::PrometheusWriter& w) { WriteProcessorMetrics(processor, w); });
+  server.api().SetSource(
+      *processor.store(), [&processor](http::PrometheusWriter& w) { WriteProcessorMetrics(processor, w); },
+      [&processor] { return StatusOf(processor); });
 }
 
 Result<std::unique_ptr<http::Server>> StartHttp(const Settings& settings, app::Processor& processor) {
   if (settings.http.listen.empty()) return std::unique_ptr<http::Server>();
   if (!processor.store()) return Status::Internal("the processor has no store yet");
-  auto server =
-      std::make_unique<http::Server>(*processor.store(), settings.http,
-                                     [&processor](http::PrometheusWriter& w) { WriteProcessorMetrics(processor, w); });
+  auto server = std::make_unique<http::Server>(
+      *processor.store(), settings.http,
+      [&processor](http::PrometheusWriter& w) { WriteProcessorMetrics(processor, w); },
+      [&processor] { return StatusOf(processor); });
   RETURN_IF_ERROR(server->Start().WithContext("http"));
   return server;
 }

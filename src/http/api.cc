@@ -49,6 +49,19 @@ Result<size_t> LimitParam(const Target& t) {
   return n;
 }
 
+//! `limit` of /api/suggest: 1..kMaxSuggestLimit, default kDefaultSuggestLimit.
+Result<size_t> SuggestLimitParam(const Target& t) {
+  auto it = t.params.find("limit");
+  if (it == t.params.end()) return query::kDefaultSuggestLimit;
+  size_t n = 0;
+  const std::string& v = it->second;
+  const auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
+  if (v.empty() || ec != std::errc() || end != v.data() + v.size() || n < 1 || n > query::kMaxSuggestLimit) {
+    return Status::InvalidArgument("limit must be a number between 1 and " + std::to_string(query::kMaxSuggestLimit));
+  }
+  return n;
+}
+
 Result<std::string> RequiredParam(const Target& t, const std::string& name) {
   auto it = t.params.find(name);
   if (it == t.params.end() || it->second.empty()) return Status::InvalidArgument("missing parameter '" + name + "'");
@@ -124,9 +137,23 @@ bool WantsNTriples(std::string_view accept) {
 }
 
 //! The JSON body of a route, or the status that becomes its error.
-Result<std::string> RouteJson(query::QueryService& q, state::Store& store, const std::string& route,
-                              const Target& t) {
+Result<std::string> RouteJson(query::QueryService& q, state::Store& store, const Api::StatusSource& status,
+                              const std::string& route, const Target& t) {
   if (route == "/healthz") return std::string(R"({"status":"ok"})");
+  if (route == "/api/suggest") {
+    ASSIGN_OR_RETURN(std::string text, RequiredParam(t, "q"));
+    ASSIGN_OR_RETURN(size_t limit, SuggestLimitParam(t));
+    ASSIGN_OR_RETURN(auto suggestions, q.Suggest(text, limit));
+    return query::ToJson(suggestions);
+  }
+  if (route == "/api/totals") {
+    ASSIGN_OR_RETURN(auto totals, q.Totals());
+    return query::ToJson(totals);
+  }
+  if (route == "/api/status") {
+    return StatusJson(status ? std::optional<ProcessorStatus>(status()) : std::nullopt, rank::CurrentRankResult(store),
+                      q.Totals());
+  }
   if (route == "/api/page") {
     ASSIGN_OR_RETURN(std::string url, RequiredParam(t, "url"));
     ASSIGN_OR_RETURN(auto page, q.Page(url));
@@ -190,13 +217,17 @@ void WriteConnectionStats(const ConnectionStats& c, PrometheusWriter& w) {
 
 const std::vector<std::string>& Api::Routes() {
   static const std::vector<std::string> kRoutes = {
-      "/api/top",     "/api/pages",    "/api/page",   "/api/links", "/api/pagerank",    "/api/triples",
-      "/api/temporal", "/api/search", "/healthz",   "/metrics",   std::string(kUi), std::string(kOther)};
+      "/api/top",      "/api/pages",   "/api/page",    "/api/links",  "/api/pagerank", "/api/triples",
+      "/api/temporal", "/api/search",  "/api/suggest", "/api/totals", "/api/status",   "/healthz",
+      "/metrics",      std::string(kUi), std::string(kOther)};
   return kRoutes;
 }
 
-Api::Api(state::Store& store, MetricsSource metrics)
-    : query_(std::make_unique<query::QueryService>(store)), store_(&store), metrics_(std::move(metrics)) {
+Api::Api(state::Store& store, MetricsSource metrics, StatusSource status)
+    : query_(std::make_unique<query::QueryService>(store)),
+      store_(&store),
+      metrics_(std::move(metrics)),
+      status_(std::move(status)) {
   for (const auto& r : Routes()) latency_[r];
 }
 
@@ -255,7 +286,7 @@ ApiResponse Api::Handle(const ApiRequest& request) {
       }
     } else if (auto body = [&] {
                  std::shared_lock lock(source_mu_);
-                 return RouteJson(*query_, *store_, route, *target);
+                 return RouteJson(*query_, *store_, status_, route, *target);
                }();
                body.ok()) {
       Count(route, 200);
@@ -273,12 +304,13 @@ ApiResponse Api::Handle(const ApiRequest& request) {
   return response;
 }
 
-void Api::SetSource(state::Store& store, MetricsSource metrics) {
+void Api::SetSource(state::Store& store, MetricsSource metrics, StatusSource status) {
   auto next = std::make_unique<query::QueryService>(store);
   std::unique_lock lock(source_mu_);
   query_ = std::move(next);
   store_ = &store;
   metrics_ = std::move(metrics);
+  status_ = std::move(status);
 }
 
 std::string Api::Metrics() {

@@ -16,6 +16,7 @@
 
 #include "http/histogram.h"
 #include "http/prometheus.h"
+#include "http/status.h"
 #include "query/query_service.h"
 #include "state/store.h"
 
@@ -50,8 +51,10 @@ class Api {
  public:
   //! Appends process metrics (pipeline counters, lag) to a /metrics scrape; may be empty.
   using MetricsSource = std::function<void(PrometheusWriter&)>;
+  //! The running processor's figures for /api/status; empty when none runs in this process.
+  using StatusSource = std::function<ProcessorStatus()>;
 
-  Api(state::Store& store, MetricsSource metrics);
+  Api(state::Store& store, MetricsSource metrics, StatusSource status = {});
 
   ApiResponse Handle(const ApiRequest& request);
   //! A JSON error, counted under `route` ("other" for requests that never reached a route).
@@ -60,7 +63,7 @@ class Api {
   std::string Metrics();
   //! Serves another store from now on (a replay made another generation current). Waits
   //! for the requests reading the old one; the old store may close when it returns.
-  void SetSource(state::Store& store, MetricsSource metrics);
+  void SetSource(state::Store& store, MetricsSource metrics, StatusSource status = {});
 
   ConnectionStats& connection_stats() { return connections_; }
 
@@ -75,6 +78,7 @@ class Api {
   std::unique_ptr<query::QueryService> query_;
   state::Store* store_;  //!< what query_ reads, for the PageRank results
   MetricsSource metrics_;
+  StatusSource status_;
   std::map<std::string, LatencyHistogram, std::less<>> latency_;  //!< fixed after construction
   std::mutex counts_mu_;
   std::map<std::pair<std::string, int>, uint64_t> counts_;  //!< (route, status) -> responses

@@ -384,8 +384,8 @@ Result<ListenAddress> ParseListenAddress(const std::string& text) {
 }
 
 struct Server::Impl {
-  Impl(state::Store& store, ServerOptions opts, Api::MetricsSource metrics)
-      : options(std::move(opts)), api(store, std::move(metrics)), shared(api, options) {}
+  Impl(state::Store& store, ServerOptions opts, Api::MetricsSource metrics, Api::StatusSource status)
+      : options(std::move(opts)), api(store, std::move(metrics), std::move(status)), shared(api, options) {}
 
   Status Listen();
   void Accept();
@@ -514,8 +514,8 @@ void Server::Impl::OnAccept(beast::error_code ec, tcp::socket socket) {
   Accept();
 }
 
-Server::Server(state::Store& store, ServerOptions options, Api::MetricsSource metrics)
-    : impl_(std::make_unique<Impl>(store, std::move(options), std::move(metrics))) {}
+Server::Server(state::Store& store, ServerOptions options, Api::MetricsSource metrics, Api::StatusSource status)
+    : impl_(std::make_unique<Impl>(store, std::move(options), std::move(metrics), std::move(status))) {}
 
 Server::~Server() { Stop(); }
 

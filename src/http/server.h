@@ -48,7 +48,7 @@ Result<ListenAddress> ParseListenAddress(const std::string& text);
 
 class Server {
  public:
-  Server(state::Store& store, ServerOptions options, Api::MetricsSource metrics = {});
+  Server(state::Store& store, ServerOptions options, Api::MetricsSource metrics = {}, Api::StatusSource status = {});
   ~Server();
   Server(const Server&) = delete;
   Server& operator=(const Server&) = delete;

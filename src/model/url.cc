@@ -284,6 +284,10 @@ Result<Url> ResolveLink(const Url& base, std::string_view link) {
 
 std::string_view DomainOfUri(std::string_view uri) { return uri.substr(0, uri.find('>')); }
 
+std::string HostName(std::string_view reversed) {
+  return IsIpv4(reversed) ? std::string(reversed) : ReverseHost(reversed);
+}
+
 }  // namespace webindex::model
 
 namespace webindex::model {

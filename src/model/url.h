@@ -37,4 +37,8 @@ Result<Url> UrlFromUri(std::string_view uri);
 //! The domain key of a URI (its first field), without parsing the rest.
 std::string_view DomainOfUri(std::string_view uri);
 
+//! The plain name of a domain key or reversed host: "com.stackoverflow" -> "stackoverflow.com";
+//! an IP address stays as it is.
+std::string HostName(std::string_view reversed);
+
 }  // namespace webindex::model

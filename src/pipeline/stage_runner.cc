@@ -28,8 +28,12 @@ StageRunner::~StageRunner() {
   if (thread_.joinable()) thread_.join();
 }
 
+std::string StageRunner::OffsetPrefix(std::string_view stage, std::string_view topic) {
+  return std::string(stage) + "/" + std::string(topic) + "/";
+}
+
 std::string StageRunner::OffsetKey(std::string_view stage, std::string_view topic, int32_t partition) {
-  return std::string(stage) + "/" + std::string(topic) + "/" + std::to_string(partition);
+  return OffsetPrefix(stage, topic) + std::to_string(partition);
 }
 
 std::string StageRunner::OffsetKey(int32_t partition) const {

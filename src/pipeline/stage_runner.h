@@ -47,6 +47,8 @@ class StageRunner {
   static uint64_t SeqOf(uint64_t opaque) { return opaque & ((1ull << 56) - 1); }
   //! kOffsets key of a stage's committed position in one input partition (value: Fixed64BE).
   static std::string OffsetKey(std::string_view stage, std::string_view topic, int32_t partition);
+  //! What every OffsetKey of one stage and topic starts with: "<stage>/<topic>/".
+  static std::string OffsetPrefix(std::string_view stage, std::string_view topic);
   //! kOutbox key of a stage's record `seq`, and the kMeta key of its next seq (Fixed64BE).
   static std::string OutboxKey(std::string_view stage, uint64_t seq);
   static std::string SeqKey(std::string_view stage);

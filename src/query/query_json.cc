@@ -133,6 +133,26 @@ std::string ToJson(const LinksResult& r) {
   return w.EndObject().Take();
 }
 
+std::string ToJson(const SuggestResult& r) {
+  codec::JsonWriter w;
+  w.BeginObject().Key("q").String(r.q).Key("results").BeginArray();
+  for (const auto& s : r.results) {
+    w.BeginObject().Key("name").String(s.name).Key("kind").String(s.is_domain ? "domain" : "host");
+    w.Key("domain").String(s.domain);
+    if (s.is_domain) w.Key("pages").Uint(s.pages);
+    w.EndObject();
+  }
+  w.EndArray().Key("truncated").Bool(r.truncated);
+  return w.EndObject().Take();
+}
+
+std::string ToJson(const sink::TableTotals& t) {
+  codec::JsonWriter w;
+  w.BeginObject().Key("pages").Uint(t.pages).Key("crawled").Uint(t.crawled).Key("linkedTo").Uint(t.linked);
+  w.Key("links").Uint(t.links).Key("domains").Uint(t.domains);
+  return w.EndObject().Take();
+}
+
 std::string ErrorJson(std::string_view message) {
   codec::JsonWriter w;
   return w.BeginObject().Key("error").String(ValidUtf8(message)).EndObject().Take();

@@ -17,6 +17,10 @@ std::string ToJson(const PagesResult& r);
 std::string ToJson(const PageResult& r);
 //! {"url","uri","linkType","total","results":[{"url","uri","anchorText"}...],"next"}
 std::string ToJson(const LinksResult& r);
+//! {"q","results":[{"name","kind":"domain"|"host","domain","pages" (domains)}...],"truncated"}
+std::string ToJson(const SuggestResult& r);
+//! {"pages","crawled","linkedTo","links","domains"}
+std::string ToJson(const sink::TableTotals& t);
 //! {"error": message}; `message` may hold invalid UTF-8 (it is repaired).
 std::string ErrorJson(std::string_view message);
 

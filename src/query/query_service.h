@@ -1,5 +1,6 @@
 // QueryService: the four questions the query table answers (top pages, a domain's pages, one
-// page, a page's in- or outlinks), paged by cursors. Every call reads one RocksDB snapshot.
+// page, a page's in- or outlinks), paged by cursors, and what the sink keeps beside it (domains
+// by the start of their name, the table's totals). Every call reads one RocksDB snapshot.
 // Borrows the store (which must outlive it); stateless otherwise, so any thread may call it.
 #pragma once
 
@@ -10,6 +11,7 @@
 #include <vector>
 
 #include "common/status.h"
+#include "sink/summary.h"
 #include "state/store.h"
 
 namespace webindex::query {
@@ -54,6 +56,24 @@ struct PageResult {
 
 enum class LinkType { kIn, kOut };
 
+inline constexpr size_t kDefaultSuggestLimit = 10;
+inline constexpr size_t kMaxSuggestLimit = 50;
+
+//! A domain or host the index knows, offered for the start of a name.
+struct Suggestion {
+  std::string name;    //!< "stackoverflow.com", "meta.stackoverflow.com"
+  std::string domain;  //!< its registrable domain (name itself for a domain)
+  bool is_domain = true;
+  uint64_t pages = 0;  //!< the domain's page count (domains only)
+};
+
+struct SuggestResult {
+  std::string q;  //!< the text as matched (lowercased, scheme and path dropped)
+  std::vector<Suggestion> results;
+  //! Some matches were not looked at: more domains start with the text than one answer reads.
+  bool truncated = false;
+};
+
 struct LinksResult {
   std::string url, uri;
   LinkType type = LinkType::kIn;
@@ -74,6 +94,11 @@ class QueryService {
   Result<PageResult> Page(std::string_view url);
   //! Pages linking to `url` (in, by source URI) or linked from it (out, by target URI).
   Result<LinksResult> Links(std::string_view url, LinkType type, size_t limit, std::string_view cursor);
+  //! Domains whose name starts with `text` and hosts of them, most pages first (suggest.cc;
+  //! bounds in docs/api.md). InvalidArgument for text that cannot start a host name.
+  Result<SuggestResult> Suggest(std::string_view text, size_t limit);
+  //! The table's totals as the sink keeps them; NotFound when it keeps none yet.
+  Result<sink::TableTotals> Totals();
 
  private:
   state::Store& store_;

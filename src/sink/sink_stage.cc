@@ -4,7 +4,9 @@
 
 #include "common/bytes.h"
 #include "graph/graph_stage.h"
+#include "pipeline/stage_runner.h"
 #include "sink/export_parts.h"
+#include "sink/summary.h"
 #include "sink/table.h"
 
 namespace webindex::sink {
@@ -18,6 +20,10 @@ std::string VersionKey(const codec::ExportRecord& r) {
 }
 
 }  // namespace
+
+Status SinkStage::Open(state::Store& store) {
+  return OpenSummary(store, pipeline::StageRunner::OffsetPrefix(name(), input_topic()));
+}
 
 Status SinkStage::Process(const std::vector<InRecord>& records, pipeline::BatchContext& ctx) {
   // Keep only the newest export per key: later ones carry the full value.
@@ -33,7 +39,9 @@ Status SinkStage::Process(const std::vector<InRecord>& records, pipeline::BatchC
     }
   };
   std::vector<Part> parts;  // of page exports too large for one record
+  SummaryUpdate summary;
   for (const auto& r : records) {
+    summary.Consumed(r);
     auto e = decoder_.DecodeExport(r.value);
     if (!e.ok()) {
       ++ctx.metrics().corrupt_records;
@@ -78,6 +86,7 @@ Status SinkStage::Process(const std::vector<InRecord>& records, pipeline::BatchC
     fresh.emplace_back(&vkey, &e);
     if (e.type == Type::kPage) old_keys.push_back(TableWriter::PageCurKey(e.key));
     if (e.type == Type::kUri) old_keys.push_back(TableWriter::IncountKey(e.key));
+    if (e.type == Type::kDomain) old_keys.push_back(TableWriter::PagecountKey(e.key));
   }
   std::vector<std::optional<std::string>> old_values;
   RETURN_IF_ERROR(ctx.store().MultiGet(state::Family::kTable, old_keys, &old_values));
@@ -97,12 +106,17 @@ Status SinkStage::Process(const std::vector<InRecord>& records, pipeline::BatchC
           web_->Change(before, e.page);
         }
         RETURN_IF_ERROR(table.SetPage(e.key, e.page, e.page ? codec::EncodePageJson(*e.page) : std::string(), old));
+        summary.Page(old.has_value(), e.page.has_value());
         break;
       }
-      case Type::kUri:
-        table.SetUriInfo(e.key, e.info, old_values[next_old++]);
+      case Type::kUri: {
+        const auto& old = old_values[next_old++];
+        table.SetUriInfo(e.key, e.info, old);
+        summary.Uri(old, e.info);
         break;
+      }
       case Type::kDomain:
+        summary.Domain(e.key, old_values[next_old++], e.pagecount);
         table.SetDomainCount(e.key, e.pagecount);
         break;
       case Type::kGeneration:
@@ -114,6 +128,7 @@ Status SinkStage::Process(const std::vector<InRecord>& records, pipeline::BatchC
     ++ctx.metrics().exports;
   }
   table.Flush();
+  RETURN_IF_ERROR(summary.Write(ctx.store(), ctx.batch()));
   if (web_) {
     const uint64_t skipped = web_->skipped();
     ASSIGN_OR_RETURN(const graph::ApplyResult applied, web_->Apply(ctx.store(), ctx.batch()));

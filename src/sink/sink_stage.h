@@ -20,6 +20,8 @@ class SinkStage final : public pipeline::Stage {
         web_(web_triples ? std::make_unique<graph::WebProjection>(graph::KeySpace{}, std::move(indexes)) : nullptr) {}
   std::string_view name() const override { return "sink"; }
   const std::string& input_topic() const override { return layout_.names.exports; }
+  //! Counts the table's totals and indexes its domains (summary.h) when they are not kept yet.
+  Status Open(state::Store& store) override;
   Status Process(const std::vector<InRecord>& records, pipeline::BatchContext& ctx) override;
 
  private:

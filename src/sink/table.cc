@@ -99,6 +99,9 @@ void TableWriter::Flush() {
 
 std::string TableWriter::PageCurKey(std::string_view uri) { return EncodeCellKey(PageRow(uri), kPage, kCur); }
 std::string TableWriter::IncountKey(std::string_view uri) { return EncodeCellKey(PageRow(uri), kPage, kIncount); }
+std::string TableWriter::PagecountKey(std::string_view domain) {
+  return EncodeCellKey(DomainRow(domain), kDomain, kPagecount);
+}
 
 Status TableWriter::SetPage(std::string_view uri, const std::optional<model::Page>& page,
                             const std::string& page_json) {

@@ -55,6 +55,7 @@ class TableWriter {
   //! in one MultiGet and passes them in below.
   static std::string PageCurKey(std::string_view uri);
   static std::string IncountKey(std::string_view uri);
+  static std::string PagecountKey(std::string_view domain);
   //! As above, given the old value of PageCurKey / IncountKey (nullopt: none).
   Status SetPage(std::string_view uri, const std::optional<model::Page>& page, const std::string& page_json,
                  const std::optional<std::string>& old_json);

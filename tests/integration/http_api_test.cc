@@ -46,6 +46,16 @@ TEST_F(HttpApiTest, EveryRouteAnswersLikeTheQueryService) {
   EXPECT_NE(out.body.find(R"("total":3)"), std::string::npos);
   EXPECT_TRUE(NextCursor(out.body));
 
+  auto suggest = Get(port_, "/api/suggest?q=stack&limit=3");
+  EXPECT_EQ(suggest.status, 200);
+  EXPECT_EQ(suggest.body, query::ToJson(service().Suggest("stack", 3).value()));
+  EXPECT_NE(suggest.body.find(R"({"name":"stackoverflow.com","kind":"domain","domain":"stackoverflow.com","pages":4})"),
+            std::string::npos)
+      << suggest.body;
+  auto totals = Get(port_, "/api/totals");
+  EXPECT_EQ(totals.status, 200);
+  EXPECT_EQ(totals.body, query::ToJson(service().Totals().value()));
+
   auto missing = Get(port_, "/api/page?url=" + Encode("http://nowhere.example.org/"));
   EXPECT_EQ(missing.status, 404);
   EXPECT_TRUE(missing.body.starts_with(R"({"error":")")) << missing.body;
@@ -108,7 +118,8 @@ TEST_F(HttpApiTest, BadRequestsGetJsonErrors) {
 // RFC 9110 9.3.2: HEAD wherever GET works, with the GET's headers (Content-Length included) and
 // no body; the connection stays usable for the next request.
 TEST_F(HttpApiTest, HeadAnswersLikeGetWithoutTheBody) {
-  for (const std::string target : {"/api/top?limit=2", "/", "/healthz", "/nope"}) {
+  for (const std::string target : {"/api/top?limit=2", "/", "/healthz", "/nope", "/api/suggest?q=stack", "/api/totals",
+                                   "/api/status", "/api/suggest?q=a+b"}) {
     const Reply get = Get(port_, target);
     Conn c(port_);
     ASSERT_TRUE(c.connected());

@@ -12,6 +12,7 @@
 #include "event_generator.h"
 #include "pipeline_harness.h"
 #include "seeds.h"
+#include "sink/summary.h"
 
 namespace webindex::testing {
 namespace {
@@ -43,6 +44,14 @@ void RunSeed(uint64_t seed) {
     const auto want = model.TableLines();
     ASSERT_EQ(got, want) << "seed " << seed << ", after chunk " << chunk << ": " << FirstDifference(got, want)
                          << "\nmetrics: " << metrics;
+    // What the sink keeps beside the table (totals, domain index) equals a count over it.
+    auto store = h.OpenReadOnly();
+    ASSERT_TRUE(store.ok()) << store.status().ToString();
+    auto kept = sink::ReadTotals(**store);
+    auto counted = sink::CountTotals(**store);
+    ASSERT_TRUE(kept.ok() && kept->has_value() && counted.ok()) << "seed " << seed;
+    ASSERT_EQ(**kept, *counted) << "seed " << seed << ", after chunk " << chunk;
+    EXPECT_EQ((*kept)->crawled, model.current_pages()) << "seed " << seed;
   }
   std::cout << "seed " << seed << ": " << model.current_pages() << " current pages, " << model.invalid_events()
             << " invalid events, " << model.TableLines().size() << " table cells\n";

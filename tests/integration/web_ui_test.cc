@@ -1,6 +1,7 @@
 // The web UI (src/http/ui/) in headless Chromium against `webindex run --http` serving the live
 // table: every view renders what only app.js can produce, paging links work, API errors show
-// as messages, and data is always text. Chromium is required: without it the tests fail.
+// as messages, numbers have thousands separators, and data is always text; suggestions while
+// typing are driven over the DevTools protocol. Chromium is required: without it the tests fail.
 #include <signal.h>
 
 #include <gtest/gtest.h>
@@ -13,14 +14,53 @@
 #include <thread>
 
 #include "child_process.h"
+#include "devtools_browser.h"
 #include "gzip_file.h"
 #include "http_test_client.h"
+#include "kafka/client.h"
+#include "pipeline/topics.h"
 
 namespace webindex::testing {
 namespace {
 
 constexpr char kAllers[] = "http://apple.stackexchange.com/users/208/john-allers";
 constexpr char kXss[] = "http://xss.example.com/page";
+constexpr char kMany[] = "http://many.example.net/";  // links to kManyLinks pages of its own domain
+constexpr int kManyLinks = 1200;
+constexpr char kAlice[] = "<http://example.org/alice>";
+
+//! Statements of the default graph: alice's (a literal that is HTML among them), bob's.
+std::string Statements() {
+  std::string text =
+      "<http://example.org/alice> <http://xmlns.com/foaf/0.1/name> \"<b>Alice</b> <script>document.title='pwned'"
+      "</script>\" .\n"
+      "<http://example.org/alice> <http://xmlns.com/foaf/0.1/knows> <http://example.org/bob> .\n"
+      "<http://example.org/alice> <http://example.org/age> \"30\"^^<http://www.w3.org/2001/XMLSchema#integer> .\n"
+      "<http://example.org/bob> <http://xmlns.com/foaf/0.1/name> \"Bob\"@en .\n";
+  // A release with a time (+02:00: 07:00 UTC) and a title, for the time and words views.
+  text += "<http://example.org/release> <http://purl.org/dc/terms/date> \"2015-07-28T09:00:00+02:00\"^^"
+          "<http://www.w3.org/2001/XMLSchema#dateTime> .\n"
+          "<http://example.org/release> <http://purl.org/dc/terms/title> \"Spotlight release notes\" .\n";
+  for (int i = 1; i <= 4; ++i) {
+    text += "<http://example.org/alice> <http://example.org/likes> <http://example.org/thing/" + std::to_string(i) +
+            "> .\n";
+  }
+  return text;
+}
+
+//! The value of a JavaScript expression in the browser's tab, or the error as text.
+std::string Js(DevToolsBrowser& b, const std::string& expression) {
+  auto v = b.Eval(expression);
+  return v.ok() ? *v : "<" + v.status().ToString() + ">";
+}
+
+//! The text of the element with id `id` in a dumped DOM, tags and all, up to its closing `tag`.
+std::string ElementById(const std::string& dom, const std::string& id, const std::string& tag = "div") {
+  const size_t begin = dom.find("id=\"" + id + "\"");
+  if (begin == std::string::npos) return "";
+  const size_t end = dom.find("</" + tag + ">", begin);
+  return dom.substr(begin, end == std::string::npos ? std::string::npos : end - begin);
+}
 
 std::string ChromiumPath() {
   const char* env = std::getenv("WEBINDEX_CHROMIUM");
@@ -83,10 +123,17 @@ class WebUiTest : public ::testing::Test {
                                   R"("server":"<script>document.title='pwned'</script>",)" +
                                   R"("outboundLinks":[{"url":"http://xss.example.com/target",)" +
                                   R"("anchorText":"<i>evil</i> \"quoted\""}]})");
+    std::string many = std::string(R"({"url":")") + kMany + R"(","crawlDate":"2015-08-01T00:00:00Z","title":"Many",)" +
+                       R"("outboundLinks":[)";
+    for (int i = 0; i < kManyLinks; ++i) {
+      many += std::string(i ? "," : "") + R"({"url":"http://many.example.net/p/)" + std::to_string(i) + R"("})";
+    }
+    events.emplace_back(kMany, many + "]}");
     harness_->Produce(events);
+    ProduceStatements();
     log_ = harness_->data_dir() + "/run.log";
-    const std::string config = harness_->data_dir() + "/ui.toml";  // PageRank within a second
-    WriteFileBytes(config, "[pagerank]\ninterval_s = 1\n");
+    const std::string config = harness_->data_dir() + "/ui.toml";  // PageRank within a second, web graph
+    WriteFileBytes(config, "[pagerank]\ninterval_s = 1\n[indexes]\nweb_triples = true\n");
     run_ = std::make_unique<ChildProcess>(
         std::vector<std::string>{WEBINDEX_BINARY, "run", "--brokers", harness_->brokers(), "--data-dir",
                                  harness_->data_dir() + "/ui", "--http", "127.0.0.1:0", "--config", config},
@@ -102,9 +149,22 @@ class WebUiTest : public ::testing::Test {
     }
   }
 
+  static void ProduceStatements() {
+    auto producer = kafka::Producer::Create(harness_->config().kafka,
+                                            [](uint64_t, const Status& st) { EXPECT_TRUE(st.ok()) << st.ToString(); });
+    ASSERT_TRUE(producer.ok()) << producer.status().ToString();
+    const std::string topic = harness_->config().topics.triples;
+    ASSERT_TRUE((*producer)->Produce({topic, pipeline::PartitionFor(kAlice, 2), kAlice, Statements(), {}}, 1).ok());
+    ASSERT_TRUE((*producer)->Flush(30000).ok());
+  }
+
   static bool Ingested() {
     return Get(port_, "/api/links?url=" + Encode(kBlog)).body.find(R"("total":4)") != std::string::npos &&
            Get(port_, "/api/page?url=" + Encode(kXss)).status == 200 &&
+           Get(port_, "/api/pages?domain=example.net&limit=1").body.find(R"("total":1201)") != std::string::npos &&
+           Count(Get(port_, "/api/triples?limit=100").body, R"("s":)") == 10 &&
+           Count(Get(port_, "/api/triples?graph=all&limit=100&p=" + Encode("<urn:webindex:crawled>")).body,
+                 R"("s":)") == 7 &&
            Get(port_, "/api/page?url=" + Encode(kAllers)).body.find(R"("numOutbound":8)") != std::string::npos &&
            Count(Get(port_, "/api/top?limit=4").body, R"("count":4})") == 4;
   }
@@ -161,6 +221,18 @@ class WebUiTest : public ::testing::Test {
     const std::string dom = Chromium(hash, {"--dump-dom"});
     EXPECT_NE(dom.find("<main id=\"view\""), std::string::npos) << "no UI at " << hash << ":\n" << dom;
     return dom;
+  }
+
+  //! A browser on the UI at `hash`, ready once the view rendered; nullptr after a test failure.
+  static std::unique_ptr<DevToolsBrowser> Browse(const std::string& hash) {
+    const std::string profile = MakeTempDir("webindex-devtools");
+    auto browser = DevToolsBrowser::Start(ChromiumPath(), profile, harness_->data_dir() + "/chromium.log");
+    EXPECT_TRUE(browser.ok()) << browser.status().ToString();
+    if (!browser.ok()) return nullptr;
+    Status st = (*browser)->Open("http://127.0.0.1:" + std::to_string(port_) + "/" + hash);
+    if (st.ok()) st = (*browser)->WaitFor("document.body.dataset.state === 'ready'");
+    EXPECT_TRUE(st.ok()) << st.ToString();
+    return st.ok() ? std::move(browser).value() : nullptr;
   }
 
   inline static std::unique_ptr<PipelineHarness> harness_;
@@ -337,6 +409,323 @@ TEST_F(WebUiTest, DataIsShownAsTextNeverAsMarkup) {
   EXPECT_EQ(dom.find("<b>bold"), std::string::npos) << Main(dom);
   EXPECT_EQ(dom.find("<i>evil"), std::string::npos) << Main(dom);
   EXPECT_EQ(dom.find("<title>pwned"), std::string::npos);
+}
+
+TEST_F(WebUiTest, NewRoutesAnswerHeadLikeGet) {
+  for (const std::string target : {"/api/suggest?q=stack", "/api/totals", "/api/status"}) {
+    const Reply get = Get(port_, target);
+    EXPECT_EQ(get.status, 200) << target << ": " << get.body;
+    const Reply head = Raw(port_, "HEAD " + target + " HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+    EXPECT_EQ(head.status, 200) << target;
+    EXPECT_TRUE(head.body.empty()) << target << ": " << head.body;
+    // /api/status changes between two calls (events, lag); its length is the GET's when they agree.
+    if (target != "/api/status") {
+      EXPECT_NE(head.head.find("Content-Length: " + std::to_string(get.body.size())), std::string::npos)
+          << target << ": " << head.head;
+    }
+  }
+  const Reply bad = Get(port_, "/api/suggest?q=" + Encode("stack overflow"));
+  EXPECT_EQ(bad.status, 400);
+  EXPECT_EQ(bad.body,
+            R"({"error":"q 'stack overflow' cannot start a host name: letters, digits, '-', '_' and '.' only"})");
+}
+
+TEST_F(WebUiTest, SuggestionsAppearAsOneTypesAndTheKeyboardOpensOne) {
+  ASSERT_NO_FATAL_FAILURE(RequireChromium());
+  auto b = Browse("#/top");
+  ASSERT_TRUE(b);
+  const std::string names =
+      "[...document.querySelectorAll('#suggestions [role=option]')].map(o => o.dataset.name).join(' ')";
+  ASSERT_TRUE(b->Eval("document.getElementById('search-input').focus(), 'ok'").ok());
+  ASSERT_TRUE(b->Type("stackov").ok());
+  ASSERT_TRUE(b->WaitFor("!document.getElementById('suggestions').hidden").ok());
+  EXPECT_EQ(Js(*b, names), "stackoverflow.com blog.stackoverflow.com");
+  EXPECT_EQ(Js(*b, "document.getElementById('search-input').getAttribute('aria-expanded')"), "true");
+  EXPECT_EQ(Js(*b, "document.querySelector('#suggestions [role=option] .detail').textContent"),
+            "domain \u00b7 4 pages");
+  // Typing more narrows the list; a host is offered under its domain.
+  ASSERT_TRUE(b->Type("erflow.com").ok());
+  ASSERT_TRUE(b->WaitFor("document.querySelectorAll('#suggestions [role=option]').length === 2 && "
+                         "document.getElementById('search-input').value === 'stackoverflow.com'")
+                  .ok());
+  ASSERT_TRUE(b->Eval("document.getElementById('search-input').select(), 'ok'").ok());
+  ASSERT_TRUE(b->Type("blog.stack").ok());
+  ASSERT_TRUE(b->WaitFor("document.querySelector('#suggestions [role=option]')?.dataset.name === "
+                         "'blog.stackoverflow.com'")
+                  .ok())
+      << Js(*b, names);
+  EXPECT_EQ(Js(*b, "document.querySelector('#suggestions .detail').textContent"), "host \u00b7 stackoverflow.com");
+
+  // Down marks the first, Down again the next (wrapping), Up back; Enter opens the domain's view.
+  ASSERT_TRUE(b->Eval("document.getElementById('search-input').select(), 'ok'").ok());
+  ASSERT_TRUE(b->Type("stack").ok());
+  ASSERT_TRUE(b->WaitFor("document.querySelectorAll('#suggestions [role=option]').length === 4").ok()) << Js(*b, names);
+  // Most pages first, then by name (both domains have four pages in the sample).
+  EXPECT_EQ(Js(*b, names), "stackexchange.com apple.stackexchange.com stackoverflow.com blog.stackoverflow.com");
+  ASSERT_TRUE(b->Press("ArrowDown").ok());
+  EXPECT_EQ(Js(*b, "document.getElementById('search-input').getAttribute('aria-activedescendant')"), "suggestion-0");
+  ASSERT_TRUE(b->Press("ArrowDown").ok());
+  ASSERT_TRUE(b->Press("ArrowDown").ok());
+  ASSERT_TRUE(b->Press("ArrowUp").ok());
+  EXPECT_EQ(Js(*b, "document.querySelector('[aria-selected=true]').dataset.name"), "apple.stackexchange.com");
+  ASSERT_TRUE(b->Press("ArrowDown").ok());
+  EXPECT_EQ(Js(*b, "document.querySelector('[aria-selected=true]').dataset.name"), "stackoverflow.com");
+  ASSERT_TRUE(b->Press("Enter").ok());
+  // (The hash changes before the view starts rendering: wait for the new view's content.)
+  ASSERT_TRUE(b->WaitFor("location.hash === '#/pages?domain=stackoverflow.com' && "
+                         "document.getElementById('view').dataset.view === 'pages' && "
+                         "document.body.dataset.state === 'ready'")
+                  .ok())
+      << Js(*b, "location.hash");
+  EXPECT_EQ(Js(*b, "document.querySelector('main h1').textContent"), "stackoverflow.com");
+  EXPECT_EQ(Js(*b, "document.getElementById('suggestions').hidden"), "true");
+
+  // Escape closes the list; Enter then searches the text as typed: a name without a dot lists
+  // what starts with it, and says so plainly when nothing does.
+  ASSERT_TRUE(
+      b->Eval("document.getElementById('search-input').focus(), document.getElementById('search-input').select(), 'ok'")
+          .ok());
+  ASSERT_TRUE(b->Type("stackoverflow").ok());
+  ASSERT_TRUE(b->WaitFor("!document.getElementById('suggestions').hidden").ok());
+  ASSERT_TRUE(b->Press("Escape").ok());
+  EXPECT_EQ(Js(*b, "document.getElementById('suggestions').hidden"), "true");
+  ASSERT_TRUE(b->Press("Enter").ok());
+  ASSERT_TRUE(b->WaitFor("location.hash === '#/search?q=stackoverflow' && "
+                         "document.getElementById('view').dataset.view === 'search' && "
+                         "document.body.dataset.state === 'ready'")
+                  .ok());
+  EXPECT_EQ(Js(*b, "[...document.querySelectorAll('#search-results td.name')].map(t => t.textContent).join(' ')"),
+            "stackoverflow.com blog.stackoverflow.com");
+  ASSERT_TRUE(b->Eval("document.getElementById('search-input').select(), 'ok'").ok());
+  ASSERT_TRUE(b->Type("nosuchname").ok());
+  ASSERT_TRUE(b->Press("Enter").ok());
+  ASSERT_TRUE(b->WaitFor("location.hash === '#/search?q=nosuchname' && document.getElementById('no-match')").ok());
+  EXPECT_EQ(Js(*b, "document.getElementById('no-match').textContent"),
+            "No domain or host in the index starts with \u201cnosuchname\u201d. Check the spelling, type less of the "
+            "name, or give a whole URL (http://\u2026) to open one page.");
+}
+
+TEST_F(WebUiTest, SearchViewAndAnUnknownDomainOfferWhatTheIndexKnows) {
+  ASSERT_NO_FATAL_FAILURE(RequireChromium());
+  const std::string dom = Render("#/search?q=Stack");
+  EXPECT_NE(dom.find("<h1>Domains and hosts starting with \u201cstack\u201d</h1>"), std::string::npos) << Main(dom);
+  EXPECT_NE(dom.find(R"(<td class="name"><a href="#/pages?domain=stackoverflow.com">stackoverflow.com</a></td>)"
+                     R"(<td class="kind">domain</td><td class="count">4</td>)"),
+            std::string::npos)
+      << Main(dom);
+  EXPECT_NE(dom.find(R"(<tr class="host"><td class="name"><a href="#/pages?domain=apple.stackexchange.com">)"
+                     R"(apple.stackexchange.com</a></td><td class="kind">host of <a href="#/pages?domain=)"
+                     R"(stackexchange.com">stackexchange.com</a></td>)"),
+            std::string::npos)
+      << Main(dom);
+  const std::string unknown = Render("#/pages?domain=stackoverflw.com");
+  EXPECT_NE(unknown.find("The index knows no pages of this domain."), std::string::npos) << Main(unknown);
+  EXPECT_NE(unknown.find("Known domains starting with \u201cstackoverf\u201d"), std::string::npos) << Main(unknown);
+  EXPECT_NE(unknown.find(">stackoverflow.com</a>"), std::string::npos) << Main(unknown);
+  const std::string bad = Render("#/search?q=" + Encode("no such name"));
+  EXPECT_NE(bad.find("<strong>Bad request (400)</strong>: q 'no such name' cannot start a host name"),
+            std::string::npos)
+      << Main(bad);
+}
+
+TEST_F(WebUiTest, TopViewShowsTheTableTotals) {
+  ASSERT_NO_FATAL_FAILURE(RequireChromium());
+  const std::string api = Get(port_, "/api/totals").body;
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(
+      api, m, std::regex(R"re("pages":(\d+),"crawled":(\d+),"linkedTo":(\d+),"links":(\d+),"domains":(\d+))re")))
+      << api;
+  EXPECT_EQ(m[2].str(), "7") << "the sample's five pages, the XSS page and the one with many links";
+  const std::string dom = Render("#/top?limit=2");
+  const auto number = [](const std::string& digits) {  // 1234 -> 1,234
+    std::string out = digits;
+    for (int i = static_cast<int>(out.size()) - 3; i > 0; i -= 3) out.insert(static_cast<size_t>(i), ",");
+    return out;
+  };
+  const char* ids[] = {"total-pages", "total-crawled", "total-linked", "total-links", "total-domains"};
+  const char* labels[] = {"Pages", "Crawled", "Linked to", "Links", "Domains"};
+  for (int i = 0; i < 5; ++i) {
+    const std::string want = std::string("id=\"") + ids[i] + "\"><dt>" + labels[i] + "</dt><dd data-value=\"" +
+                             m[i + 1].str() + "\">" + number(m[i + 1].str()) + "</dd>";
+    EXPECT_NE(dom.find(want), std::string::npos) << want << "\n" << Main(dom);
+  }
+  EXPECT_GT(std::stoi(m[1].str()), 1000) << "a total with a thousands separator";
+  EXPECT_NE(dom.find(RankRow("http://apple.blogoverflow.com/", 4)), std::string::npos) << Main(dom);
+}
+
+TEST_F(WebUiTest, NumbersHaveThousandsSeparators) {
+  ASSERT_NO_FATAL_FAILURE(RequireChromium());
+  const std::string page = Render("#/page?url=" + Encode(kMany) + "&limit=2");
+  EXPECT_NE(page.find("<dt>Links out</dt><dd>1,200 links</dd>"), std::string::npos) << Main(page);
+  EXPECT_NE(page.find("<h2>Links to <span class=\"badge\">1,200</span></h2>"), std::string::npos) << Main(page);
+  const std::string domain = Render("#/pages?domain=example.net&limit=2");
+  EXPECT_NE(domain.find(R"(data-total="1201">1,201 pages of this domain in the index)"), std::string::npos)
+      << Main(domain);
+  const std::string search = Render("#/search?q=example.n");
+  EXPECT_NE(search.find(R"(<td class="kind">domain</td><td class="count">1,201</td>)"), std::string::npos)
+      << Main(search);
+}
+
+TEST_F(WebUiTest, StatusViewShowsGenerationEventsLagAndTheLastPageRank) {
+  ASSERT_NO_FATAL_FAILURE(RequireChromium());
+  std::string api;
+  const auto deadline = Clock::now() + std::chrono::seconds(60);
+  while (Clock::now() < deadline) {
+    api = Get(port_, "/api/status").body;
+    if (api.find(R"("pagerank":{"result":)") != std::string::npos &&
+        api.find(R"("eventsPerSecond":null)") == std::string::npos) {
+      break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  }
+  ASSERT_NE(api.find(R"("generation":1,"events":)"), std::string::npos) << api;
+  ASSERT_NE(api.find(R"("pagerank":{"result":)"), std::string::npos) << api;
+  EXPECT_NE(api.find(R"("lag":{"total":0,)"), std::string::npos) << api;
+  EXPECT_NE(api.find(R"("unavailable":{})"), std::string::npos) << api;
+  std::smatch events, result;
+  ASSERT_TRUE(std::regex_search(api, events, std::regex(R"("events":(\d+))")));
+  ASSERT_TRUE(std::regex_search(api, result, std::regex(R"("pagerank":\{"result":(\d+))")));
+
+  const std::string dom = Render("#/status");
+  EXPECT_NE(dom.find("<h1>Status</h1>"), std::string::npos) << Main(dom);
+  EXPECT_NE(dom.find(R"(id="status-generation"><dt>Generation</dt><dd data-value="1">1</dd>)"), std::string::npos)
+      << Main(dom);
+  EXPECT_NE(dom.find("id=\"status-events\"><dt>Events consumed</dt><dd data-value=\"" + events[1].str() + "\">" +
+                     events[1].str() + "</dd>"),
+            std::string::npos)
+      << Main(dom);
+  EXPECT_TRUE(
+      std::regex_search(dom, std::regex(R"(id="status-rate"><dt>Events per second</dt><dd data-value="[0-9.]+">)")))
+      << Main(dom);
+  EXPECT_NE(dom.find(R"(id="status-lag"><dt>Consumer lag</dt><dd data-value="0">0</dd>)"), std::string::npos)
+      << Main(dom);
+  EXPECT_NE(dom.find("id=\"status-pagerank\"><dt>Last PageRank</dt>"), std::string::npos) << Main(dom);
+  for (const char* stage : {"page", "uri", "domain", "sink", "graph"}) {
+    EXPECT_NE(dom.find(std::string("<td class=\"stage\">") + stage + "</td>"), std::string::npos) << stage;
+  }
+  EXPECT_NE(dom.find("<dt>Result</dt><dd><a href=\"#/pagerank\">"), std::string::npos) << Main(dom);
+  EXPECT_NE(dom.find("<dt>Checks</dt><dd>every 1 s: "), std::string::npos) << Main(dom);
+  EXPECT_EQ(dom.find("not available"), std::string::npos) << Main(dom);
+  EXPECT_NE(ElementById(dom, "status-totals", "section").find("<dt>Crawled</dt><dd data-value=\"7\">7</dd>"),
+            std::string::npos)
+      << Main(dom);
+}
+
+TEST_F(WebUiTest, StatementsViewAnswersAPatternPagesAndFollowsIris) {
+  ASSERT_NO_FATAL_FAILURE(RequireChromium());
+  const std::string hash = "#/statements?s=" + Encode(kAlice) + "&limit=4";
+  const std::string dom = Render(hash);
+  EXPECT_NE(dom.find("<h1>Statements</h1>"), std::string::npos) << Main(dom);
+  // The form shows the pattern; four rows of alice's seven statements.
+  EXPECT_TRUE(
+      std::regex_search(dom, std::regex(R"re(<input name="s" value="(&lt;|<)http://example.org/alice(&gt;|>)")re")))
+      << Main(dom);
+  EXPECT_EQ(Count(ElementById(dom, "statements", "section"), "<td class=\"subject\">"), 4u) << Main(dom);
+  // IRIs link to the statements about them (as subject), within the same graph selection.
+  EXPECT_NE(dom.find(R"(<a class="iri" href="#/statements?s=%3Chttp%3A%2F%2Fexample.org%2Fage%3E" )"
+                     R"(title="Statements about http://example.org/age">http://example.org/age</a>)"),
+            std::string::npos)
+      << Main(dom);
+  // Literals are text, HTML in them included.
+  EXPECT_NE(dom.find(R"(<span class="literal">"30"^^&lt;http://www.w3.org/2001/XMLSchema#integer&gt;</span>)"),
+            std::string::npos)
+      << Main(dom);
+  const std::string rest = Render(PagerHref(dom, "next"));
+  EXPECT_EQ(Count(ElementById(rest, "statements", "section"), "<td class=\"subject\">"), 3u) << Main(rest);
+  EXPECT_EQ(PagerHref(rest, "next"), "") << Main(rest);
+  EXPECT_EQ(PagerHref(rest, "prev"), hash) << Main(rest);
+  EXPECT_NE(rest.find(R"(<span class="literal">"&lt;b&gt;Alice&lt;/b&gt; &lt;script&gt;document.title='pwned')"
+                      R"(&lt;/script&gt;"</span>)"),
+            std::string::npos)
+      << Main(rest);
+  EXPECT_EQ(rest.find("<b>Alice"), std::string::npos);
+  EXPECT_EQ(rest.find("<title>pwned"), std::string::npos);
+  // Following bob's IRI re-queries with it as subject.
+  const std::string bob = Render("#/statements?s=" + Encode("<http://example.org/bob>"));
+  EXPECT_NE(bob.find(R"(<span class="literal">"Bob"@en</span>)"), std::string::npos) << Main(bob);
+  EXPECT_EQ(Count(ElementById(bob, "statements", "section"), "<td class=\"subject\">"), 1u) << Main(bob);
+  // A pattern on the predicate and object; a bad term is a message under the form.
+  const std::string knows = Render("#/statements?p=" + Encode("<http://xmlns.com/foaf/0.1/knows>") +
+                                   "&o=" + Encode("<http://example.org/bob>"));
+  EXPECT_EQ(Count(ElementById(knows, "statements", "section"), "<td class=\"subject\">"), 1u) << Main(knows);
+  const std::string bad = Render("#/statements?s=" + Encode("\"x\""));
+  EXPECT_NE(bad.find("<strong>Bad request (400)</strong>: s: a subject is never a literal"), std::string::npos)
+      << Main(bad);
+  EXPECT_NE(bad.find(R"(id="pattern")"), std::string::npos) << Main(bad);
+  const std::string none = Render("#/statements?s=" + Encode("<http://example.org/nobody>"));
+  EXPECT_NE(none.find("No statement matches this pattern."), std::string::npos) << Main(none);
+}
+
+TEST_F(WebUiTest, TimeViewFindsStatementsByTheInstantOfTheirObject) {
+  ASSERT_NO_FATAL_FAILURE(RequireChromium());
+  // 09:00+02:00 is 07:00 UTC: found by the UTC second, in every graph by default.
+  const std::string at = Render("#/temporal?equals=" + Encode("2015-07-28T07:00:00Z"));
+  EXPECT_NE(at.find("<h1>Statements by time</h1>"), std::string::npos) << Main(at);
+  EXPECT_NE(at.find(R"(<a class="tab current" href="#/temporal" aria-current="page">Time</a>)"), std::string::npos)
+      << Main(at);
+  EXPECT_EQ(Count(ElementById(at, "statements", "section"), "<td class=\"subject\">"), 1u) << Main(at);
+  EXPECT_NE(at.find(R"(<span class="literal">"2015-07-28T09:00:00+02:00"^^&lt;http://www.w3.org/2001/XMLSchema#dateTime&gt;</span>)"),
+            std::string::npos)
+      << Main(at);
+  EXPECT_TRUE(std::regex_search(at, std::regex(R"re(<option value="equals" selected(="")?>)re"))) << Main(at);
+  // The web graph's crawl dates: pages crawled before 01:45 (01:32:26 and 01:40:51), each a page link.
+  const std::string crawled = Render("#/temporal?before=" + Encode("2015-07-28T01:45:00Z") +
+                                     "&p=" + Encode("<urn:webindex:crawled>"));
+  const std::string rows = ElementById(crawled, "statements", "section");
+  EXPECT_EQ(Count(rows, "<td class=\"subject\">"), 2u) << Main(crawled);
+  EXPECT_EQ(Count(rows, "<a class=\"page-link external\" href=\"#/page?url=http"), 2u) << Main(crawled);
+  EXPECT_EQ(Count(rows, "urn:webindex:web"), 2u) << Main(crawled);
+  // Both ends of an interval are excluded; an interval without statements says so.
+  const std::string none = Render("#/temporal?within=" + Encode("2015-07-28T07:00:00Z/2015-07-28T08:00:00Z"));
+  EXPECT_NE(none.find("No statement has a time in this interval."), std::string::npos) << Main(none);
+  // A bad time is the API's message under the form.
+  const std::string bad = Render("#/temporal?after=yesterday");
+  EXPECT_NE(bad.find("<strong>Bad request (400)</strong>: after:"), std::string::npos) << Main(bad);
+  EXPECT_NE(bad.find(R"(id="time")"), std::string::npos) << Main(bad);
+  // Without a time the form alone; choosing "between" and two times routes to within=T1/T2.
+  auto b = Browse("#/temporal");
+  ASSERT_NE(b, nullptr);
+  EXPECT_EQ(Js(*b, "document.getElementById('statements') === null"), "true");
+  ASSERT_TRUE(b->Eval("(() => { const f = document.getElementById('time');"
+                      "f.elements.relation.value = 'within';"
+                      "f.elements.t.value = '2015-07-28T06:59:59Z/2015-07-28T07:00:01Z';"
+                      "f.querySelector('button').click(); return true; })()")
+                  .ok());
+  ASSERT_TRUE(b->WaitFor("location.hash.startsWith('#/temporal?within=') && document.body.dataset.state === 'ready'").ok())
+      << Js(*b, "location.hash");
+  EXPECT_EQ(Js(*b, "location.hash"), "#/temporal?within=" + Encode("2015-07-28T06:59:59Z/2015-07-28T07:00:01Z"));
+  EXPECT_EQ(Js(*b, "document.querySelectorAll('#statements td.subject').length"), "1");
+}
+
+TEST_F(WebUiTest, WordsViewFindsPagesByTitleAndStatementsByWords) {
+  ASSERT_NO_FATAL_FAILURE(RequireChromium());
+  // "spotlight" is in a page title (web graph) and in the release's title (default graph).
+  const std::string dom = Render("#/text?q=Spotlight");
+  EXPECT_NE(dom.find("<h1>Statements by words</h1>"), std::string::npos) << Main(dom);
+  const std::string rows = ElementById(dom, "statements", "section");
+  EXPECT_NE(rows.find(R"(<span class="literal">"Spotlight release notes"</span>)"), std::string::npos) << Main(dom);
+  EXPECT_NE(rows.find("Spotlight sometimes can"), std::string::npos) << Main(dom);
+  EXPECT_NE(rows.find(R"(title="Statements about urn:webindex:title">urn:webindex:title</a>)"), std::string::npos)
+      << Main(dom);
+  EXPECT_NE(rows.find(R"(<a class="page-link external" href="#/page?url=http%3A%2F%2Fapple.stackexchange.com%2F)"),
+            std::string::npos)
+      << Main(dom);
+  // Restricted to titles in the web graph: the page only, its link opens the page view.
+  const std::string titles = Render("#/text?q=spotlight&p=" + Encode("<urn:webindex:title>") +
+                                    "&graph=" + Encode("<urn:webindex:web>"));
+  EXPECT_EQ(Count(ElementById(titles, "statements", "section"), "<td class=\"subject\">"), 1u) << Main(titles);
+  // Boolean queries and wildcards: the release by "release AND NOT spotli*" finds nothing.
+  const std::string notq = Render("#/text?q=" + Encode("release AND NOT spotli*"));
+  EXPECT_NE(notq.find("No statement has these words."), std::string::npos) << Main(notq);
+  const std::string rel = Render("#/text?q=" + Encode("(releas* OR nothing) notes"));
+  EXPECT_EQ(Count(ElementById(rel, "statements", "section"), "<td class=\"subject\">"), 1u) << Main(rel);
+  // A malformed query: the API's message, with the position, under the form.
+  const std::string bad = Render("#/text?q=" + Encode("(spotlight"));
+  EXPECT_NE(bad.find("<strong>Bad request (400)</strong>: "), std::string::npos) << Main(bad);
+  EXPECT_NE(bad.find("at character 1"), std::string::npos) << Main(bad);
+  EXPECT_NE(bad.find(R"(id="words")"), std::string::npos) << Main(bad);
+  // The tabs lead to each other's forms.
+  EXPECT_NE(bad.find(R"(<a class="tab" href="#/statements">Pattern</a>)"), std::string::npos) << Main(bad);
 }
 
 }  // namespace

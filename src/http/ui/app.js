@@ -7,6 +7,7 @@
   const view = document.getElementById('view');
   const searchForm = document.getElementById('search');
   const searchInput = document.getElementById('search-input');
+  const suggestList = document.getElementById('suggestions');
 
   // ---- DOM ----
 
@@ -25,10 +26,15 @@
     return node;
   }
 
-  const fmt = (n) => (typeof n === 'number' ? n.toLocaleString('en-US') : '\u2014');
+  // Numbers always in one locale (thousands separated by commas), whatever the browser's.
+  const kNumber = new Intl.NumberFormat('en-US');
+  const kScore = new Intl.NumberFormat('en-US', {maximumSignificantDigits: 9});
+  const fmt = (n) => (typeof n === 'number' ? kNumber.format(n) : '\u2014');
   const plural = (n, one, many) => `${fmt(n)} ${n === 1 ? one : many}`;
+  const score = (n) => (typeof n === 'number' ? kScore.format(n) : '\u2014');
 
-  // ---- Routes: #/top, #/pagerank, #/pages?domain=D, #/page?url=U (each with optional limit and cursors) ----
+  // ---- Routes: #/top, #/pagerank, #/pages?domain=D, #/page?url=U, #/search?q=T, #/statements?s=&p=&o=&graph=,
+  // #/temporal?after=T&p=&graph=, #/text?q=&p=&graph=, #/status (lists with optional limit and cursors) ----
 
   function hashFor(view, params) {
     const query = Object.entries(params)
@@ -49,13 +55,15 @@
     };
   }
 
-  //! What the search box routes to: a URL (with a scheme, or with a path) or a domain.
+  //! What the search box routes to: a URL (with a scheme, or with a path), a host name (with a
+  //! dot: its domain), or the start of a name (the domains and hosts starting with it).
   function searchHash(text) {
     const q = text.trim();
     if (!q) return '#/top';
     if (/^[a-z][a-z0-9+.-]*:\/\//i.test(q)) return pageHash(q);
     if (q.includes('/')) return pageHash('http://' + q);
-    return domainHash(q);
+    if (/^[a-z0-9_-]+(\.[a-z0-9_-]+)+\.?$/i.test(q)) return domainHash(q);
+    return hashFor('search', {q});
   }
 
   // ---- The API ----
@@ -102,6 +110,114 @@
       : 'Error';
     return el('div', {class: 'error', role: 'alert'}, el('strong', {}, title), ': ', error.message);
   }
+
+  // ---- Suggestions: domains and hosts starting with what is typed (GET /api/suggest) ----
+  // A listbox under the search box (the ARIA combobox pattern): Up and Down move through it, Enter
+  // or a click opens the chosen domain's view, Escape closes it.
+
+  const kSuggestDelayMs = 150;
+  const kSuggestLimit = 8;
+  let suggestTimer = null;
+  let suggestSeq = 0;
+  let suggestions = [];
+  let activeSuggestion = -1;
+
+  //! The start of a host name the text may be ("stackov"), or '' for a URL or other text.
+  function nameStart(text) {
+    const q = text.trim().toLowerCase();
+    return /^[a-z0-9_-][a-z0-9._-]*$/.test(q) && q.length <= 253 ? q : '';
+  }
+
+  function closeSuggestions() {
+    suggestions = [];
+    activeSuggestion = -1;
+    suggestList.hidden = true;
+    suggestList.replaceChildren();
+    searchInput.setAttribute('aria-expanded', 'false');
+    searchInput.removeAttribute('aria-activedescendant');
+  }
+
+  //! Also forgets a suggestion request under way or due: what it would show is no longer wanted.
+  function cancelSuggestions() {
+    clearTimeout(suggestTimer);
+    ++suggestSeq;
+    closeSuggestions();
+  }
+
+  function suggestionDetail(s) {
+    return s.kind === 'domain' ? `domain \u00b7 ${plural(s.pages, 'page', 'pages')}` : `host \u00b7 ${s.domain}`;
+  }
+
+  function showSuggestions(items) {
+    suggestions = items;
+    activeSuggestion = -1;
+    searchInput.removeAttribute('aria-activedescendant');
+    if (!items.length) return closeSuggestions();
+    suggestList.replaceChildren(...items.map((s, i) => el('li', {
+      id: `suggestion-${i}`, class: `suggestion ${s.kind}`, role: 'option', 'aria-selected': 'false',
+      'data-name': s.name,
+      onmousedown: (event) => { event.preventDefault(); chooseSuggestion(i); },
+    }, el('span', {class: 'name'}, s.name), el('span', {class: 'detail'}, suggestionDetail(s)))));
+    suggestList.hidden = false;
+    searchInput.setAttribute('aria-expanded', 'true');
+  }
+
+  function markSuggestion(index) {
+    activeSuggestion = index;
+    suggestList.querySelectorAll('[role=option]').forEach((li, i) => {
+      li.setAttribute('aria-selected', i === index ? 'true' : 'false');
+    });
+    if (index < 0) {
+      searchInput.removeAttribute('aria-activedescendant');
+    } else {
+      searchInput.setAttribute('aria-activedescendant', `suggestion-${index}`);
+      document.getElementById(`suggestion-${index}`).scrollIntoView({block: 'nearest'});
+    }
+  }
+
+  function chooseSuggestion(index) {
+    const s = suggestions[index];
+    if (!s) return;
+    cancelSuggestions();
+    searchInput.value = s.name;
+    const target = domainHash(s.name);
+    if (target === location.hash) render();
+    else location.hash = target;
+  }
+
+  async function fetchSuggestions() {
+    const seq = ++suggestSeq;
+    const q = nameStart(searchInput.value);
+    if (!q) return closeSuggestions();
+    try {
+      const data = await api('suggest', {q, limit: kSuggestLimit});
+      if (seq === suggestSeq && document.activeElement === searchInput) showSuggestions(data.results);
+    } catch (e) {
+      if (seq === suggestSeq) closeSuggestions();  // suggestions are a help: the search still works
+    }
+  }
+
+  searchInput.addEventListener('input', () => {
+    clearTimeout(suggestTimer);
+    suggestTimer = setTimeout(fetchSuggestions, kSuggestDelayMs);
+  });
+  searchInput.addEventListener('keydown', (event) => {
+    const open = !suggestList.hidden && suggestions.length > 0;
+    if (event.key === 'ArrowDown' || event.key === 'ArrowUp') {
+      event.preventDefault();
+      if (!open) return fetchSuggestions();
+      const step = event.key === 'ArrowDown' ? 1 : -1;
+      const n = suggestions.length;
+      markSuggestion(activeSuggestion < 0 ? (step > 0 ? 0 : n - 1) : (activeSuggestion + step + n) % n);
+    } else if (event.key === 'Enter' && open && activeSuggestion >= 0) {
+      event.preventDefault();
+      chooseSuggestion(activeSuggestion);
+    } else if (event.key === 'Escape') {
+      if (open) event.preventDefault();  // closing the list keeps the text; a second Escape clears it
+      cancelSuggestions();
+    }
+  });
+  searchInput.addEventListener('blur', cancelSuggestions);
 
   // ---- Paging: a stack of the cursors that led to the current page of each list ----
   // Per list, the tab keeps the cursors of the pages it has paged through ('' is the first page)
@@ -159,7 +275,7 @@
     } else {
       nav.append(el('span', {class: 'prev disabled', 'aria-disabled': 'true'}, '\u2039 Previous'));
     }
-    nav.append(el('span', {class: 'pageno'}, stack[0] === '' ? `Page ${stack.length}` : ''));
+    nav.append(el('span', {class: 'pageno'}, stack[0] === '' ? `Page ${fmt(stack.length)}` : ''));
     if (next) {
       const onclick = () => { pendingNext = {key, from: cursor}; };
       nav.append(el('a', {class: 'next', rel: 'next', href: hashAt(next), onclick}, 'Next \u203a'));
@@ -187,7 +303,7 @@
         el('th', {class: 'url', scope: 'col'}, 'Page'),
         el('th', {class: 'count', scope: 'col'}, 'Linked from'))),
       el('tbody', {}, results.map((r, i) => el('tr', {},
-        el('td', {class: 'rank'}, rank ? String(rank + i) : ''),
+        el('td', {class: 'rank'}, rank ? fmt(rank + i) : ''),
         el('td', {class: 'url'}, pageLink(r.url, r.uri)),
         el('td', {class: 'count'}, fmt(r.count))))));
   }
@@ -213,27 +329,88 @@
         el('th', {class: 'url', scope: 'col'}, 'Page'),
         el('th', {class: 'count', scope: 'col'}, 'PageRank'))),
       el('tbody', {}, results.map((r, i) => el('tr', {},
-        el('td', {class: 'rank'}, rank ? String(rank + i) : ''),
+        el('td', {class: 'rank'}, rank ? fmt(rank + i) : ''),
         el('td', {class: 'url'}, el('a', {class: 'page-link', href: pageHash(r.url)}, r.url)),
-        el('td', {class: 'count'}, String(r.score))))));
+        el('td', {class: 'count'}, score(r.score))))));
   }
 
   const kPageSize = 25;  // the API's default limit
 
   // ---- Views. Each returns a promise; render() shows the latest one only. ----
 
+  //! A row of figures: [label, value (a number, or an element saying why there is none), id].
+  function stats(items) {
+    return el('dl', {class: 'stats'}, items.map(([label, value, id]) => el('div', {class: 'stat', id},
+      el('dt', {}, label),
+      el('dd', {'data-value': typeof value === 'number' ? value : null}, typeof value === 'number' ? fmt(value) : value))));
+  }
+
+  //! "not available", with the reason the server gave.
+  const unavailable = (reason) => el('span', {class: 'none', title: reason || null}, 'not available');
+
+  //! The table's totals (GET /api/totals), or why there are none.
+  async function totalsBox() {
+    try {
+      const t = await api('totals', {});
+      return stats([['Pages', t.pages, 'total-pages'], ['Crawled', t.crawled, 'total-crawled'],
+                    ['Linked to', t.linkedTo, 'total-linked'], ['Links', t.links, 'total-links'],
+                    ['Domains', t.domains, 'total-domains']]);
+    } catch (e) {
+      return el('p', {class: 'lead', id: 'totals-unavailable'}, 'Totals: ', unavailable(), ` (${e.message})`);
+    }
+  }
+
   async function showTop(params, next, isCurrent) {
     const limit = params.get('limit') || '';
     const key = `top|${limit}`;
     const stack = trail(key, params.get('next') || '', next);
-    const data = await api('top', {limit, next: stack[stack.length - 1]});
+    const [data, totals] = await Promise.all([api('top', {limit, next: stack[stack.length - 1]}), totalsBox()]);
     if (!isCurrent()) return null;
     document.title = 'Top pages \u2014 webindex';
     return el('section', {class: 'card'},
       el('h1', {}, 'Most linked-to pages'),
       el('p', {class: 'lead'}, 'Every page in the index, by the number of pages linking to it.'),
+      totals,
       rankTable(data.results, firstRank(stack, limit, kPageSize)),
       pager(key, stack, data.next, (c) => hashFor('top', {limit, next: c})));
+  }
+
+  //! Domains and hosts as GET /api/suggest lists them, each opening its domain's view.
+  function nameTable(results) {
+    return el('table', {class: 'list names'},
+      el('thead', {}, el('tr', {},
+        el('th', {class: 'name', scope: 'col'}, 'Domain or host'),
+        el('th', {class: 'kind', scope: 'col'}, 'What'),
+        el('th', {class: 'count', scope: 'col'}, 'Pages'))),
+      el('tbody', {}, results.map((r) => el('tr', {class: r.kind},
+        el('td', {class: 'name'}, el('a', {href: domainHash(r.name)}, r.name)),
+        el('td', {class: 'kind'}, r.kind === 'domain' ? 'domain' : ['host of ', el('a', {href: domainHash(r.domain)}, r.domain)]),
+        el('td', {class: 'count'}, r.kind === 'domain' ? fmt(r.pages) : '')))));
+  }
+
+  //! What starts with `q`, or a message saying nothing does and what to try.
+  function nameMatches(q, data) {
+    if (!data.results.length) {
+      return el('p', {class: 'empty', id: 'no-match'},
+        `No domain or host in the index starts with \u201c${q}\u201d. Check the spelling, type less of the name, `,
+        'or give a whole URL (http://\u2026) to open one page.');
+    }
+    return [nameTable(data.results), data.truncated
+      ? el('p', {class: 'lead note'}, `More domains start with \u201c${q}\u201d than one search reads: type more of the name.`)
+      : null];
+  }
+
+  async function showSearch(params, next, isCurrent) {
+    const text = (params.get('q') || '').trim();
+    if (!text) throw new ApiError(400, 'nothing to search for: type the start of a domain, e.g. stackoverflow');
+    searchInput.value = text;
+    const data = await api('suggest', {q: text, limit: 50});
+    if (!isCurrent()) return null;
+    document.title = `${data.q} \u2014 webindex`;
+    return el('section', {class: 'card', id: 'search-results'},
+      el('p', {class: 'kicker'}, 'Search'),
+      el('h1', {}, `Domains and hosts starting with \u201c${data.q}\u201d`),
+      nameMatches(data.q, data));
   }
 
   async function showPageRank(params, next, isCurrent) {
@@ -255,7 +432,7 @@
       el('h1', {}, 'Pages by PageRank'),
       el('p', {class: 'lead', id: 'pagerank-result', 'data-result': data.result},
         `Result ${fmt(data.result)}: ${plural(data.nodes, 'page', 'pages')} and ${plural(data.edges, 'link', 'links')}, `,
-        `${data.iterations} iterations, computed from the table as of `, el('time', {datetime: when}, when), '.'),
+        `${plural(data.iterations, 'iteration', 'iterations')}, computed from the table as of `, el('time', {datetime: when}, when), '.'),
       scoreTable(data.results, firstRank(stack, limit, kPageSize)),
       pager(key, stack, data.next, (c) => hashFor('pagerank', {limit, next: c})));
   }
@@ -277,8 +454,22 @@
       el('p', {class: 'kicker'}, 'Domain'),
       el('h1', {}, data.domain),
       el('p', {class: 'lead', id: 'domain-total', 'data-total': data.total}, summary),
-      data.total === 0 ? null : rankTable(data.results, firstRank(stack, limit, kPageSize)),
+      data.total === 0 ? await similarNames(data.domain) : rankTable(data.results, firstRank(stack, limit, kPageSize)),
       data.total === 0 ? null : pager(key, stack, data.next, (c) => hashFor('pages', {domain, limit, next: c})));
+  }
+
+  //! For a domain the index does not know: the known ones starting like it ("stackoverflw.com": "stackoverf...").
+  async function similarNames(domain) {
+    const label = domain.split('.')[0];
+    const q = label.slice(0, Math.max(3, label.length - 2));
+    try {
+      const data = await api('suggest', {q, limit: 10});
+      if (!data.results.length) return null;
+      return el('div', {id: 'similar'}, el('h2', {}, `Known domains starting with \u201c${data.q}\u201d`),
+        nameTable(data.results));
+    } catch (e) {
+      return null;  // a help only
+    }
   }
 
   function details(page) {
@@ -294,7 +485,8 @@
       row('Linked from', plural(page.incount, 'page', 'pages')),
       row('Links out', plural(page.numOutbound, 'link', 'links')),
       row('PageRank', page.pagerank
-        ? el('span', {}, String(page.pagerank.score), ' ', el('a', {href: '#/pagerank', class: 'none'}, `(result ${page.pagerank.result})`))
+        ? el('span', {}, score(page.pagerank.score), ' ',
+          el('a', {href: '#/pagerank', class: 'none'}, `(result ${fmt(page.pagerank.result)})`))
         : missing('not computed yet')),
       row('Crawled', page.crawled && page.crawlDate
         ? el('time', {datetime: page.crawlDate}, page.crawlDate)
@@ -344,9 +536,245 @@
     return [head, el('div', {class: 'columns'}, inLinks, outLinks)];
   }
 
+  // ---- Status: the processor and its table (GET /api/status), refreshed while shown ----
+
+  const kStatusRefreshMs = 5000;
+  const kStatusLabels = {generation: 'Generation', events: 'Events consumed', eventsPerSecond: 'Events per second',
+                         lag: 'Consumer lag', pagerank: 'Last PageRank', pagerankChecks: 'PageRank checks',
+                         totals: 'Totals'};
+  const isoTime = (ms) => new Date(ms).toISOString().replace('.000Z', 'Z');
+
+  function lagTable(lag) {
+    const num = (cls, label) => el('th', {class: `count ${cls}`, scope: 'col'}, label);
+    return el('table', {class: 'list lag'},
+      el('thead', {}, el('tr', {},
+        el('th', {class: 'stage', scope: 'col'}, 'Stage'),
+        el('th', {class: 'topic', scope: 'col'}, 'Topic'),
+        num('partition', 'Partition'), num('position', 'Position'), num('end', 'End'), num('lag', 'Lag'))),
+      el('tbody', {}, lag.partitions.map((l) => el('tr', {},
+        el('td', {class: 'stage'}, l.stage),
+        el('td', {class: 'topic mono'}, l.topic),
+        el('td', {class: 'count partition'}, fmt(l.partition)),
+        el('td', {class: 'count position'}, fmt(l.position)),
+        el('td', {class: 'count end'}, fmt(l.end)),
+        el('td', {class: 'count lag'}, fmt(l.lag))))));
+  }
+
+  function rankDetails(rank, checks) {
+    const row = (label, ...value) => [el('dt', {}, label), el('dd', {}, ...value)];
+    const positions = rank.exports.positions.map((p) => (p < 0 ? '\u2014' : fmt(p))).join(', ');
+    return el('dl', {class: 'details'},
+      row('Result', el('a', {href: '#/pagerank'}, fmt(rank.result))),
+      row('Computed from the table as of', el('time', {datetime: isoTime(rank.computedAtMs)}, isoTime(rank.computedAtMs))),
+      row('Graph', `${plural(rank.nodes, 'page', 'pages')}, ${plural(rank.edges, 'link', 'links')}`),
+      row('Iterations', fmt(rank.iterations)),
+      row('Took', `${kNumber.format(rank.seconds)} s`),
+      row('Reflects', `every export of ${rank.exports.topic} before positions ${positions}`),
+      checks ? row('Checks', `every ${fmt(checks.intervalSeconds)} s: ${fmt(checks.stored)} stored, `,
+        `${fmt(checks.unchanged)} unchanged, ${fmt(checks.failed)} failed${checks.running ? '; one is running' : ''}`)
+        : null);
+  }
+
+  async function showStatus(params, next, isCurrent) {
+    const data = await api('status', {});
+    if (!isCurrent()) return null;
+    document.title = 'Status \u2014 webindex';
+    const why = data.unavailable || {};
+    const figure = (key, value) => (value === null || value === undefined ? unavailable(why[key]) : value);
+    const rank = data.pagerank;
+    const now = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
+    const missing = Object.keys(why);
+    return [
+      el('section', {class: 'card', id: 'status'},
+        el('h1', {}, 'Status'),
+        el('p', {class: 'lead'}, 'The processor behind this server and its table, as of ', el('time', {datetime: now}, now),
+          `; refreshed every ${kStatusRefreshMs / 1000} seconds.`),
+        stats([['Generation', figure('generation', data.generation), 'status-generation'],
+               ['Events consumed', figure('events', data.events), 'status-events'],
+               ['Events per second', figure('eventsPerSecond', data.eventsPerSecond), 'status-rate'],
+               ['Consumer lag', data.lag ? data.lag.total : unavailable(why.lag), 'status-lag'],
+               ['Last PageRank', rank ? rank.result : unavailable(why.pagerank), 'status-pagerank']]),
+        missing.length ? el('ul', {class: 'unavailable', id: 'status-unavailable'}, missing.map((key) =>
+          el('li', {'data-key': key}, el('strong', {}, kStatusLabels[key] || key), ': not available \u2014 ', why[key])))
+          : null),
+      el('section', {class: 'card', id: 'status-lag-detail'},
+        el('h2', {}, 'Consumer lag', data.lag ? el('span', {class: 'badge'}, fmt(data.lag.total)) : null),
+        data.lag
+          ? [el('p', {class: 'lead'}, 'Records of each stage\u2019s input not yet committed (end \u2212 committed position).'),
+             lagTable(data.lag)]
+          : el('p', {class: 'none'}, `Not available: ${why.lag}`)),
+      el('section', {class: 'card', id: 'status-pagerank-detail'},
+        el('h2', {}, 'PageRank'),
+        rank ? rankDetails(rank, data.pagerankChecks) : el('p', {class: 'none'}, `Not available: ${why.pagerank}`)),
+      el('section', {class: 'card', id: 'status-totals'},
+        el('h2', {}, 'Table'),
+        data.totals
+          ? stats([['Pages', data.totals.pages], ['Crawled', data.totals.crawled], ['Linked to', data.totals.linkedTo],
+                   ['Links', data.totals.links], ['Domains', data.totals.domains]])
+          : el('p', {class: 'none'}, `Not available: ${why.totals}`)),
+    ];
+  }
+
+  // ---- Statements: one triple pattern over the graph store (GET /api/triples) ----
+
+  const kWebGraph = '<urn:webindex:web>';  // the link graph as statements (docs/graph.md)
+
+  //! A term in N-Triples syntax: an IRI links to the statements with it as subject; the rest is
+  //! text. `rowGraph`: the statement's graph; in the web graph an http(s) IRI is a page, and also
+  //! opens the page view.
+  function termCell(term, graph, rowGraph) {
+    if (term.length > 1 && term.startsWith('<') && term.endsWith('>')) {
+      const iri = term.slice(1, -1);
+      const link = el('a', {class: 'iri', href: hashFor('statements', {s: term, graph}), title: `Statements about ${iri}`}, iri);
+      if (rowGraph !== kWebGraph || !/^https?:\/\//i.test(iri)) return link;
+      return [link, ' ', el('a', {class: 'page-link external', href: pageHash(iri), title: `The page ${iri}`}, 'page')];
+    }
+    return el('span', {class: term.startsWith('_:') ? 'bnode' : 'literal'}, term);
+  }
+
+  function statementTable(results, graph) {
+    return el('table', {class: 'list statements'},
+      el('thead', {}, el('tr', {},
+        el('th', {class: 'subject', scope: 'col'}, 'Subject'),
+        el('th', {class: 'predicate', scope: 'col'}, 'Predicate'),
+        el('th', {class: 'object', scope: 'col'}, 'Object'),
+        el('th', {class: 'graph', scope: 'col'}, 'Graph'))),
+      el('tbody', {}, results.map((r) => el('tr', {},
+        el('td', {class: 'subject'}, termCell(r.s, graph, r.graph)),
+        el('td', {class: 'predicate'}, termCell(r.p, graph)),
+        el('td', {class: 'object'}, termCell(r.o, graph, r.graph)),
+        el('td', {class: 'graph'}, r.graph === 'default' ? el('span', {class: 'none'}, 'default') : r.graph.replace(/^<(.*)>$/, '$1'))))));
+  }
+
+  //! A form of labelled fields that routes to `view` with their values. `fields`: [name, label,
+  //! placeholder, value] or [name, label, options, value] for a choice; `toParams` maps the values
+  //! to the hash's parameters.
+  function queryForm(id, view, fields, limit, toParams) {
+    const field = ([name, label, hint, value]) => el('label', {class: 'field'}, el('span', {}, label),
+      Array.isArray(hint)
+        ? el('select', {name}, hint.map(([v, text]) => el('option', {value: v, selected: v === value}, text)))
+        : el('input', {name, value, placeholder: hint, spellcheck: 'false', autocomplete: 'off'}));
+    const form = el('form', {class: 'pattern', id}, fields.map(field), el('button', {type: 'submit'}, 'Find'));
+    form.addEventListener('submit', (event) => {
+      event.preventDefault();
+      const values = {};
+      for (const [name] of fields) values[name] = form.elements[name].value.trim();
+      const target = hashFor(view, {...toParams(values), limit});
+      if (target === location.hash) render();
+      else location.hash = target;
+    });
+    return form;
+  }
+
+  //! The three ways to ask for statements, as tabs above each form.
+  function statementTabs(current) {
+    const tab = (view, text) => el('a', {class: view === current ? 'tab current' : 'tab', href: `#/${view}`,
+                                          'aria-current': view === current ? 'page' : null}, text);
+    return el('nav', {class: 'tabs', 'aria-label': 'Statement queries'},
+      tab('statements', 'Pattern'), tab('temporal', 'Time'), tab('text', 'Words'));
+  }
+
+  //! One page of `route`'s answer to `query` (null: nothing asked yet) with its pager, or the
+  //! API's message for a bad query (400) or an index the table lacks (409), shown under the form.
+  async function statementAnswer(route, view, query, hashParams, limit, params, next, emptyText) {
+    if (!query) return null;
+    const key = `${view}|${JSON.stringify(hashParams)}|${limit}`;
+    const stack = trail(key, params.get('next') || '', next);
+    try {
+      const data = await api(route, {...query, limit, next: stack[stack.length - 1]});
+      return [data.results.length ? statementTable(data.results, query.graph) : el('p', {class: 'empty'}, emptyText),
+              pager(key, stack, data.next, (c) => hashFor(view, {...hashParams, limit, next: c}))];
+    } catch (e) {
+      if (!(e instanceof ApiError) || (e.status !== 400 && e.status !== 409)) throw e;
+      return errorBox(e);
+    }
+  }
+
+  function statementView(view, title, lead, form, answer) {
+    document.title = `${title} \u2014 webindex`;
+    return [
+      el('section', {class: 'card'}, statementTabs(view), el('h1', {}, title), el('p', {class: 'lead'}, lead), form),
+      answer ? el('section', {class: 'card', id: 'statements'}, answer) : null,
+    ].filter(Boolean);
+  }
+
+  const kGraphHint = 'default, all, or a graph IRI';
+
+  async function showStatements(params, next, isCurrent) {
+    const pattern = {s: params.get('s') || '', p: params.get('p') || '', o: params.get('o') || '',
+                     graph: params.get('graph') || ''};
+    const limit = params.get('limit') || '';
+    const answer = await statementAnswer('triples', 'statements', pattern, pattern, limit, params, next,
+                                         'No statement matches this pattern.');
+    if (!isCurrent()) return null;
+    return statementView('statements', 'Statements',
+      ['The statements of the graph store that match a triple pattern. Terms in N-Triples syntax; ',
+       'an empty field matches anything. Every IRI below lists the statements about it.'],
+      queryForm('pattern', 'statements', [
+        ['s', 'Subject', '<http://example.org/alice> or _:b', pattern.s],
+        ['p', 'Predicate', '<http://xmlns.com/foaf/0.1/knows>', pattern.p],
+        ['o', 'Object', '<http://\u2026>, "text" or "text"@en', pattern.o],
+        ['graph', 'Graph', kGraphHint, pattern.graph]], limit, (v) => v),
+      answer);
+  }
+
+  const kRelations = [['after', 'after'], ['before', 'before'], ['equals', 'at (to the second)'],
+                      ['within', 'between (T1/T2)']];
+
+  //! #/temporal?after=T (or before, equals, within=T1/T2)&p=&graph=: statements by the instant of
+  //! their xsd:dateTime object (GET /api/temporal). The graph defaults to all graphs here, so that
+  //! the web graph's crawl dates are found too.
+  async function showTemporal(params, next, isCurrent) {
+    const relation = kRelations.map(([r]) => r).find((r) => params.has(r)) || 'after';
+    const time = params.get(relation) || '';
+    const hashParams = {[relation]: time, p: params.get('p') || '', graph: params.get('graph') || ''};
+    const graph = hashParams.graph || 'all';
+    const limit = params.get('limit') || '';
+    const query = time ? {[relation]: time, p: hashParams.p, graph} : null;
+    const answer = await statementAnswer('temporal', 'temporal', query, hashParams, limit, params, next,
+                                         'No statement has a time in this interval.');
+    if (!isCurrent()) return null;
+    return statementView('temporal', 'Statements by time',
+      ['Statements whose object is an xsd:dateTime, by its instant (UTC, to the second): strictly after or ',
+       'before a time, in the same second, or between two (both excluded). Times in RFC 3339, any zone: ',
+       '2015-07-28T05:06:17Z, 2015-07-28T07:06:17+02:00. The web graph\u2019s crawl dates are among them.'],
+      queryForm('time', 'temporal', [
+        ['relation', 'Object is', kRelations, relation],
+        ['t', 'Time', relation === 'within' ? '2015-01-01T00:00:00Z/2016-01-01T00:00:00Z' : '2015-07-28T05:06:17Z', time],
+        ['p', 'Predicate', '<urn:webindex:crawled>, or empty: any', hashParams.p],
+        ['graph', 'Graph', kGraphHint, graph]], limit,
+        (v) => ({[v.relation]: v.t, p: v.p, graph: v.graph === 'all' ? '' : v.graph})),
+      answer);
+  }
+
+  //! #/text?q=QUERY&p=&graph=: statements whose string object matches a free-text query (GET
+  //! /api/search): in the web graph, pages by the words of their title or of anchors to them.
+  async function showText(params, next, isCurrent) {
+    const hashParams = {q: params.get('q') || '', p: params.get('p') || '', graph: params.get('graph') || ''};
+    const graph = hashParams.graph || 'all';
+    const limit = params.get('limit') || '';
+    const query = hashParams.q.trim() ? {q: hashParams.q, p: hashParams.p, graph} : null;
+    const answer = await statementAnswer('search', 'text', query, hashParams, limit, params, next,
+                                         'No statement has these words.');
+    if (!isCurrent()) return null;
+    return statementView('text', 'Statements by words',
+      ['Statements whose object is a string with these words (any case; common words like \u201cthe\u201d ',
+       'are left out): words side by side must all be there; AND, OR, NOT and parentheses combine them; ',
+       'kafka* and *base match the start and end of a word. In the web graph, this finds pages by the ',
+       'words of their title (urn:webindex:title) or of the anchors that point to them (urn:webindex:anchorText).'],
+      queryForm('words', 'text', [
+        ['q', 'Words', 'stream* AND (kafka OR log)', hashParams.q],
+        ['p', 'Predicate', '<urn:webindex:title>, or empty: any', hashParams.p],
+        ['graph', 'Graph', kGraphHint, graph]], limit,
+        (v) => ({q: v.q, p: v.p, graph: v.graph === 'all' ? '' : v.graph})),
+      answer);
+  }
+
   // ---- Rendering ----
 
-  const kViews = {top: showTop, pagerank: showPageRank, pages: showPages, page: showPage};
+  const kViews = {top: showTop, pagerank: showPageRank, pages: showPages, page: showPage, search: showSearch,
+                  status: showStatus, statements: showStatements, temporal: showTemporal, text: showText};
+  let statusTimer = null;
   let renderSeq = 0;
 
   function setState(state) {
@@ -354,19 +782,21 @@
     view.setAttribute('aria-busy', state === 'loading' ? 'true' : 'false');
   }
 
-  async function render() {
+  //! Shows the view the hash names. `quiet`: a refresh of the same view (no loading state, no scrolling).
+  async function render(quiet) {
     const seq = ++renderSeq;
     const isCurrent = () => seq === renderSeq;
     const next = pendingNext;
     pendingNext = null;
+    clearTimeout(statusTimer);
     const {name, params} = parseHash();
     if (!name) {
       history.replaceState(null, '', '#/top');
       return render();
     }
     view.dataset.view = name;
-    if (name === 'top') searchInput.value = '';
-    setState('loading');
+    if (['top', 'status', 'statements', 'temporal', 'text'].includes(name)) searchInput.value = '';
+    if (quiet !== true) setState('loading');
     const show = kViews[name];
     try {
       if (!show) throw new ApiError(404, `no view '${name}': try Top pages or the search box`);
@@ -374,6 +804,7 @@
       if (!isCurrent()) return;
       view.replaceChildren(...[content].flat());
       setState('ready');
+      if (name === 'status') statusTimer = setTimeout(() => { if (isCurrent()) render(true); }, kStatusRefreshMs);
     } catch (e) {
       if (!isCurrent()) return;
       document.title = 'Error \u2014 webindex';
@@ -381,16 +812,17 @@
         el('p', {}, el('a', {href: '#/top'}, 'Back to the top pages'))));
       setState('error');
     }
-    if (isCurrent()) window.scrollTo(0, 0);
+    if (isCurrent() && quiet !== true) window.scrollTo(0, 0);
   }
 
   searchForm.addEventListener('submit', (event) => {
     event.preventDefault();
+    cancelSuggestions();
     const target = searchHash(searchInput.value);
     if (target === location.hash) render();
     else location.hash = target;
   });
-  window.addEventListener('hashchange', render);
+  window.addEventListener('hashchange', () => render());
   view.replaceChildren(el('p', {class: 'loading'}, 'Loading\u2026'));
   render();
 })();

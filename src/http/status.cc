@@ -1,0 +1,104 @@
+#include "http/status.h"
+
+#include <utility>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "codec/json_writer.h"
+#include "query/query_json.h"
+
+namespace webindex::http {
+namespace {
+
+constexpr char kNoProcessor[] = "no processor runs in this server: it answers from its data dir only";
+
+void WriteLag(codec::JsonWriter& w, const std::vector<ProcessorStatus::Lag>& lag) {
+  int64_t total = 0;
+  for (const auto& l : lag) total += l.lag;
+  w.BeginObject().Key("total").Int(total).Key("partitions").BeginArray();
+  for (const auto& l : lag) {
+    w.BeginObject().Key("stage").String(l.stage).Key("topic").String(l.topic).Key("partition").Int(l.partition);
+    w.Key("position").Int(l.position).Key("end").Int(l.end).Key("lag").Int(l.lag).EndObject();
+  }
+  w.EndArray().EndObject();
+}
+
+void WriteRank(codec::JsonWriter& w, const rank::RankResultInfo& r) {
+  w.BeginObject().Key("result").Uint(r.id).Key("computedAtMs").Int(r.computed_at_ms);
+  w.Key("iterations").Int(r.iterations).Key("nodes").Uint(r.nodes).Key("edges").Uint(r.edges);
+  w.Key("seconds").Raw(fmt::format("{:.3f}", r.seconds));
+  w.Key("exports").BeginObject().Key("topic").String(r.exports_topic).Key("positions").BeginArray();
+  for (int64_t p : r.positions) w.Int(p);
+  w.EndArray().EndObject().EndObject();
+}
+
+void WriteRankChecks(codec::JsonWriter& w, const ProcessorStatus& p) {
+  w.BeginObject().Key("intervalSeconds").Raw(fmt::format("{:g}", p.pagerank_interval.count() / 1000.0));
+  w.Key("running").Bool(p.pagerank_running).Key("stored").Uint(p.pagerank_computations);
+  w.Key("unchanged").Uint(p.pagerank_unchanged).Key("failed").Uint(p.pagerank_failures).EndObject();
+}
+
+}  // namespace
+
+std::string StatusJson(const std::optional<ProcessorStatus>& processor,
+                       const Result<std::optional<rank::RankResultInfo>>& rank,
+                       const Result<sink::TableTotals>& totals) {
+  std::vector<std::pair<std::string, std::string>> unavailable;
+  codec::JsonWriter w;
+  w.BeginObject();
+  auto missing = [&](const char* key, std::string reason) {
+    w.Key(key).Null();
+    unavailable.emplace_back(key, std::move(reason));
+  };
+  const ProcessorStatus* p = processor ? &*processor : nullptr;
+  if (p) {
+    w.Key("generation").Uint(p->generation).Key("events").Uint(p->events);
+  } else {
+    missing("generation", kNoProcessor);
+    missing("events", kNoProcessor);
+  }
+  if (p && p->events_per_second) {
+    w.Key("eventsPerSecond").Raw(fmt::format("{:.1f}", *p->events_per_second));
+    w.Key("eventsPerSecondOver").Raw(fmt::format("{:.1f}", p->rate_seconds));
+  } else {
+    missing("eventsPerSecond", p ? "measured once the processor has run for a second" : kNoProcessor);
+  }
+  if (p && p->lag) {
+    w.Key("lag");
+    WriteLag(w, *p->lag);
+  } else {
+    missing("lag", p ? "the brokers did not answer: " + p->lag_error : kNoProcessor);
+  }
+  if (rank.ok() && *rank) {
+    w.Key("pagerank");
+    WriteRank(w, **rank);
+  } else if (!rank.ok()) {
+    missing("pagerank", "cannot read the PageRank result: " + rank.status().message());
+  } else if (p && !p->pagerank_enabled) {
+    missing("pagerank", "off: pagerank.interval_s is 0");
+  } else if (p) {
+    missing("pagerank", fmt::format("no result yet: one is computed every pagerank.interval_s ({:g} s) when the "
+                                    "table changed",
+                                    p->pagerank_interval.count() / 1000.0));
+  } else {
+    missing("pagerank", "no PageRank result is stored in this data dir");
+  }
+  if (p && p->pagerank_enabled) {
+    w.Key("pagerankChecks");
+    WriteRankChecks(w, *p);
+  } else {
+    missing("pagerankChecks", p ? "off: pagerank.interval_s is 0" : kNoProcessor);
+  }
+  if (totals.ok()) {
+    w.Key("totals").Raw(query::ToJson(*totals));
+  } else {
+    missing("totals", totals.status().message());
+  }
+  w.Key("unavailable").BeginObject();
+  for (const auto& [key, reason] : unavailable) w.Key(key).String(reason);
+  w.EndObject();
+  return w.EndObject().Take();
+}
+
+}  // namespace webindex::http

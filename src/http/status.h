@@ -1,0 +1,45 @@
+// GET /api/status: what the serving process knows about its processor (consumer lag, events/s,
+// generation, PageRank checks) and what its table knows (the last PageRank result, the
+// totals), as JSON. A figure that is not available is null, with the reason under
+// "unavailable". Plain values and a stateless function; any thread.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/status.h"
+#include "rank/rank_store.h"
+#include "sink/summary.h"
+
+namespace webindex::http {
+
+//! What a running processor reports (app::Processor, filled by the command that serves).
+struct ProcessorStatus {
+  uint64_t generation = 0;
+  uint64_t events = 0;  //!< crawl events consumed since the process started
+  std::optional<double> events_per_second;
+  double rate_seconds = 0;  //!< the span events_per_second was measured over
+  struct Lag {
+    std::string stage, topic;
+    int32_t partition = 0;
+    int64_t position = 0, end = 0, lag = 0;
+  };
+  //! Per stage and input partition; nullopt when the brokers did not answer (lag_error says why).
+  std::optional<std::vector<Lag>> lag;
+  std::string lag_error;
+  bool pagerank_enabled = false;
+  std::chrono::milliseconds pagerank_interval{0};
+  uint64_t pagerank_computations = 0, pagerank_unchanged = 0, pagerank_failures = 0;
+  bool pagerank_running = false;
+};
+
+//! The /api/status body. `processor`: nullopt when no processor runs in this process;
+//! `rank` and `totals` as read from the table (NotFound: none kept).
+std::string StatusJson(const std::optional<ProcessorStatus>& processor,
+                       const Result<std::optional<rank::RankResultInfo>>& rank,
+                       const Result<sink::TableTotals>& totals);
+
+}  // namespace webindex::http
