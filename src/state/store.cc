@@ -3,12 +3,15 @@
 #include <rocksdb/db.h>
 #include <rocksdb/env.h>
 #include <rocksdb/filter_policy.h>
+#include <rocksdb/sst_file_writer.h>
 #include <rocksdb/table.h>
 #include <rocksdb/write_batch.h>
 #include <rocksdb/write_buffer_manager.h>
 
 #include <sys/statvfs.h>
+#include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdarg>
 #include <cstdio>
@@ -65,6 +68,12 @@ class RocksLogger final : public rocksdb::Logger {
 class RocksIterator final : public Iterator {
  public:
   explicit RocksIterator(rocksdb::Iterator* it) : it_(it) {}
+  //! With an upper bound, which the iterator's ReadOptions point to.
+  RocksIterator(rocksdb::DB* db, rocksdb::ReadOptions ro, rocksdb::ColumnFamilyHandle* h, std::string upper_bound)
+      : bound_(std::move(upper_bound)), bound_slice_(bound_) {
+    if (!bound_.empty()) ro.iterate_upper_bound = &bound_slice_;
+    it_.reset(db->NewIterator(ro, h));
+  }
   void Seek(std::string_view key) override { it_->Seek(ToSlice(key)); }
   void SeekToFirst() override { it_->SeekToFirst(); }
   bool Valid() const override { return it_->Valid(); }
@@ -74,10 +83,30 @@ class RocksIterator final : public Iterator {
   Status status() const override { return FromRocks(it_->status(), "iterator"); }
 
  private:
+  std::string bound_;
+  rocksdb::Slice bound_slice_;
   std::unique_ptr<rocksdb::Iterator> it_;
 };
 
+constexpr char kIngestDir[] = "ingest";
+
 }  // namespace
+
+struct SortedFile::Impl {
+  rocksdb::ColumnFamilyHandle* family;
+  std::string path;
+  std::unique_ptr<rocksdb::SstFileWriter> writer;
+  ~Impl() {
+    if (writer) std::filesystem::remove(path);  // never ingested
+  }
+};
+SortedFile::SortedFile(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+SortedFile::~SortedFile() = default;
+Status SortedFile::Put(std::string_view key, std::string_view value) {
+  RETURN_IF_ERROR(FromRocks(impl_->writer->Put(ToSlice(key), ToSlice(value)), "sorted file"));
+  ++count_;
+  return Status::Ok();
+}
 
 struct Snapshot::Impl {
   rocksdb::DB* db;
@@ -205,6 +234,7 @@ Result<std::unique_ptr<Store>> Store::Open(const std::string& dir, const StoreOp
   cf_opts.write_buffer_size = options.write_buffer_bytes;
   cf_opts.table_factory.reset(rocksdb::NewBlockBasedTableFactory(table));
   cf_opts.compression = rocksdb::kLZ4Compression;
+  cf_opts.disable_auto_compactions = !options.auto_compactions;
   std::vector<rocksdb::ColumnFamilyDescriptor> cfs;
   cfs.emplace_back(rocksdb::kDefaultColumnFamilyName, cf_opts);
   for (const char* name : kFamilyNames) cfs.emplace_back(name, cf_opts);
@@ -226,6 +256,8 @@ Result<std::unique_ptr<Store>> Store::Open(const std::string& dir, const StoreOp
   impl->handles.assign(handles.begin() + 1, handles.end());
   impl->write_options.sync = options.sync_commits;
   if (!options.read_only) {
+    // Sorted files of a process that stopped before ingesting them.
+    std::filesystem::remove_all(std::filesystem::path(dir) / kIngestDir, ec);
     const auto free = FreeBytes(dir);
     if (free && *free < options.min_free_bytes) {
       LOG_WARN("only {} free on the disk of {}; webindex needs up to {} (store.min_free_mb) for its write-ahead log, "
@@ -268,6 +300,81 @@ Status Store::Write(WriteBatch& batch) {
 
 std::unique_ptr<Iterator> Store::NewIterator(Family f, const Snapshot* snap) {
   return std::make_unique<RocksIterator>(impl_->db->NewIterator(impl_->Read(snap), impl_->h(f)));
+}
+
+std::unique_ptr<Iterator> Store::NewIterator(Family f, const Snapshot* snap, const ScanOptions& scan) {
+  rocksdb::ReadOptions ro = impl_->Read(snap);
+  if (scan.bulk) {
+    ro.readahead_size = 4u << 20;
+    ro.fill_cache = false;
+  }
+  return std::make_unique<RocksIterator>(impl_->db.get(), ro, impl_->h(f), scan.upper_bound);
+}
+
+std::vector<std::string> Store::SplitKeys(Family f, std::string_view begin, std::string_view end, int parts) {
+  std::vector<rocksdb::LiveFileMetaData> files;
+  impl_->db->GetLiveFilesMetaData(&files);
+  const std::string name = kFamilyNames[static_cast<int>(f)];
+  // Files of the family in the range, by their first key: a cut at a file's first key splits
+  // the range between files (whatever the levels), with about the bytes of the files before it
+  // on one side.
+  std::vector<std::pair<std::string, uint64_t>> starts;  // (first key, bytes)
+  uint64_t total = 0;
+  for (const auto& file : files) {
+    if (file.column_family_name != name) continue;
+    if (file.largestkey < begin || (!end.empty() && file.smallestkey >= end)) continue;
+    starts.emplace_back(file.smallestkey, file.size);
+    total += file.size;
+  }
+  std::sort(starts.begin(), starts.end());
+  std::vector<uint64_t> before(starts.size());  // bytes of the files starting before each
+  for (size_t i = 1; i < starts.size(); ++i) before[i] = before[i - 1] + starts[i - 1].second;
+  std::vector<std::string> cuts;
+  size_t next = 0;  // candidates left: starts[next..]
+  for (int k = 1; k < parts; ++k) {
+    const uint64_t goal = total * static_cast<uint64_t>(k) / static_cast<uint64_t>(parts);
+    std::optional<size_t> best;
+    for (size_t i = next; i < starts.size(); ++i) {
+      if (starts[i].first <= begin || (!cuts.empty() && starts[i].first <= cuts.back())) continue;
+      auto distance = [&](size_t j) { return before[j] > goal ? before[j] - goal : goal - before[j]; };
+      if (!best || distance(i) < distance(*best)) best = i;
+    }
+    if (!best) break;
+    cuts.push_back(starts[*best].first);
+    next = *best + 1;
+  }
+  return cuts;
+}
+
+Result<std::unique_ptr<SortedFile>> Store::NewSortedFile(Family f) {
+  namespace fs = std::filesystem;
+  static std::atomic<uint64_t> next{0};
+  const fs::path dir = fs::path(impl_->dir) / kIngestDir;
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) return Status::IoError("creating " + dir.string() + ": " + ec.message());
+  auto impl = std::make_unique<SortedFile::Impl>();
+  impl->family = impl_->h(f);
+  impl->path = (dir / fmt::format("{}-{}.sst", ::getpid(), next++)).string();
+  rocksdb::Options options(impl_->db->GetDBOptions(), impl_->db->GetOptions(impl->family));
+  impl->writer = std::make_unique<rocksdb::SstFileWriter>(rocksdb::EnvOptions(), options, impl->family);
+  RETURN_IF_ERROR(impl_->Check(impl->writer->Open(impl->path), "creating a sorted file"));
+  return std::unique_ptr<SortedFile>(new SortedFile(std::move(impl)));
+}
+
+Status Store::Ingest(std::unique_ptr<SortedFile> file) {
+  if (impl_->broken) return impl_->Broken();
+  auto& f = *file->impl_;
+  if (file->count() == 0) return Status::Ok();  // ~Impl removes it
+  RETURN_IF_ERROR(impl_->Check(f.writer->Finish(), "writing a sorted file"));
+  f.writer.reset();
+  rocksdb::IngestExternalFileOptions io;
+  io.move_files = true;
+  io.allow_global_seqno = true;
+  io.allow_blocking_flush = true;  // a memtable holding keys of its range is flushed first
+  auto s = impl_->db->IngestExternalFile(f.family, {f.path}, io);
+  if (!s.ok()) std::filesystem::remove(f.path);
+  return impl_->Fail(impl_->Check(s, "ingesting a sorted file"));
 }
 
 std::unique_ptr<Snapshot> Store::GetSnapshot() {

@@ -1,0 +1,142 @@
+// state/store.h's bulk paths: sorted files added to a family in one step (what PageRank's
+// results use), split keys for reading a range on several threads, bounded bulk scans.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "pipeline_harness.h"
+#include "state/store.h"
+
+namespace webindex::state {
+namespace {
+
+class StoreBulkTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = testing::MakeTempDir("store-bulk-test");
+    Reopen();
+  }
+  void TearDown() override {
+    store_.reset();
+    std::filesystem::remove_all(dir_);
+  }
+  void Reopen() {
+    store_.reset();
+    StoreOptions options;
+    options.auto_compactions = false;  // the files the test's flushes make stay as they are
+    auto store = Store::Open(dir_ + "/db", options);
+    ASSERT_TRUE(store.ok()) << store.status().ToString();
+    store_ = std::move(store).value();
+  }
+  //! Every key of `f` in [begin, end) ("" = no end), read with `scan`.
+  std::vector<std::string> Keys(Family f, const std::string& begin, ScanOptions scan = {},
+                                const Snapshot* snap = nullptr) {
+    std::vector<std::string> keys;
+    auto it = store_->NewIterator(f, snap, scan);
+    for (it->Seek(begin); it->Valid(); it->Next()) keys.emplace_back(it->key());
+    EXPECT_TRUE(it->status().ok()) << it->status().ToString();
+    return keys;
+  }
+  static std::string Key(int i) {
+    char buf[16];
+    std::snprintf(buf, sizeof(buf), "k%06d", i);
+    return buf;
+  }
+  std::string dir_;
+  std::unique_ptr<Store> store_;
+};
+
+TEST_F(StoreBulkTest, AnIngestedFileIsSeenWholeAfterAndNotAtAllBefore) {
+  WriteBatch wb(*store_);
+  wb.Put(Family::kMeta, Key(5), "old");  // replaced by the file
+  wb.Put(Family::kMeta, "other", "kept");
+  ASSERT_TRUE(store_->Write(wb).ok());
+  auto before = store_->GetSnapshot();
+  auto file = store_->NewSortedFile(Family::kMeta);
+  ASSERT_TRUE(file.ok()) << file.status().ToString();
+  for (int i = 0; i < 1000; ++i) ASSERT_TRUE((*file)->Put(Key(i), "v" + std::to_string(i)).ok());
+  EXPECT_EQ((*file)->count(), 1000u);
+  EXPECT_EQ(Keys(Family::kMeta, "k").size(), 2u);  // nothing of the file before Ingest
+  ASSERT_TRUE(store_->Ingest(std::move(file).value()).ok());
+  EXPECT_EQ(Keys(Family::kMeta, "k").size(), 1001u);  // 1000 k-keys and "other"
+  EXPECT_EQ(*store_->Get(Family::kMeta, Key(5)).value(), "v5");
+  EXPECT_EQ(*store_->Get(Family::kMeta, "other").value(), "kept");
+  EXPECT_EQ(Keys(Family::kMeta, "k", {}, before.get()).size(), 2u);  // the snapshot before: none
+  EXPECT_EQ(*store_->Get(Family::kMeta, Key(5), before.get()).value(), "old");
+  // Other families see nothing; the data survives a reopen; no file is left in ingest/.
+  EXPECT_TRUE(Keys(Family::kTable, "").empty());
+  before.reset();
+  Reopen();
+  EXPECT_EQ(Keys(Family::kMeta, "k").size(), 1001u);
+  EXPECT_TRUE(!std::filesystem::exists(dir_ + "/db/ingest") || std::filesystem::is_empty(dir_ + "/db/ingest"));
+}
+
+TEST_F(StoreBulkTest, KeysOutOfOrderAreRefusedAndAnUnusedFileLeavesNothing) {
+  {
+    auto file = store_->NewSortedFile(Family::kMeta);
+    ASSERT_TRUE(file.ok());
+    ASSERT_TRUE((*file)->Put("b", "1").ok());
+    EXPECT_FALSE((*file)->Put("a", "2").ok());
+    EXPECT_FALSE((*file)->Put("b", "3").ok());  // not strictly greater
+  }  // dropped without Ingest
+  EXPECT_TRUE(std::filesystem::is_empty(dir_ + "/db/ingest"));
+  auto empty = store_->NewSortedFile(Family::kMeta);
+  ASSERT_TRUE(empty.ok());
+  EXPECT_TRUE(store_->Ingest(std::move(empty).value()).ok());
+  EXPECT_TRUE(Keys(Family::kMeta, "").empty());
+  EXPECT_TRUE(std::filesystem::is_empty(dir_ + "/db/ingest"));
+}
+
+TEST_F(StoreBulkTest, FilesLeftByAStoppedProcessAreRemovedOnOpen) {
+  std::filesystem::create_directories(dir_ + "/db/ingest");
+  { std::ofstream(dir_ + "/db/ingest/123-0.sst") << "half written"; }
+  Reopen();
+  EXPECT_FALSE(std::filesystem::exists(dir_ + "/db/ingest/123-0.sst"));
+}
+
+TEST_F(StoreBulkTest, SplitKeysCutARangeIntoPartsThatTogetherReadEveryKeyOnce) {
+  // Eight files of 500 keys each, written in key order (so they do not overlap).
+  for (int f = 0; f < 8; ++f) {
+    WriteBatch wb(*store_);
+    for (int i = f * 500; i < (f + 1) * 500; ++i) wb.Put(Family::kTable, Key(i), std::string(100, 'x'));
+    ASSERT_TRUE(store_->Write(wb).ok());
+    ASSERT_TRUE(store_->Flush().ok());
+  }
+  WriteBatch outside(*store_);
+  outside.Put(Family::kTable, "a-before", "x");
+  outside.Put(Family::kTable, "z-after", "x");
+  ASSERT_TRUE(store_->Write(outside).ok());
+  for (int parts : {1, 2, 3, 4, 16}) {
+    const auto cuts = store_->SplitKeys(Family::kTable, "k", "l", parts);
+    EXPECT_LE(cuts.size(), static_cast<size_t>(parts - 1)) << parts;
+    if (parts > 1) EXPECT_FALSE(cuts.empty()) << parts;  // eight files: there is a cut
+    std::vector<std::string> bounds = {"k"};
+    for (const auto& cut : cuts) {
+      EXPECT_GT(cut, bounds.back()) << parts;  // ascending, inside the range
+      EXPECT_LT(cut, "l") << parts;
+      bounds.push_back(cut);
+    }
+    bounds.push_back("l");
+    std::vector<std::string> all;
+    for (size_t i = 0; i + 1 < bounds.size(); ++i) {
+      ScanOptions scan;
+      scan.bulk = true;
+      scan.upper_bound = bounds[i + 1];
+      const auto keys = Keys(Family::kTable, bounds[i], scan);
+      all.insert(all.end(), keys.begin(), keys.end());
+    }
+    ASSERT_EQ(all.size(), 4000u) << parts;
+    for (int i = 0; i < 4000; ++i) ASSERT_EQ(all[i], Key(i)) << parts;
+  }
+  // Two parts of eight equal files: the cut is in the middle.
+  const auto half = store_->SplitKeys(Family::kTable, "k", "l", 2);
+  ASSERT_EQ(half.size(), 1u);
+  EXPECT_TRUE(half[0] == Key(2000) || half[0] == Key(2500)) << half[0];  // files differ by a few bytes
+  EXPECT_TRUE(store_->SplitKeys(Family::kMeta, "k", "l", 4).empty());  // no files there
+}
+
+}  // namespace
+}  // namespace webindex::state
