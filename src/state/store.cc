@@ -311,37 +311,61 @@ std::unique_ptr<Iterator> Store::NewIterator(Family f, const Snapshot* snap, con
   return std::make_unique<RocksIterator>(impl_->db.get(), ro, impl_->h(f), scan.upper_bound);
 }
 
-std::vector<std::string> Store::SplitKeys(Family f, std::string_view begin, std::string_view end, int parts) {
-  std::vector<rocksdb::LiveFileMetaData> files;
-  impl_->db->GetLiveFilesMetaData(&files);
-  const std::string name = kFamilyNames[static_cast<int>(f)];
-  // Files of the family in the range, by their first key: a cut at a file's first key splits
-  // the range between files (whatever the levels), with about the bytes of the files before it
-  // on one side.
-  std::vector<std::pair<std::string, uint64_t>> starts;  // (first key, bytes)
-  uint64_t total = 0;
-  for (const auto& file : files) {
-    if (file.column_family_name != name) continue;
-    if (file.largestkey < begin || (!end.empty() && file.smallestkey >= end)) continue;
-    starts.emplace_back(file.smallestkey, file.size);
-    total += file.size;
-  }
-  std::sort(starts.begin(), starts.end());
-  std::vector<uint64_t> before(starts.size());  // bytes of the files starting before each
-  for (size_t i = 1; i < starts.size(); ++i) before[i] = before[i - 1] + starts[i - 1].second;
-  std::vector<std::string> cuts;
-  size_t next = 0;  // candidates left: starts[next..]
-  for (int k = 1; k < parts; ++k) {
-    const uint64_t goal = total * static_cast<uint64_t>(k) / static_cast<uint64_t>(parts);
-    std::optional<size_t> best;
-    for (size_t i = next; i < starts.size(); ++i) {
-      if (starts[i].first <= begin || (!cuts.empty() && starts[i].first <= cuts.back())) continue;
-      auto distance = [&](size_t j) { return before[j] > goal ? before[j] - goal : goal - before[j]; };
-      if (!best || distance(i) < distance(*best)) best = i;
+namespace {
+
+//! A key between `a` and `b` (a < b): the mean of the two read as base-256 fractions; equal to
+//! `a` or `b` when none lies between them at this length.
+std::string MidKey(std::string_view a, std::string_view b) {
+  const size_t n = std::max(a.size(), b.size()) + 1;
+  std::vector<unsigned> sum(n, 0);
+  for (size_t i = n; i-- > 0;) {
+    const unsigned x = i < a.size() ? static_cast<unsigned char>(a[i]) : 0;
+    const unsigned y = i < b.size() ? static_cast<unsigned char>(b[i]) : 0;
+    sum[i] += x + y;
+    if (i > 0 && sum[i] > 255) {
+      sum[i - 1] += sum[i] >> 8;
+      sum[i] &= 255;
     }
-    if (!best) break;
-    cuts.push_back(starts[*best].first);
-    next = *best + 1;
+  }
+  // Halve: sum[0] may be up to 511 (a carry into the first byte).
+  std::string mid(n, '\0');
+  unsigned carry = 0;
+  for (size_t i = 0; i < n; ++i) {
+    const unsigned v = (carry << 8) | sum[i];
+    mid[i] = static_cast<char>(v >> 1);
+    carry = v & 1;
+  }
+  while (!mid.empty() && mid.back() == '\0') mid.pop_back();
+  return mid;
+}
+
+}  // namespace
+
+std::vector<std::string> Store::SplitKeys(Family f, std::string_view begin, std::string_view end, int parts) {
+  // Bytes on disk from `begin` to a key, estimated by RocksDB from the files' index blocks
+  // (files that span the whole range count in part), then a bisection over keys per cut.
+  rocksdb::SizeApproximationOptions size_options;
+  size_options.include_memtables = false;
+  size_options.include_files = true;
+  auto bytes_to = [&](std::string_view key) -> uint64_t {
+    const rocksdb::Range range(ToSlice(begin), ToSlice(key));
+    uint64_t size = 0;
+    if (!impl_->db->GetApproximateSizes(size_options, impl_->h(f), &range, 1, &size).ok()) return 0;
+    return size;
+  };
+  std::vector<std::string> cuts;
+  const uint64_t total = begin < end ? bytes_to(end) : 0;
+  constexpr int kSteps = 256;  // keys share long prefixes: up to 32 bytes of bisection
+  for (int k = 1; k < parts && total > 0; ++k) {
+    const uint64_t goal = total * static_cast<uint64_t>(k) / static_cast<uint64_t>(parts);
+    std::string lo(cuts.empty() ? begin : std::string_view(cuts.back())), hi(end);
+    for (int step = 0; step < kSteps; ++step) {
+      std::string mid = MidKey(lo, hi);
+      if (!(lo < mid && mid < hi)) break;
+      (bytes_to(mid) < goal ? lo : hi) = std::move(mid);
+    }
+    if (hi >= end || hi <= begin || (!cuts.empty() && hi <= cuts.back())) break;
+    cuts.push_back(std::move(hi));
   }
   return cuts;
 }

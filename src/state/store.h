@@ -141,8 +141,8 @@ class Store {
   std::unique_ptr<Iterator> NewIterator(Family f, const Snapshot* snap = nullptr);
   std::unique_ptr<Iterator> NewIterator(Family f, const Snapshot* snap, const ScanOptions& scan);
   //! Up to `parts - 1` keys that cut [begin, end) of family `f` into ranges of about equal size on
-  //! disk, ascending, from the key ranges of its files (memtables are not counted); fewer when
-  //! the range spans few files. For reading one range on several threads.
+  //! disk (memtables are not counted), ascending; none when the range has no data on disk. For
+  //! reading one range on several threads.
   std::vector<std::string> SplitKeys(Family f, std::string_view begin, std::string_view end, int parts);
   //! A new, empty sorted file for family `f`, in the store's directory.
   Result<std::unique_ptr<SortedFile>> NewSortedFile(Family f);
