@@ -13,10 +13,12 @@
 
 #include <algorithm>
 #include <array>
+#include <chrono>
 #include <cstdarg>
 #include <cstdio>
 #include <atomic>
 #include <mutex>
+#include <thread>
 #include <filesystem>
 
 #include <fmt/format.h>
@@ -89,6 +91,7 @@ class RocksIterator final : public Iterator {
 };
 
 constexpr char kIngestDir[] = "ingest";
+constexpr int kReadOnlyOpenAttempts = 100;  // 10 ms apart
 
 }  // namespace
 
@@ -245,8 +248,23 @@ Result<std::unique_ptr<Store>> Store::Open(const std::string& dir, const StoreOp
   impl->env = options.env;
   std::vector<rocksdb::ColumnFamilyHandle*> handles;
   rocksdb::DB* raw = nullptr;
-  rocksdb::Status s = options.read_only ? rocksdb::DB::OpenForReadOnly(db_opts, dir, cfs, &handles, &raw)
-                                        : rocksdb::DB::Open(db_opts, dir, cfs, &handles, &raw);
+  rocksdb::Status s;
+  if (options.read_only) {
+    // Another process (`webindex run`) may be writing this database: its flushes and
+    // compactions delete WAL and SST files. Every file is opened when the read-only view opens
+    // (max_open_files = -1), so one deleted afterwards stays readable; one deleted between
+    // reading the MANIFEST and opening it fails the open ("No such file", "Missing WAL"), which
+    // is tried again on the newer MANIFEST. Damage that stays is reported after the last try.
+    db_opts.max_open_files = -1;
+    for (int attempt = 1;; ++attempt) {
+      s = rocksdb::DB::OpenForReadOnly(db_opts, dir, cfs, &handles, &raw);
+      const bool maybe_raced = s.IsIOError() || s.IsPathNotFound() || s.IsCorruption();
+      if (s.ok() || !maybe_raced || attempt == kReadOnlyOpenAttempts) break;
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+  } else {
+    s = rocksdb::DB::Open(db_opts, dir, cfs, &handles, &raw);
+  }
   if (!s.ok()) {
     if (s.IsNoSpace()) return impl->Check(s, ("opening " + dir).c_str());
     return FromRocks(s, ("opening the database in " + dir).c_str());

@@ -4,7 +4,9 @@
 
 #include <filesystem>
 #include <fstream>
+#include <atomic>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "pipeline_harness.h"
@@ -144,6 +146,44 @@ TEST_F(StoreBulkTest, SplitKeysCutARangeIntoPartsThatTogetherReadEveryKeyOnce) {
     store_.reset();
     std::filesystem::remove_all(dir_ + "/db");
   }
+}
+
+// `webindex query` and `pagerank --data-dir` open a data dir read-only while `webindex run`
+// writes it; the writer's compactions delete files under the reader. Every open and every full
+// read must succeed and see a consistent count.
+TEST_F(StoreBulkTest, ReadOnlyViewsOpenAndReadWhileAWriterFlushesAndCompacts) {
+  store_.reset();
+  auto writable = Store::Open(dir_ + "/db", {});  // compactions on
+  ASSERT_TRUE(writable.ok()) << writable.status().ToString();
+  store_ = std::move(writable).value();
+  std::atomic<bool> stop{false};
+  std::atomic<int> flushes{0};
+  std::thread writer([&] {
+    for (int round = 0; !stop && round < 2000; ++round) {
+      WriteBatch wb(*store_);
+      for (int i = 0; i < 200; ++i) wb.Put(Family::kTable, Key((round * 7919 + i * 104729) % 1000000), "value");
+      ASSERT_TRUE(store_->Write(wb).ok());
+      ASSERT_TRUE(store_->Flush().ok());  // many small files: compactions keep deleting them
+      ++flushes;
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+  });
+  StoreOptions read_only;
+  read_only.read_only = true;
+  int opened = 0;
+  for (int i = 0; i < 60 && !HasFatalFailure(); ++i) {
+    auto view = Store::Open(dir_ + "/db", read_only);
+    ASSERT_TRUE(view.ok()) << "open " << i << ": " << view.status().ToString();
+    auto it = (*view)->NewIterator(Family::kTable);
+    size_t keys = 0;
+    for (it->SeekToFirst(); it->Valid(); it->Next()) ++keys;
+    ASSERT_TRUE(it->status().ok()) << "read " << i << ": " << it->status().ToString();
+    ++opened;
+  }
+  stop = true;
+  writer.join();
+  EXPECT_EQ(opened, 60);
+  EXPECT_GT(flushes.load(), 10);
 }
 
 }  // namespace
