@@ -1,7 +1,9 @@
 #include "rank/rank_store.h"
 
+#include <algorithm>
 #include <bit>
 #include <cstring>
+#include <thread>
 
 #include "common/base64url.h"
 #include "common/bytes.h"
@@ -77,27 +79,49 @@ Result<std::optional<RankResultInfo>> CurrentRankResult(state::Store& store, con
 }
 
 Result<RankResultInfo> StoreRankResult(state::Store& store, const LinkGraph& g, const std::vector<double>& scores,
-                                       RankResultInfo info, size_t batch_rows, const std::atomic<bool>* cancel) {
+                                       RankResultInfo info, size_t check_rows, const std::atomic<bool>* cancel) {
   ASSIGN_OR_RETURN(auto previous, CurrentRankResult(store));
   info.id = previous ? previous->id + 1 : 1;
   info.nodes = g.nodes();
   info.edges = g.edges();
-  // Leftovers of a result that was being written when the process stopped.
+  auto cancelled = [&] { return cancel && cancel->load(std::memory_order_relaxed); };
+  // Leftovers of a result that was being stored when the process stopped.
   {
-    state::WriteBatch wb(store);
-    wb.DeleteRange(state::Family::kMeta, ResultPrefix(info.id), ResultPrefix(info.id + 1));
-    RETURN_IF_ERROR(store.Write(wb));
-  }
-  for (size_t begin = 0; begin < g.nodes(); begin += batch_rows) {
-    if (cancel && cancel->load(std::memory_order_relaxed)) return Status::Aborted("stopping: a result was being stored");
-    state::WriteBatch wb(store);
-    for (size_t u = begin; u < std::min(g.nodes(), begin + batch_rows); ++u) {
-      const std::string score = EncodeScore(scores[u]);
-      wb.Put(state::Family::kMeta, RankKey(info.id, scores[u], g.names[u]), score);
-      wb.Put(state::Family::kMeta, UrlKey(info.id, g.names[u]), score);
+    auto it = store.NewIterator(state::Family::kMeta);
+    it->Seek(ResultPrefix(info.id));
+    if (it->Valid() && it->key().starts_with(ResultPrefix(info.id))) {
+      state::WriteBatch wb(store);
+      wb.DeleteRange(state::Family::kMeta, ResultPrefix(info.id), ResultPrefix(info.id + 1));
+      RETURN_IF_ERROR(store.Write(wb));
     }
-    RETURN_IF_ERROR(store.Write(wb));
+    RETURN_IF_ERROR(it->status());
   }
+  // The rows in key order: by rank (score descending, then URL), then by URL; sorted on two
+  // threads, written to one sorted file and added to the store in one step.
+  std::vector<uint32_t> by_rank(g.nodes()), by_url(g.nodes());
+  for (uint32_t u = 0; u < g.nodes(); ++u) by_rank[u] = by_url[u] = u;
+  {
+    std::thread rank_sort([&] {
+      std::sort(by_rank.begin(), by_rank.end(), [&](uint32_t a, uint32_t b) {
+        const uint64_t x = std::bit_cast<uint64_t>(scores[a]), y = std::bit_cast<uint64_t>(scores[b]);
+        return x != y ? x > y : g.names[a] < g.names[b];
+      });
+    });
+    std::sort(by_url.begin(), by_url.end(), [&](uint32_t a, uint32_t b) { return g.names[a] < g.names[b]; });
+    rank_sort.join();
+  }
+  ASSIGN_OR_RETURN(auto file, store.NewSortedFile(state::Family::kMeta));
+  size_t written = 0;
+  auto put = [&](const std::string& key, double score) -> Status {
+    if (++written % std::max<size_t>(check_rows, 1) == 0 && cancelled()) {
+      return Status::Aborted("stopping: a result was being stored");
+    }
+    return file->Put(key, EncodeScore(score));
+  };
+  for (uint32_t u : by_rank) RETURN_IF_ERROR(put(RankKey(info.id, scores[u], g.names[u]), scores[u]));
+  for (uint32_t u : by_url) RETURN_IF_ERROR(put(UrlKey(info.id, g.names[u]), scores[u]));
+  if (cancelled()) return Status::Aborted("stopping: a result was being stored");
+  RETURN_IF_ERROR(store.Ingest(std::move(file)));
   state::WriteBatch wb(store);
   wb.Put(state::Family::kMeta, kCurrentKey, EncodeInfo(info));
   if (previous) wb.DeleteRange(state::Family::kMeta, ResultPrefix(previous->id), ResultPrefix(previous->id + 1));

@@ -1,7 +1,7 @@
 // The live link graph as docs/pagerank.md §6 defines it, read from one consistent snapshot of
 // the query table: nodes = every URI that exists (a current page or a target of one), edges =
 // each current page's unique out-links (the `p:<target> inlinks <source>` cells), nodes named by
-// their canonical URL. Any thread; reads only.
+// their canonical URL. Any thread; reads only, in key ranges on up to one thread per core.
 #pragma once
 
 #include <atomic>
@@ -14,14 +14,19 @@
 namespace webindex::rank {
 
 struct TableGraphStats {
-  uint64_t cells = 0;  //!< p: cells read
-  double seconds = 0;  //!< reading and building
+  uint64_t cells = 0;       //!< p: cells read
+  int readers = 0;          //!< threads that read key ranges of the p: rows
+  double read_seconds = 0;  //!< reading the cells
+  double seconds = 0;       //!< reading and building
 };
 
-//! Builds the graph from `snapshot` of `store`'s table (nullptr: a snapshot of now).
-//! Corruption when a cell key does not decode or a URI has no URL form; Aborted soon after
-//! `*cancel` turns true (a reader that is stopping need not finish a table of millions of rows).
+//! Builds the graph from `snapshot` of `store`'s table (nullptr: a snapshot of now), reading key
+//! ranges of the p: rows on up to `readers` threads (0: one per core, at most 4; fewer when the
+//! table spans few files). Corruption when a cell key does not decode or a URI has no URL form;
+//! Aborted soon after `*cancel` turns true (a reader that is stopping need not finish a table of
+//! millions of rows).
 Result<LinkGraph> ReadTableGraph(state::Store& store, const state::Snapshot* snapshot,
-                                 TableGraphStats* stats = nullptr, const std::atomic<bool>* cancel = nullptr);
+                                 TableGraphStats* stats = nullptr, const std::atomic<bool>* cancel = nullptr,
+                                 int readers = 0);
 
 }  // namespace webindex::rank

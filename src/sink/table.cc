@@ -56,6 +56,18 @@ bool DecodeCellKey(std::string_view key, std::string* row, std::string* cf, std:
   return ReadPart(&key, row) && ReadPart(&key, cf) && ReadPart(&key, cq) && key.empty();
 }
 
+std::optional<CellKeyView> ViewCellKey(std::string_view key) {
+  std::string_view parts[3];
+  for (auto& part : parts) {
+    const size_t end = key.find('\0');
+    if (end == std::string_view::npos || end + 1 == key.size() || key[end + 1] != '\x01') return std::nullopt;
+    part = key.substr(0, end);
+    key.remove_prefix(end + 2);
+  }
+  if (!key.empty()) return std::nullopt;
+  return CellKeyView{parts[0], parts[1], parts[2]};
+}
+
 std::optional<std::string> ForeignKeyPrefix(std::string_view key) {
   if (key.size() < 2 || key[0] != '\0' || key[1] == '\x01' || key[1] == '\xff') return std::nullopt;
   return std::string(key.substr(0, 2));

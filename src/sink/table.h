@@ -20,6 +20,12 @@ struct Cell {
 //! Each part with 0x00 escaped as 00 ff and ended by 00 01, so tuple order = byte order.
 std::string EncodeCellKey(std::string_view row, std::string_view cf, std::string_view cq);
 bool DecodeCellKey(std::string_view key, std::string* row, std::string* cf, std::string* cq);
+//! DecodeCellKey without copies, for the usual key whose parts hold no '\0': views into `key`.
+//! nullopt for a key with an escaped '\0' or a malformed one (DecodeCellKey tells which).
+struct CellKeyView {
+  std::string_view row, cf, cq;
+};
+std::optional<CellKeyView> ViewCellKey(std::string_view key);
 //! The smallest key of any cell whose row starts with `row_prefix`.
 std::string RowPrefixKey(std::string_view row_prefix);
 

@@ -3,17 +3,22 @@
 #include <rocksdb/db.h>
 #include <rocksdb/env.h>
 #include <rocksdb/filter_policy.h>
+#include <rocksdb/sst_file_writer.h>
 #include <rocksdb/table.h>
 #include <rocksdb/write_batch.h>
 #include <rocksdb/write_buffer_manager.h>
 
 #include <sys/statvfs.h>
+#include <unistd.h>
 
+#include <algorithm>
 #include <array>
+#include <chrono>
 #include <cstdarg>
 #include <cstdio>
 #include <atomic>
 #include <mutex>
+#include <thread>
 #include <filesystem>
 
 #include <fmt/format.h>
@@ -65,6 +70,12 @@ class RocksLogger final : public rocksdb::Logger {
 class RocksIterator final : public Iterator {
  public:
   explicit RocksIterator(rocksdb::Iterator* it) : it_(it) {}
+  //! With an upper bound, which the iterator's ReadOptions point to.
+  RocksIterator(rocksdb::DB* db, rocksdb::ReadOptions ro, rocksdb::ColumnFamilyHandle* h, std::string upper_bound)
+      : bound_(std::move(upper_bound)), bound_slice_(bound_) {
+    if (!bound_.empty()) ro.iterate_upper_bound = &bound_slice_;
+    it_.reset(db->NewIterator(ro, h));
+  }
   void Seek(std::string_view key) override { it_->Seek(ToSlice(key)); }
   void SeekToFirst() override { it_->SeekToFirst(); }
   bool Valid() const override { return it_->Valid(); }
@@ -74,10 +85,31 @@ class RocksIterator final : public Iterator {
   Status status() const override { return FromRocks(it_->status(), "iterator"); }
 
  private:
+  std::string bound_;
+  rocksdb::Slice bound_slice_;
   std::unique_ptr<rocksdb::Iterator> it_;
 };
 
+constexpr char kIngestDir[] = "ingest";
+constexpr int kReadOnlyOpenAttempts = 100;  // 10 ms apart
+
 }  // namespace
+
+struct SortedFile::Impl {
+  rocksdb::ColumnFamilyHandle* family;
+  std::string path;
+  std::unique_ptr<rocksdb::SstFileWriter> writer;
+  ~Impl() {
+    if (writer) std::filesystem::remove(path);  // never ingested
+  }
+};
+SortedFile::SortedFile(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+SortedFile::~SortedFile() = default;
+Status SortedFile::Put(std::string_view key, std::string_view value) {
+  RETURN_IF_ERROR(FromRocks(impl_->writer->Put(ToSlice(key), ToSlice(value)), "sorted file"));
+  ++count_;
+  return Status::Ok();
+}
 
 struct Snapshot::Impl {
   rocksdb::DB* db;
@@ -205,6 +237,7 @@ Result<std::unique_ptr<Store>> Store::Open(const std::string& dir, const StoreOp
   cf_opts.write_buffer_size = options.write_buffer_bytes;
   cf_opts.table_factory.reset(rocksdb::NewBlockBasedTableFactory(table));
   cf_opts.compression = rocksdb::kLZ4Compression;
+  cf_opts.disable_auto_compactions = !options.auto_compactions;
   std::vector<rocksdb::ColumnFamilyDescriptor> cfs;
   cfs.emplace_back(rocksdb::kDefaultColumnFamilyName, cf_opts);
   for (const char* name : kFamilyNames) cfs.emplace_back(name, cf_opts);
@@ -215,8 +248,23 @@ Result<std::unique_ptr<Store>> Store::Open(const std::string& dir, const StoreOp
   impl->env = options.env;
   std::vector<rocksdb::ColumnFamilyHandle*> handles;
   rocksdb::DB* raw = nullptr;
-  rocksdb::Status s = options.read_only ? rocksdb::DB::OpenForReadOnly(db_opts, dir, cfs, &handles, &raw)
-                                        : rocksdb::DB::Open(db_opts, dir, cfs, &handles, &raw);
+  rocksdb::Status s;
+  if (options.read_only) {
+    // Another process (`webindex run`) may be writing this database: its flushes and
+    // compactions delete WAL and SST files. Every file is opened when the read-only view opens
+    // (max_open_files = -1), so one deleted afterwards stays readable; one deleted between
+    // reading the MANIFEST and opening it fails the open ("No such file", "Missing WAL"), which
+    // is tried again on the newer MANIFEST. Damage that stays is reported after the last try.
+    db_opts.max_open_files = -1;
+    for (int attempt = 1;; ++attempt) {
+      s = rocksdb::DB::OpenForReadOnly(db_opts, dir, cfs, &handles, &raw);
+      const bool maybe_raced = s.IsIOError() || s.IsPathNotFound() || s.IsCorruption();
+      if (s.ok() || !maybe_raced || attempt == kReadOnlyOpenAttempts) break;
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+  } else {
+    s = rocksdb::DB::Open(db_opts, dir, cfs, &handles, &raw);
+  }
   if (!s.ok()) {
     if (s.IsNoSpace()) return impl->Check(s, ("opening " + dir).c_str());
     return FromRocks(s, ("opening the database in " + dir).c_str());
@@ -226,6 +274,8 @@ Result<std::unique_ptr<Store>> Store::Open(const std::string& dir, const StoreOp
   impl->handles.assign(handles.begin() + 1, handles.end());
   impl->write_options.sync = options.sync_commits;
   if (!options.read_only) {
+    // Sorted files of a process that stopped before ingesting them.
+    std::filesystem::remove_all(std::filesystem::path(dir) / kIngestDir, ec);
     const auto free = FreeBytes(dir);
     if (free && *free < options.min_free_bytes) {
       LOG_WARN("only {} free on the disk of {}; webindex needs up to {} (store.min_free_mb) for its write-ahead log, "
@@ -268,6 +318,105 @@ Status Store::Write(WriteBatch& batch) {
 
 std::unique_ptr<Iterator> Store::NewIterator(Family f, const Snapshot* snap) {
   return std::make_unique<RocksIterator>(impl_->db->NewIterator(impl_->Read(snap), impl_->h(f)));
+}
+
+std::unique_ptr<Iterator> Store::NewIterator(Family f, const Snapshot* snap, const ScanOptions& scan) {
+  rocksdb::ReadOptions ro = impl_->Read(snap);
+  if (scan.bulk) {
+    ro.readahead_size = 4u << 20;
+    ro.fill_cache = false;
+  }
+  return std::make_unique<RocksIterator>(impl_->db.get(), ro, impl_->h(f), scan.upper_bound);
+}
+
+namespace {
+
+//! A key between `a` and `b` (a < b): the mean of the two read as base-256 fractions; equal to
+//! `a` or `b` when none lies between them at this length.
+std::string MidKey(std::string_view a, std::string_view b) {
+  const size_t n = std::max(a.size(), b.size()) + 1;
+  std::vector<unsigned> sum(n, 0);
+  for (size_t i = n; i-- > 0;) {
+    const unsigned x = i < a.size() ? static_cast<unsigned char>(a[i]) : 0;
+    const unsigned y = i < b.size() ? static_cast<unsigned char>(b[i]) : 0;
+    sum[i] += x + y;
+    if (i > 0 && sum[i] > 255) {
+      sum[i - 1] += sum[i] >> 8;
+      sum[i] &= 255;
+    }
+  }
+  // Halve: sum[0] may be up to 511 (a carry into the first byte).
+  std::string mid(n, '\0');
+  unsigned carry = 0;
+  for (size_t i = 0; i < n; ++i) {
+    const unsigned v = (carry << 8) | sum[i];
+    mid[i] = static_cast<char>(v >> 1);
+    carry = v & 1;
+  }
+  while (!mid.empty() && mid.back() == '\0') mid.pop_back();
+  return mid;
+}
+
+}  // namespace
+
+std::vector<std::string> Store::SplitKeys(Family f, std::string_view begin, std::string_view end, int parts) {
+  // Bytes on disk from `begin` to a key, estimated by RocksDB from the files' index blocks
+  // (files that span the whole range count in part), then a bisection over keys per cut.
+  rocksdb::SizeApproximationOptions size_options;
+  size_options.include_memtables = false;
+  size_options.include_files = true;
+  auto bytes_to = [&](std::string_view key) -> uint64_t {
+    const rocksdb::Range range(ToSlice(begin), ToSlice(key));
+    uint64_t size = 0;
+    if (!impl_->db->GetApproximateSizes(size_options, impl_->h(f), &range, 1, &size).ok()) return 0;
+    return size;
+  };
+  std::vector<std::string> cuts;
+  const uint64_t total = begin < end ? bytes_to(end) : 0;
+  constexpr int kSteps = 256;  // keys share long prefixes: up to 32 bytes of bisection
+  for (int k = 1; k < parts && total > 0; ++k) {
+    const uint64_t goal = total * static_cast<uint64_t>(k) / static_cast<uint64_t>(parts);
+    std::string lo(cuts.empty() ? begin : std::string_view(cuts.back())), hi(end);
+    for (int step = 0; step < kSteps; ++step) {
+      std::string mid = MidKey(lo, hi);
+      if (!(lo < mid && mid < hi)) break;
+      (bytes_to(mid) < goal ? lo : hi) = std::move(mid);
+    }
+    if (hi >= end || hi <= begin || (!cuts.empty() && hi <= cuts.back())) break;
+    cuts.push_back(std::move(hi));
+  }
+  return cuts;
+}
+
+Result<std::unique_ptr<SortedFile>> Store::NewSortedFile(Family f) {
+  namespace fs = std::filesystem;
+  static std::atomic<uint64_t> next{0};
+  const fs::path dir = fs::path(impl_->dir) / kIngestDir;
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) return Status::IoError("creating " + dir.string() + ": " + ec.message());
+  auto impl = std::make_unique<SortedFile::Impl>();
+  impl->family = impl_->h(f);
+  impl->path = (dir / fmt::format("{}-{}.sst", ::getpid(), next++)).string();
+  rocksdb::Options options(impl_->db->GetDBOptions(), impl_->db->GetOptions(impl->family));
+  impl->writer = std::make_unique<rocksdb::SstFileWriter>(rocksdb::EnvOptions(), options, impl->family);
+  RETURN_IF_ERROR(impl_->Check(impl->writer->Open(impl->path), "creating a sorted file"));
+  return std::unique_ptr<SortedFile>(new SortedFile(std::move(impl)));
+}
+
+Status Store::Ingest(std::unique_ptr<SortedFile> file) {
+  if (impl_->broken) return impl_->Broken();
+  auto& f = *file->impl_;
+  if (file->count() == 0) return Status::Ok();  // ~Impl removes it
+  RETURN_IF_ERROR(impl_->Check(f.writer->Finish(), "writing a sorted file"));
+  f.writer.reset();
+  rocksdb::IngestExternalFileOptions io;
+  io.move_files = true;
+  io.allow_global_seqno = true;
+  io.allow_blocking_flush = true;  // a memtable holding keys of its range is flushed first
+  auto s = impl_->db->IngestExternalFile(f.family, {f.path}, io);
+  if (!s.ok()) std::filesystem::remove(f.path);
+  return impl_->Fail(impl_->Check(s, "ingesting a sorted file"));
 }
 
 std::unique_ptr<Snapshot> Store::GetSnapshot() {

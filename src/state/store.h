@@ -43,6 +43,8 @@ struct StoreOptions {
   //! Create the database when `dir` is missing or empty. Never over a damaged one: a dir with
   //! files but no database is refused, so a lost CURRENT file cannot restart from nothing.
   bool create_if_missing = true;
+  //! false: files are never compacted, so that a test sees the file layout its flushes made.
+  bool auto_compactions = true;
   //! The file system RocksDB uses; nullptr: the real one. Tests inject faults through it.
   std::shared_ptr<rocksdb::Env> env;
 };
@@ -95,6 +97,35 @@ class Iterator {
   virtual Status status() const = 0;
 };
 
+//! How an iterator reads.
+struct ScanOptions {
+  //! A scan over much of a family (PageRank's read of the table): a large readahead, and the
+  //! blocks it reads are not kept in the block cache (they would evict the stages' working set).
+  bool bulk = false;
+  //! Keys from here on are not visited ("": no bound); lets RocksDB stop early at file edges.
+  std::string upper_bound;
+};
+
+//! Key-value pairs written in ascending key order into a file that Store::Ingest adds to one
+//! family at once: for results of millions of rows that are replaced whole (PageRank's), at a
+//! fraction of the cost of memtable inserts and a WAL. One thread.
+class SortedFile {
+ public:
+  ~SortedFile();
+  SortedFile(const SortedFile&) = delete;
+  SortedFile& operator=(const SortedFile&) = delete;
+  //! Keys must grow strictly; InvalidArgument otherwise.
+  Status Put(std::string_view key, std::string_view value);
+  uint64_t count() const { return count_; }
+
+ private:
+  friend class Store;
+  struct Impl;
+  explicit SortedFile(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+  uint64_t count_ = 0;
+};
+
 class Store {
  public:
   friend class WriteBatch;
@@ -108,6 +139,17 @@ class Store {
   Status MultiGet(Family f, const std::vector<std::string>& keys, std::vector<std::optional<std::string>>* out);
   Status Write(WriteBatch& batch);
   std::unique_ptr<Iterator> NewIterator(Family f, const Snapshot* snap = nullptr);
+  std::unique_ptr<Iterator> NewIterator(Family f, const Snapshot* snap, const ScanOptions& scan);
+  //! Up to `parts - 1` keys that cut [begin, end) of family `f` into ranges of about equal size on
+  //! disk (memtables are not counted), ascending; none when the range has no data on disk. For
+  //! reading one range on several threads.
+  std::vector<std::string> SplitKeys(Family f, std::string_view begin, std::string_view end, int parts);
+  //! A new, empty sorted file for family `f`, in the store's directory.
+  Result<std::unique_ptr<SortedFile>> NewSortedFile(Family f);
+  //! Adds the pairs of `file` to its family in one durable step: reads after it see them all
+  //! (over any older value of their keys), reads before it and snapshots taken before it none.
+  //! The file moves into the database; an empty one is dropped.
+  Status Ingest(std::unique_ptr<SortedFile> file);
   std::unique_ptr<Snapshot> GetSnapshot();
   //! Flushes memtables so that a reopen does not replay the WAL (used on clean shutdown).
   Status Flush();

@@ -170,3 +170,84 @@ TEST_F(RankStoreTest, ReadingTheTableGraphStopsWhenCancelled) {
 
 }  // namespace
 }  // namespace webindex::rank
+
+namespace webindex::rank {
+namespace {
+
+//! The table graph read in key ranges on several threads equals the one read by one thread,
+//! also when a range border cuts a row (a page's inlinks cells in two files).
+TEST(TableGraphReadersTest, KeyRangesOnSeveralThreadsGiveTheGraphOfOneReader) {
+  const std::string dir = testing::MakeTempDir("table-graph-readers");
+  state::StoreOptions options;
+  options.auto_compactions = false;  // keep the files the flushes below make
+  auto opened = state::Store::Open(dir + "/db", options);
+  ASSERT_TRUE(opened.ok()) << opened.status().ToString();
+  auto& store = **opened;
+  const int kPages = 2000;
+  auto uri = [](int i) { return "com.site" + std::to_string(i % 7) + ">>o>/p" + std::to_string(i); };
+  const std::string hub = "com.site3>>o>/hub";  // every page links to it; its row is mid-table
+  // Page i links to pages i+1 .. i+5 and to the hub; 50 linked-to URIs without a page row.
+  std::vector<std::string> keys;
+  for (int i = 0; i < kPages; ++i) {
+    keys.push_back(sink::EncodeCellKey(sink::PageRow(uri(i)), "page", "cur"));
+    for (int j = std::max(0, i - 5); j < i; ++j) {
+      keys.push_back(sink::EncodeCellKey(sink::PageRow(uri(i)), "inlinks", uri(j)));
+    }
+    keys.push_back(sink::EncodeCellKey(sink::PageRow(hub), "inlinks", uri(i)));
+  }
+  keys.push_back(sink::EncodeCellKey(sink::PageRow(hub), "page", "incount"));
+  for (int i = 0; i < 50; ++i) {
+    keys.push_back(sink::EncodeCellKey(sink::PageRow("org.gone>>o>/" + std::to_string(i)), "page", "incount"));
+  }
+  std::sort(keys.begin(), keys.end());
+  // Four files: flushed at a quarter, in the middle of the hub's row, and at three quarters
+  // (readers split by bytes, not at files: the layout must not matter).
+  const std::string hub_row = sink::RowPrefixKey(sink::PageRow(hub)) + std::string("\0\x01", 2);
+  const size_t hub_begin =
+      std::find_if(keys.begin(), keys.end(), [&](const std::string& k) { return k.starts_with(hub_row); }) - keys.begin();
+  const size_t mid_hub = hub_begin + kPages / 2;
+  ASSERT_TRUE(keys[mid_hub].starts_with(hub_row));
+  const std::vector<size_t> flush_after = {keys.size() / 4, mid_hub, keys.size() * 3 / 4};
+  ASSERT_TRUE(std::is_sorted(flush_after.begin(), flush_after.end()));
+  size_t next_flush = 0;
+  auto wb = std::make_unique<state::WriteBatch>(store);
+  for (size_t k = 0; k < keys.size(); ++k) {
+    if (next_flush < flush_after.size() && k == flush_after[next_flush]) {
+      ASSERT_TRUE(store.Write(*wb).ok());
+      ASSERT_TRUE(store.Flush().ok());
+      wb = std::make_unique<state::WriteBatch>(store);
+      ++next_flush;
+    }
+    // The hub's anchors are long: its row holds most of the table's bytes, so the middle is in it.
+    wb->Put(state::Family::kTable, keys[k], keys[k].starts_with(hub_row) ? std::string(300, 'a') : "anchor");
+  }
+  ASSERT_TRUE(store.Write(*wb).ok());
+  ASSERT_TRUE(store.Flush().ok());
+  // Two readers part inside the hub's row.
+  const auto halves = store.SplitKeys(state::Family::kTable, sink::RowPrefixKey("p:"), sink::RowPrefixKey("p;"), 2);
+  ASSERT_EQ(halves.size(), 1u);
+  EXPECT_GT(halves[0], keys[hub_begin]);
+  EXPECT_TRUE(halves[0].starts_with(hub_row)) << "not in the hub's row";
+
+  TableGraphStats one_stats, many_stats;
+  auto one = ReadTableGraph(store, nullptr, &one_stats, nullptr, 1);
+  ASSERT_TRUE(one.ok()) << one.status().ToString();
+  EXPECT_EQ(one_stats.readers, 1);
+  EXPECT_EQ(one->nodes(), static_cast<size_t>(kPages + 1 + 50));
+  EXPECT_EQ(one->edges(), static_cast<uint64_t>(kPages + 5 * (kPages - 5) + 10));
+  for (int readers : {2, 3, 4}) {
+    auto many = ReadTableGraph(store, nullptr, &many_stats, nullptr, readers);
+    ASSERT_TRUE(many.ok()) << many.status().ToString();
+    EXPECT_EQ(many_stats.readers, readers);
+    EXPECT_EQ(many_stats.cells, one_stats.cells);
+    EXPECT_EQ(many->names, one->names) << readers;
+    EXPECT_EQ(many->in_begin, one->in_begin) << readers;
+    EXPECT_EQ(many->in_sources, one->in_sources) << readers;
+    EXPECT_EQ(many->out_degree, one->out_degree) << readers;
+  }
+  opened->reset();
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace webindex::rank

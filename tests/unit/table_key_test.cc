@@ -53,6 +53,12 @@ void ExpectRoundTrip(const Tuple& t) {
   std::string row = "junk", cf = "junk", cq = "junk";
   ASSERT_TRUE(DecodeCellKey(Key(t), &row, &cf, &cq)) << Show(t);
   EXPECT_EQ(Tuple(row, cf, cq), t) << Show(t);
+  // The copy-free view decodes every key without a '\0' in its parts, the same way.
+  const std::string key = Key(t);  // the view points into it
+  const auto view = ViewCellKey(key);
+  const bool plain = (std::get<0>(t) + std::get<1>(t) + std::get<2>(t)).find('\0') == std::string::npos;
+  ASSERT_EQ(view.has_value(), plain) << Show(t);
+  if (view) EXPECT_EQ(Tuple(view->row, view->cf, view->cq), t) << Show(t);
 }
 
 TEST(TableKeyTest, RoundTripWithSpecialBytes) {
@@ -97,6 +103,10 @@ TEST(TableKeyTest, RejectsMalformedKeys) {
   EXPECT_FALSE(DecodeCellKey(valid + std::string("\0\x01", 2), &row, &cf, &cq));  // a fourth part
   EXPECT_FALSE(DecodeCellKey(std::string("r\0\x02", 3) + valid, &row, &cf, &cq));  // bad escape
   EXPECT_FALSE(DecodeCellKey(std::string("r\0", 2), &row, &cf, &cq));
+  for (size_t n = 0; n < valid.size(); ++n) EXPECT_FALSE(ViewCellKey(valid.substr(0, n))) << "prefix " << n;
+  EXPECT_FALSE(ViewCellKey(valid + "x"));
+  EXPECT_FALSE(ViewCellKey(valid + std::string("\0\x01", 2)));
+  EXPECT_FALSE(ViewCellKey(std::string("r\0\x02", 3) + valid));
 }
 
 TEST(TableKeyTest, RowPrefixKeyIsAtOrBeforeEveryKeyOfItsRows) {
