@@ -138,17 +138,24 @@ Status GraphReader::Scan(const Pattern& pattern, std::string_view cursor, const 
   return it->status();
 }
 
-Result<Page> GraphReader::Query(const Pattern& pattern, size_t limit, std::string_view cursor) {
+Result<bool> FillPage(size_t limit, Page* page, const std::function<Status(const GraphReader::Visitor&)>& scan) {
   if (limit == 0) return Status::InvalidArgument("limit must be at least 1");
-  Page page;
   bool more = false;
-  RETURN_IF_ERROR(Scan(pattern, cursor, [&](const Statement& st) {
-    if (page.statements.size() == limit) {
+  RETURN_IF_ERROR(scan([&](const Statement& st) {
+    if (page->statements.size() == limit) {
       more = true;
       return false;
     }
-    page.statements.push_back(st);
+    page->statements.push_back(st);
     return true;
+  }));
+  return more;
+}
+
+Result<Page> GraphReader::Query(const Pattern& pattern, size_t limit, std::string_view cursor) {
+  Page page;
+  ASSIGN_OR_RETURN(const bool more, FillPage(limit, &page, [&](const GraphReader::Visitor& fn) {
+    return Scan(pattern, cursor, fn);
   }));
   if (more) {
     const std::string key = RowKey(space_, IndexFor(pattern), page.statements.back());

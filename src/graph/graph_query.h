@@ -78,4 +78,9 @@ class GraphReader {
   KeySpace space_;
 };
 
+//! The paging every reader's Query shares: puts the first `limit` (>= 1) statements `scan`
+//! visits into `page` and returns whether more followed (then the caller sets `next` from the
+//! last one). `scan` runs the reader's Scan with the visitor it is given.
+Result<bool> FillPage(size_t limit, Page* page, const std::function<Status(const GraphReader::Visitor&)>& scan);
+
 }  // namespace webindex::graph

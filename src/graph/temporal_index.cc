@@ -318,16 +318,9 @@ Status TemporalReader::Scan(const TemporalQuery& q, std::string_view cursor, con
 }
 
 Result<Page> TemporalReader::Query(const TemporalQuery& q, size_t limit, std::string_view cursor) {
-  if (limit == 0) return Status::InvalidArgument("limit must be at least 1");
   Page page;
-  bool more = false;
-  RETURN_IF_ERROR(Scan(q, cursor, [&](const Statement& st) {
-    if (page.statements.size() == limit) {
-      more = true;
-      return false;
-    }
-    page.statements.push_back(st);
-    return true;
+  ASSIGN_OR_RETURN(const bool more, FillPage(limit, &page, [&](const GraphReader::Visitor& fn) {
+    return Scan(q, cursor, fn);
   }));
   if (more) {
     const Statement& last = page.statements.back();

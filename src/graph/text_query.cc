@@ -627,16 +627,9 @@ Status TextReader::Scan(const TextSearch& search, std::string_view cursor, const
 }
 
 Result<Page> TextReader::Query(const TextSearch& search, size_t limit, std::string_view cursor) {
-  if (limit == 0) return Status::InvalidArgument("limit must be at least 1");
   Page page;
-  bool more = false;
-  RETURN_IF_ERROR(Scan(search, cursor, [&](const Statement& st) {
-    if (page.statements.size() == limit) {
-      more = true;
-      return false;
-    }
-    page.statements.push_back(st);
-    return true;
+  ASSIGN_OR_RETURN(const bool more, FillPage(limit, &page, [&](const GraphReader::Visitor& fn) {
+    return Scan(search, cursor, fn);
   }));
   if (more) {
     const Statement& last = page.statements.back();
