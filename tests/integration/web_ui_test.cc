@@ -194,19 +194,10 @@ class WebUiTest : public ::testing::Test {
   //! Runs headless Chromium on the UI at `hash` with `args` (e.g. --dump-dom); returns its stdout.
   static std::string Chromium(const std::string& hash, const std::vector<std::string>& args) {
     const std::string profile = MakeTempDir("webindex-chromium");
-    std::vector<std::string> argv = {"/usr/bin/timeout",
-                                     "90",
-                                     ChromiumPath(),
-                                     "--headless",
-                                     "--no-sandbox",
-                                     "--disable-gpu",
-                                     "--disable-quic",
-                                     "--no-first-run",
-                                     "--disable-background-networking",
-                                     "--disable-component-update",
-                                     "--disable-sync",
-                                     "--user-data-dir=" + profile,
-                                     "--virtual-time-budget=10000"};
+    std::vector<std::string> argv = {"/usr/bin/timeout", "90", ChromiumPath()};
+    for (auto& flag : HeadlessChromiumFlags()) argv.push_back(std::move(flag));
+    argv.push_back("--user-data-dir=" + profile);
+    argv.push_back("--virtual-time-budget=10000");
     argv.insert(argv.end(), args.begin(), args.end());
     argv.push_back("http://127.0.0.1:" + std::to_string(port_) + "/" + hash);
     std::string out;

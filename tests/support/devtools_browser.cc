@@ -34,24 +34,20 @@ constexpr Key kKeys[] = {{"ArrowDown", 40}, {"ArrowUp", 38}, {"Enter", 13}, {"Es
 
 }  // namespace
 
+std::vector<std::string> HeadlessChromiumFlags() {
+  return {"--headless",       "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+          "--disable-background-networking", "--disable-component-update", "--disable-sync"};
+}
+
 Result<std::unique_ptr<DevToolsBrowser>> DevToolsBrowser::Start(const std::string& chromium,
                                                                 const std::string& profile_dir,
                                                                 const std::string& log) {
   int to[2], from[2];
   if (pipe(to) != 0 || pipe(from) != 0) return Status::IoError("pipe failed");
-  std::vector<std::string> argv = {chromium,
-                                   "--headless",
-                                   "--no-sandbox",
-                                   "--disable-gpu",
-                                   "--disable-quic",
-                                   "--no-first-run",
-                                   "--disable-background-networking",
-                                   "--disable-component-update",
-                                   "--disable-sync",
-                                   "--window-size=1280,900",
-                                   "--remote-debugging-pipe",
-                                   "--user-data-dir=" + profile_dir,
-                                   "about:blank"};
+  std::vector<std::string> argv = {chromium};
+  for (auto& flag : HeadlessChromiumFlags()) argv.push_back(std::move(flag));
+  argv.insert(argv.end(), {"--window-size=1280,900", "--remote-debugging-pipe", "--user-data-dir=" + profile_dir,
+                           "about:blank"});
   const pid_t pid = fork();
   if (pid < 0) return Status::IoError("fork failed");
   if (pid == 0) {

@@ -8,10 +8,15 @@
 #include <chrono>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "common/status.h"
 
 namespace webindex::testing {
+
+//! The flags every headless Chromium of the tests runs with: no sandbox, GPU, QUIC, first-run
+//! dialog, background networking, component updates or sync.
+std::vector<std::string> HeadlessChromiumFlags();
 
 class DevToolsBrowser {
  public:
