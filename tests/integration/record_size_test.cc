@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <set>
 
 #include "batch_model.h"
 #include "child_process.h"
@@ -193,6 +194,52 @@ TEST_F(RecordSizeTest, RecordKafkaRejectsIsSetAsideAndTheRestGoesOnAcrossRestart
   EXPECT_EQ(Header(dead[0], "target.partition"), "0");
   EXPECT_EQ(Header(dead[0], "value.truncated"), std::to_string(big.size()));
   EXPECT_EQ(big.substr(0, dead[0].value.size()), dead[0].value);
+}
+
+//! Puts the records of one commit into a stage's outbox as one row, as StageRunner commits them.
+void CommitRowIntoOutbox(PipelineHarness& h, const std::string& stage, const std::vector<OutRecord>& records) {
+  auto store = state::OpenCurrent(h.config().data_dir, state::StoreOptions{});
+  ASSERT_TRUE(store.ok()) << store.status().ToString();
+  const std::string seq_key = pipeline::StageRunner::SeqKey(stage);
+  auto seq = state::GetFixed64(**store, state::Family::kMeta, seq_key, "seq");
+  ASSERT_TRUE(seq.ok() && seq->has_value());
+  state::WriteBatch wb(**store);
+  wb.Put(state::Family::kOutbox, pipeline::StageRunner::OutboxKey(stage, **seq), codec::EncodeOutBatch(records));
+  BytesWriter w;
+  w.PutFixed64BE(**seq + records.size());
+  wb.Put(state::Family::kMeta, seq_key, w.str());
+  ASSERT_TRUE((*store)->Write(wb).ok());
+}
+
+TEST_F(RecordSizeTest, ARejectedRecordInsideAnOutboxRowIsSetAsideAndTheRowsOtherRecordsAreSentOnce) {
+  PipelineHarness h(3);
+  ProduceLarge(h, {Event("http://a.com/1", 10, 5, "2015-07-28T03:06:17Z")});
+  h.RunUntilIdle();
+  const std::string big = R"({"type":"page","key":"com.big>>o>/","seq":1,"gen":1,"page":{"pad":")" +
+                          std::string(1200000, 'x') + "\"}}";
+  const std::string dead_letters = h.config().topics.dead_letters;
+  CommitRowIntoOutbox(h, "page",
+                      {{dead_letters, 0, "before", "1", {}},
+                       {h.config().topics.exports, 0, "com.big>>o>/", big, {}},
+                       {dead_letters, 0, "after", "2", {}}});
+
+  ProduceLarge(h, {Event("http://a.com/2", 10, 5, "2015-07-28T03:06:17Z")});
+  h.RunUntilIdle([](const pipeline::Metrics& m) { EXPECT_EQ(m.undeliverable_records.load(), 1u); });
+  EXPECT_EQ(h.Dump(), model_.TableLines());
+  // The row is gone once all three are acknowledged: nothing of it comes again after a restart.
+  ProduceLarge(h, {Event("http://a.com/3", 10, 5, "2015-07-28T03:06:17Z")});
+  h.RunUntilIdle([](const pipeline::Metrics& m) { EXPECT_EQ(m.undeliverable_records.load(), 0u); });
+  EXPECT_EQ(h.Dump(), model_.TableLines());
+
+  const auto dead = h.ReadTopic(dead_letters);
+  std::multiset<std::string> keys;
+  for (const auto& d : dead) {
+    keys.insert(d.key);
+    if (d.key != "com.big>>o>/") continue;
+    EXPECT_EQ(Header(d, "reason").rfind("undeliverable: ", 0), 0u) << Header(d, "reason");
+    EXPECT_EQ(Header(d, "value.truncated"), std::to_string(big.size()));
+  }
+  EXPECT_EQ(keys, (std::multiset<std::string>{"before", "com.big>>o>/", "after"}));
 }
 
 TEST_F(RecordSizeTest, RecordsTheBrokerRejectsAreSetAsideAndTheRestGoesOn) {
