@@ -301,6 +301,19 @@ struct Consumer::Impl {
 
 namespace {
 
+//! Every consumer's settings: positions are ours (never committed to Kafka, never reset
+//! silently), fetches are prompt, and the local queue is bounded.
+std::map<std::string, std::string> ConsumerDefaults(const std::string& group) {
+  return {{"group.id", group},
+          {"enable.auto.commit", "false"},
+          {"enable.auto.offset.store", "false"},
+          {"auto.offset.reset", "error"},
+          {"enable.partition.eof", "false"},
+          {"fetch.wait.max.ms", "20"},
+          {"fetch.error.backoff.ms", "10"},
+          {"queued.max.messages.kbytes", "65536"}};
+}
+
 std::vector<TopicPartitionOffset> ToVector(const rd_kafka_topic_partition_list_t* list) {
   std::vector<TopicPartitionOffset> out;
   for (int i = 0; list && i < list->cnt; ++i) {
@@ -331,18 +344,10 @@ void Consumer::Close() {
 
 Result<std::unique_ptr<Consumer>> Consumer::Join(const ClientConfig& config, const GroupMembership& membership,
                                                  RebalanceListener* listener) {
-  std::map<std::string, std::string> defaults = {{"group.id", membership.group_id},
-                                                 {"partition.assignment.strategy", membership.assignment_strategy},
-                                                 {"session.timeout.ms", std::to_string(membership.session_timeout_ms)},
-                                                 {"heartbeat.interval.ms",
-                                                  std::to_string(std::max(100, membership.session_timeout_ms / 5))},
-                                                 {"enable.auto.commit", "false"},
-                                                 {"enable.auto.offset.store", "false"},
-                                                 {"auto.offset.reset", "error"},
-                                                 {"enable.partition.eof", "false"},
-                                                 {"fetch.wait.max.ms", "20"},
-                                                 {"fetch.error.backoff.ms", "10"},
-                                                 {"queued.max.messages.kbytes", "65536"}};
+  std::map<std::string, std::string> defaults = ConsumerDefaults(membership.group_id);
+  defaults["partition.assignment.strategy"] = membership.assignment_strategy;
+  defaults["session.timeout.ms"] = std::to_string(membership.session_timeout_ms);
+  defaults["heartbeat.interval.ms"] = std::to_string(std::max(100, membership.session_timeout_ms / 5));
   if (!membership.instance_id.empty()) defaults["group.instance.id"] = membership.instance_id;
   ASSIGN_OR_RETURN(ConfPtr conf, MakeConf(config, defaults));
   auto impl = std::make_unique<Impl>();
@@ -413,14 +418,7 @@ std::vector<TopicPartitionOffset> Consumer::Assignment() const {
 std::string Consumer::RebalanceProtocol() const { return rd_kafka_rebalance_protocol(impl_->rk.get()); }
 
 Result<std::unique_ptr<Consumer>> Consumer::Create(const ClientConfig& config, const std::string& group) {
-  ASSIGN_OR_RETURN(ConfPtr conf, MakeConf(config, {{"group.id", group},
-                                                   {"enable.auto.commit", "false"},
-                                                   {"enable.auto.offset.store", "false"},
-                                                   {"auto.offset.reset", "error"},
-                                                   {"enable.partition.eof", "false"},
-                                                   {"fetch.wait.max.ms", "20"},
-                                                   {"fetch.error.backoff.ms", "10"},
-                                                   {"queued.max.messages.kbytes", "65536"}}));
+  ASSIGN_OR_RETURN(ConfPtr conf, MakeConf(config, ConsumerDefaults(group)));
   auto impl = std::make_unique<Impl>();
   ASSIGN_OR_RETURN(impl->rk, MakeHandle(RD_KAFKA_CONSUMER, std::move(conf)));
   rd_kafka_poll_set_consumer(impl->rk.get());
