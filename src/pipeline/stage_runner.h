@@ -17,7 +17,7 @@
 namespace webindex::pipeline {
 
 struct RunnerOptions {
-  size_t max_batch = 10000;   //!< records per commit at most
+  size_t max_batch = 40000;   //!< records per commit at most
   int poll_timeout_ms = 100;  //!< wait for the first record of a batch
   uint64_t generation = 1;    //!< of the data dir: tags dead letters
   kafka::RecordLimits limits; //!< record budgets of the output topics
