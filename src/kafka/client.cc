@@ -344,6 +344,7 @@ void Consumer::Close() {
 
 Result<std::unique_ptr<Consumer>> Consumer::Join(const ClientConfig& config, const GroupMembership& membership,
                                                  RebalanceListener* listener) {
+  if (!listener) return Status::InvalidArgument("a group member needs a rebalance listener");
   std::map<std::string, std::string> defaults = ConsumerDefaults(membership.group_id);
   defaults["partition.assignment.strategy"] = membership.assignment_strategy;
   defaults["session.timeout.ms"] = std::to_string(membership.session_timeout_ms);
