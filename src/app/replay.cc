@@ -234,12 +234,11 @@ Status CommitAnnouncement(const ProcessorConfig& config, kafka::Admin& admin, co
   record.gen = gen;
   ASSIGN_OR_RETURN(record.inst, dir.InstanceId());
   const std::string value = codec::Encode(record);
+  std::vector<OutRecord> out;
+  for (int32_t p = 0; p < partitions; ++p) out.push_back({config.topics.exports, p, record.key, value, {}});
   state::WriteBatch wb(*store);
-  for (int32_t p = 0; p < partitions; ++p) {
-    OutRecord out{config.topics.exports, p, record.key, value, {}};
-    wb.Put(state::Family::kOutbox, pipeline::StageRunner::OutboxKey("sink", seq++), codec::EncodeOutRecord(out));
-  }
-  wb.Put(state::Family::kMeta, seq_key, Fixed64(seq));
+  wb.Put(state::Family::kOutbox, pipeline::StageRunner::OutboxKey("sink", seq), codec::EncodeOutBatch(out));
+  wb.Put(state::Family::kMeta, seq_key, Fixed64(seq + out.size()));
   wb.Put(state::Family::kMeta, kAnnouncedKey, "1");
   return store->Write(wb);
 }

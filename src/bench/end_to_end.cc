@@ -99,6 +99,7 @@ class BenchRun {
   std::unique_ptr<Feeder> feeder_;
   Clock::time_point first_consumed_{};
   double first_cpu_ = 0;
+  std::vector<app::Processor::StageTiming> first_timings_;  //!< when the first event was consumed
 };
 
 Status BenchRun::Setup() {
@@ -139,6 +140,7 @@ void BenchRun::ObserveFirst() {
   if (first_consumed_ == Clock::time_point{} && running_->processor().metrics().events > 0) {
     first_consumed_ = Clock::now();
     first_cpu_ = CpuSeconds();
+    first_timings_ = running_->processor().Timings();
   }
 }
 
@@ -181,6 +183,16 @@ Status BenchRun::ThroughputPhase() {
   report_.pages_per_s = static_cast<double>(n) / secs;
   report_.links_per_s = static_cast<double>(links) / secs;
   report_.cpu_cores = (CpuSeconds() - first_cpu_) / secs;
+  const auto timings = running_->processor().Timings();
+  for (size_t i = 0; i < timings.size(); ++i) {
+    BenchReport::StageBusy busy{timings[i].stage, timings[i].batches, timings[i].seconds};
+    if (i < first_timings_.size() && first_timings_[i].stage == timings[i].stage) {
+      busy.batches -= first_timings_[i].batches;
+      busy.busy_seconds -= first_timings_[i].seconds;
+    }
+    busy.busy_share = busy.busy_seconds / secs;
+    report_.stages.push_back(std::move(busy));
+  }
   report_.peak_rss_bytes = PeakRssBytes();  // before the raw consumer adds its own buffers
   LOG_INFO(
       "bench: throughput phase {:.0f} pages/s, {:.0f} links/s over {:.2f} s ({} producer pauses, {:.2f} s "

@@ -55,6 +55,14 @@ std::string FormatText(const BenchReport& r) {
       "(a) throughput: {:.0f} pages/s, {:.0f} links/s over {:.2f} s "
       "(page stage done after {:.2f} s; {:.2f} cores busy)\n",
       r.pages_per_s, r.links_per_s, r.throughput_seconds, r.page_stage_seconds, r.cpu_cores);
+  if (!r.stages.empty()) {
+    out += "    stages busy:";
+    for (const auto& st : r.stages) {
+      out += fmt::format(" {} {:.0f}% ({} batches)", st.stage, 100 * st.busy_share, st.batches);
+      if (&st != &r.stages.back()) out += ",";
+    }
+    out += "\n";
+  }
   out += fmt::format("(b) event-to-query latency at {:.0f} events/s (achieved {:.0f}):\n", r.latency_rate,
                      r.latency_achieved_rate);
   out += LatencyLine("page row (p:<uri>|page|cur)", r.page_latency);
@@ -82,9 +90,15 @@ std::string FormatJson(const BenchReport& r) {
   out += fmt::format(R"("integrity":{{"produced":{},"acked":{},"consumed":{},"invalid":{},"lost":{},)"
                      R"("throttled_waits":{}}},)",
                      r.produced, r.acked, r.consumed, r.invalid, r.lost, r.throttled_waits);
+  std::string stages;
+  for (const auto& st : r.stages) {
+    if (!stages.empty()) stages += ",";
+    stages += fmt::format(R"({{"stage":"{}","batches":{},"busy_seconds":{:.3f},"busy_share":{:.3f}}})", st.stage,
+                          st.batches, st.busy_seconds, st.busy_share);
+  }
   out += fmt::format(R"("throughput":{{"seconds":{:.3f},"pages_per_s":{:.1f},"links_per_s":{:.1f},)"
-                     R"("page_stage_seconds":{:.3f},"cpu_cores":{:.2f}}},)",
-                     r.throughput_seconds, r.pages_per_s, r.links_per_s, r.page_stage_seconds, r.cpu_cores);
+                     R"("page_stage_seconds":{:.3f},"cpu_cores":{:.2f},"stages":[{}]}},)",
+                     r.throughput_seconds, r.pages_per_s, r.links_per_s, r.page_stage_seconds, r.cpu_cores, stages);
   out += fmt::format(R"("latency":{{"rate":{:.1f},"achieved_rate":{:.1f},"page":{},"count":{},"full":{}}},)",
                      r.latency_rate, r.latency_achieved_rate, LatencyJson(r.page_latency), LatencyJson(r.count_latency),
                      LatencyJson(r.full_latency));

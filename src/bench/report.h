@@ -33,6 +33,15 @@ struct BenchReport {
   double throughput_seconds = 0, pages_per_s = 0, links_per_s = 0;
   double page_stage_seconds = 0;  //!< first event consumed -> last event consumed
   double cpu_cores = 0;           //!< process CPU time / wall time in that phase
+  //! Per stage, in that phase: batches committed and the time spent processing and committing
+  //! them. A stage busy nearly all the phase is what bounds the rate.
+  struct StageBusy {
+    std::string stage;
+    uint64_t batches = 0;
+    double busy_seconds = 0;
+    double busy_share = 0;  //!< busy_seconds / throughput_seconds
+  };
+  std::vector<StageBusy> stages;
 
   // (b) latency phase at a fixed produce rate.
   double latency_rate = 0, latency_achieved_rate = 0;

@@ -9,6 +9,9 @@ constexpr char kFormat = 1;
 //! Page states with a recorded revision: the format byte, then the revision, then as kFormat.
 //! States without one keep kFormat, so their bytes are what they always were.
 constexpr char kPageStateWithRevision = 2;
+//! Outbox rows holding the records of one commit: the format byte, a count, then each record
+//! as kFormat's body. A row of kFormat holds one record.
+constexpr char kOutBatch = 3;
 
 void PutOpt(BytesWriter& w, const std::optional<std::string>& s) {
   w.PutBool(s.has_value());
@@ -125,9 +128,9 @@ Result<Counted> DecodeCounted(std::string_view v) {
   return c;
 }
 
-std::string EncodeOutRecord(const OutRecord& rec) {
-  BytesWriter w;
-  w.str().push_back(kFormat);
+namespace {
+
+void PutOutRecordBody(BytesWriter& w, const OutRecord& rec) {
   w.PutString(rec.topic);
   w.PutSigned(rec.partition);
   w.PutString(rec.key);
@@ -137,6 +140,30 @@ std::string EncodeOutRecord(const OutRecord& rec) {
     w.PutString(k);
     w.PutString(v);
   }
+}
+
+bool GetOutRecordBody(BytesReader& r, size_t max_headers, OutRecord* rec) {
+  int64_t partition;
+  uint64_t n;
+  if (!r.GetString(&rec->topic) || !r.GetSigned(&partition) || !r.GetString(&rec->key) ||
+      !r.GetString(&rec->value) || !r.GetVarint(&n)) {
+    return false;
+  }
+  rec->partition = static_cast<int32_t>(partition);
+  if (n > max_headers) return false;
+  rec->headers.resize(n);
+  for (auto& [k, hv] : rec->headers) {
+    if (!r.GetString(&k) || !r.GetString(&hv)) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+std::string EncodeOutRecord(const OutRecord& rec) {
+  BytesWriter w;
+  w.str().push_back(kFormat);
+  PutOutRecordBody(w, rec);
   return w.Take();
 }
 
@@ -144,19 +171,39 @@ Result<OutRecord> DecodeOutRecord(std::string_view v) {
   if (!CheckFormat(&v)) return Corrupt("outbox");
   BytesReader r(v);
   OutRecord rec;
-  int64_t partition;
-  uint64_t n;
-  if (!r.GetString(&rec.topic) || !r.GetSigned(&partition) || !r.GetString(&rec.key) || !r.GetString(&rec.value) ||
-      !r.GetVarint(&n)) {
-    return Corrupt("outbox");
-  }
-  rec.partition = static_cast<int32_t>(partition);
-  if (n > v.size()) return Corrupt("outbox");
-  rec.headers.resize(n);
-  for (auto& [k, hv] : rec.headers) {
-    if (!r.GetString(&k) || !r.GetString(&hv)) return Corrupt("outbox");
-  }
+  if (!GetOutRecordBody(r, v.size(), &rec)) return Corrupt("outbox");
   return rec;
+}
+
+std::string EncodeOutBatch(const std::vector<OutRecord>& records) {
+  size_t bytes = 16;
+  for (const auto& rec : records) bytes += rec.topic.size() + rec.key.size() + rec.value.size() + 16;
+  BytesWriter w;
+  w.str().reserve(bytes);
+  w.str().push_back(kOutBatch);
+  w.PutVarint(records.size());
+  for (const auto& rec : records) PutOutRecordBody(w, rec);
+  return w.Take();
+}
+
+Result<std::vector<OutRecord>> DecodeOutBatch(std::string_view v) {
+  std::vector<OutRecord> out;
+  if (!v.empty() && v[0] == kFormat) {
+    ASSIGN_OR_RETURN(OutRecord rec, DecodeOutRecord(v));
+    out.push_back(std::move(rec));
+    return out;
+  }
+  if (v.empty() || v[0] != kOutBatch) return Corrupt("outbox");
+  v.remove_prefix(1);
+  BytesReader r(v);
+  uint64_t n;
+  if (!r.GetVarint(&n) || n == 0 || n > v.size()) return Corrupt("outbox");
+  out.resize(n);
+  for (auto& rec : out) {
+    if (!GetOutRecordBody(r, v.size(), &rec)) return Corrupt("outbox");
+  }
+  if (!r.empty()) return Corrupt("outbox");
+  return out;
 }
 
 }  // namespace webindex::codec

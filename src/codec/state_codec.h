@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "common/record.h"
 #include "common/status.h"
@@ -25,5 +26,10 @@ Result<Counted> DecodeCounted(std::string_view v);
 
 std::string EncodeOutRecord(const OutRecord& r);
 Result<OutRecord> DecodeOutRecord(std::string_view v);
+
+//! One outbox row holding the records a commit emitted, in seq order (at least one).
+std::string EncodeOutBatch(const std::vector<OutRecord>& records);
+//! The records of an outbox row: a row of EncodeOutBatch, or of EncodeOutRecord (one record).
+Result<std::vector<OutRecord>> DecodeOutBatch(std::string_view v);
 
 }  // namespace webindex::codec

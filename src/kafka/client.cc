@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <mutex>
 #include <thread>
+#include <tuple>
 
 #include "common/log.h"
 
@@ -238,6 +239,8 @@ void MessageBatch::Clear() {
 
 struct Consumer::Impl {
   RdKafkaPtr rk;
+  RebalanceListener* listener = nullptr;
+  bool closed = false;
   std::atomic<uint64_t> errors{0};
   std::vector<Consumer::DataLoss> losses;
   std::map<std::pair<std::string, int32_t>, int64_t> assigned_at;  // where each partition started
@@ -261,6 +264,20 @@ struct Consumer::Impl {
                 m->offset, lo, hi, m->offset < lo ? lo : hi);
     }
     const int64_t restart = m->offset < lo ? lo : hi;
+    if (std::string_view(rd_kafka_rebalance_protocol(rk.get())) == "COOPERATIVE") {
+      // A group member changes its assignment incrementally only: this partition out and back in.
+      std::unique_ptr<rd_kafka_topic_partition_list_t, PartitionListDeleter> one(rd_kafka_topic_partition_list_new(1));
+      rd_kafka_topic_partition_list_add(one.get(), topic, m->partition)->offset = restart;
+      rd_kafka_error_t* e = rd_kafka_incremental_unassign(rk.get(), one.get());
+      if (!e) e = rd_kafka_incremental_assign(rk.get(), one.get());
+      if (e) {
+        LOG_ERROR("re-assigning {}[{}] at {}: {}", topic, m->partition, restart, rd_kafka_error_string(e));
+        rd_kafka_error_destroy(e);
+      } else {
+        assigned_at[{topic, m->partition}] = restart;
+      }
+      return;
+    }
     // Assign again: every partition at its current position, this one at `restart`.
     std::unique_ptr<rd_kafka_topic_partition_list_t, PartitionListDeleter> list;
     rd_kafka_topic_partition_list_t* current = nullptr;
@@ -282,21 +299,127 @@ struct Consumer::Impl {
   }
 };
 
-Consumer::Consumer(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+namespace {
 
-Consumer::~Consumer() {
-  if (impl_->rk) rd_kafka_consumer_close(impl_->rk.get());
+//! Every consumer's settings: positions are ours (never committed to Kafka, never reset
+//! silently), fetches are prompt, and the local queue is bounded.
+std::map<std::string, std::string> ConsumerDefaults(const std::string& group) {
+  return {{"group.id", group},
+          {"enable.auto.commit", "false"},
+          {"enable.auto.offset.store", "false"},
+          {"auto.offset.reset", "error"},
+          {"enable.partition.eof", "false"},
+          {"fetch.wait.max.ms", "20"},
+          {"fetch.error.backoff.ms", "10"},
+          {"queued.max.messages.kbytes", "65536"}};
 }
 
+std::vector<TopicPartitionOffset> ToVector(const rd_kafka_topic_partition_list_t* list) {
+  std::vector<TopicPartitionOffset> out;
+  for (int i = 0; list && i < list->cnt; ++i) {
+    out.push_back({list->elems[i].topic, list->elems[i].partition, list->elems[i].offset});
+  }
+  return out;
+}
+
+//! The first offset of a partition, asked of the broker (RD_KAFKA_OFFSET_BEGINNING if it cannot tell).
+int64_t ResolveBeginning(rd_kafka_t* rk, const std::string& topic, int32_t partition) {
+  int64_t lo = 0, hi = 0;
+  return rd_kafka_query_watermark_offsets(rk, topic.c_str(), partition, &lo, &hi, 5000) ? RD_KAFKA_OFFSET_BEGINNING
+                                                                                        : lo;
+}
+
+}  // namespace
+
+Consumer::Consumer(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+
+Consumer::~Consumer() { Close(); }
+
+void Consumer::Close() {
+  if (impl_->rk && !impl_->closed) {
+    impl_->closed = true;
+    rd_kafka_consumer_close(impl_->rk.get());  // serves the last revocation through the listener
+  }
+}
+
+Result<std::unique_ptr<Consumer>> Consumer::Join(const ClientConfig& config, const GroupMembership& membership,
+                                                 RebalanceListener* listener) {
+  if (!listener) return Status::InvalidArgument("a group member needs a rebalance listener");
+  std::map<std::string, std::string> defaults = ConsumerDefaults(membership.group_id);
+  defaults["partition.assignment.strategy"] = membership.assignment_strategy;
+  defaults["session.timeout.ms"] = std::to_string(membership.session_timeout_ms);
+  defaults["heartbeat.interval.ms"] = std::to_string(std::max(100, membership.session_timeout_ms / 5));
+  if (!membership.instance_id.empty()) defaults["group.instance.id"] = membership.instance_id;
+  ASSIGN_OR_RETURN(ConfPtr conf, MakeConf(config, defaults));
+  auto impl = std::make_unique<Impl>();
+  impl->listener = listener;
+  rd_kafka_conf_set_opaque(conf.get(), impl.get());
+  rd_kafka_conf_set_rebalance_cb(
+      conf.get(), [](rd_kafka_t* rk, rd_kafka_resp_err_t err, rd_kafka_topic_partition_list_t* parts, void* opaque) {
+        auto* self = static_cast<Impl*>(opaque);
+        const bool cooperative = std::string_view(rd_kafka_rebalance_protocol(rk)) == "COOPERATIVE";
+        if (err == RD_KAFKA_RESP_ERR__ASSIGN_PARTITIONS) {
+          std::vector<TopicPartitionOffset> given = ToVector(parts);
+          std::vector<TopicPartitionOffset> start = self->listener->OnAssigned(given);
+          std::unique_ptr<rd_kafka_topic_partition_list_t, PartitionListDeleter> list(
+              rd_kafka_topic_partition_list_new(static_cast<int>(start.size())));
+          for (const auto& p : start) {
+            const int64_t offset = p.offset == kBeginning ? ResolveBeginning(rk, p.topic, p.partition) : p.offset;
+            rd_kafka_topic_partition_list_add(list.get(), p.topic.c_str(), p.partition)->offset = offset;
+            self->assigned_at[{p.topic, p.partition}] = offset;
+          }
+          if (cooperative) {
+            if (rd_kafka_error_t* e = rd_kafka_incremental_assign(rk, list.get())) {
+              LOG_ERROR("kafka: taking assigned partitions: {}", rd_kafka_error_string(e));
+              rd_kafka_error_destroy(e);
+            }
+          } else if (rd_kafka_resp_err_t e = rd_kafka_assign(rk, list.get())) {
+            LOG_ERROR("kafka: taking assigned partitions: {}", rd_kafka_err2str(e));
+          }
+        } else {
+          const bool lost = rd_kafka_assignment_lost(rk) != 0;
+          self->listener->OnRevoked(ToVector(parts), lost);
+          for (int i = 0; i < parts->cnt; ++i) self->assigned_at.erase({parts->elems[i].topic, parts->elems[i].partition});
+          if (cooperative) {
+            if (rd_kafka_error_t* e = rd_kafka_incremental_unassign(rk, parts)) {
+              LOG_ERROR("kafka: giving up revoked partitions: {}", rd_kafka_error_string(e));
+              rd_kafka_error_destroy(e);
+            }
+          } else {
+            rd_kafka_assign(rk, nullptr);
+          }
+        }
+      });
+  ASSIGN_OR_RETURN(impl->rk, MakeHandle(RD_KAFKA_CONSUMER, std::move(conf)));
+  rd_kafka_poll_set_consumer(impl->rk.get());
+  return std::unique_ptr<Consumer>(new Consumer(std::move(impl)));
+}
+
+Status Consumer::Subscribe(const std::vector<std::string>& topics) {
+  std::unique_ptr<rd_kafka_topic_partition_list_t, PartitionListDeleter> list(
+      rd_kafka_topic_partition_list_new(static_cast<int>(topics.size())));
+  for (const auto& t : topics) rd_kafka_topic_partition_list_add(list.get(), t.c_str(), RD_KAFKA_PARTITION_UA);
+  if (rd_kafka_resp_err_t err = rd_kafka_subscribe(impl_->rk.get(), list.get())) {
+    return KafkaError(err, "subscribing to topics");
+  }
+  return Status::Ok();
+}
+
+std::vector<TopicPartitionOffset> Consumer::Assignment() const {
+  rd_kafka_topic_partition_list_t* list = nullptr;
+  if (rd_kafka_assignment(impl_->rk.get(), &list)) return {};
+  std::unique_ptr<rd_kafka_topic_partition_list_t, PartitionListDeleter> owned(list);
+  auto out = ToVector(list);
+  for (auto& p : out) p.offset = 0;
+  std::sort(out.begin(), out.end(),
+            [](const auto& a, const auto& b) { return std::tie(a.topic, a.partition) < std::tie(b.topic, b.partition); });
+  return out;
+}
+
+std::string Consumer::RebalanceProtocol() const { return rd_kafka_rebalance_protocol(impl_->rk.get()); }
+
 Result<std::unique_ptr<Consumer>> Consumer::Create(const ClientConfig& config, const std::string& group) {
-  ASSIGN_OR_RETURN(ConfPtr conf, MakeConf(config, {{"group.id", group},
-                                                   {"enable.auto.commit", "false"},
-                                                   {"enable.auto.offset.store", "false"},
-                                                   {"auto.offset.reset", "error"},
-                                                   {"enable.partition.eof", "false"},
-                                                   {"fetch.wait.max.ms", "20"},
-                                                   {"fetch.error.backoff.ms", "10"},
-                                                   {"queued.max.messages.kbytes", "65536"}}));
+  ASSIGN_OR_RETURN(ConfPtr conf, MakeConf(config, ConsumerDefaults(group)));
   auto impl = std::make_unique<Impl>();
   ASSIGN_OR_RETURN(impl->rk, MakeHandle(RD_KAFKA_CONSUMER, std::move(conf)));
   rd_kafka_poll_set_consumer(impl->rk.get());
@@ -307,14 +430,8 @@ Status Consumer::Assign(const std::vector<TopicPartitionOffset>& partitions) {
   std::unique_ptr<rd_kafka_topic_partition_list_t, PartitionListDeleter> list(
       rd_kafka_topic_partition_list_new(static_cast<int>(partitions.size())));
   for (const auto& p : partitions) {
-    int64_t offset = p.offset;
-    if (offset == kBeginning) {
-      // Resolving the start here saves the client's delayed logical-offset lookup.
-      int64_t lo = 0, hi = 0;
-      offset = rd_kafka_query_watermark_offsets(impl_->rk.get(), p.topic.c_str(), p.partition, &lo, &hi, 5000)
-                   ? RD_KAFKA_OFFSET_BEGINNING
-                   : lo;
-    }
+    // Resolving the start here saves the client's delayed logical-offset lookup.
+    const int64_t offset = p.offset == kBeginning ? ResolveBeginning(impl_->rk.get(), p.topic, p.partition) : p.offset;
     rd_kafka_topic_partition_list_add(list.get(), p.topic.c_str(), p.partition)->offset = offset;
     impl_->assigned_at[{p.topic, p.partition}] = offset;
   }

@@ -99,13 +99,50 @@ class MessageBatch {
   std::vector<InRecord> records_;
 };
 
-//! Reads assigned partitions from explicit offsets (positions live in RocksDB, never in
-//! Kafka's group offsets). One thread.
+//! A consumer group member's view of rebalances (docs/scale-out.md §3). Called on the thread
+//! that polls, from inside PollBatch.
+class RebalanceListener {
+ public:
+  virtual ~RebalanceListener() = default;
+  //! The group gave these partitions to this member: returns them with the offset to start
+  //! reading each at (kBeginning where nothing is stored). Offsets in Kafka are never used.
+  virtual std::vector<TopicPartitionOffset> OnAssigned(const std::vector<TopicPartitionOffset>& partitions) = 0;
+  //! These partitions are taken away. `lost`: this member was dropped from the group (its
+  //! session timed out, e.g. while paused) and another member may own them already.
+  virtual void OnRevoked(const std::vector<TopicPartitionOffset>& partitions, bool lost) = 0;
+};
+
+//! How a consumer joins a group whose protocol assigns it partitions.
+struct GroupMembership {
+  std::string group_id;
+  //! KIP-345 static membership: a member restarted under the same id within the session
+  //! timeout gets its partitions back without a rebalance. "": dynamic member.
+  std::string instance_id;
+  int session_timeout_ms = 10000;
+  //! cooperative-sticky (KIP-429): a rebalance revokes only the partitions that move.
+  std::string assignment_strategy = "cooperative-sticky";
+};
+
+//! Reads partitions from explicit offsets (positions live in RocksDB, never in Kafka's group
+//! offsets): assigned by the caller (Create, Assign) or by the group protocol (Join,
+//! Subscribe). One thread.
 class Consumer {
  public:
   static Result<std::unique_ptr<Consumer>> Create(const ClientConfig& config, const std::string& group);
+  //! A group member: partitions come and go through `listener` (not owned, outlives the consumer).
+  static Result<std::unique_ptr<Consumer>> Join(const ClientConfig& config, const GroupMembership& membership,
+                                                RebalanceListener* listener);
   ~Consumer();
   Status Assign(const std::vector<TopicPartitionOffset>& partitions);
+  //! Group members: asks for the partitions of `topics`; they arrive through the listener
+  //! while polling.
+  Status Subscribe(const std::vector<std::string>& topics);
+  //! The partitions this consumer reads now (offsets not filled in).
+  std::vector<TopicPartitionOffset> Assignment() const;
+  //! "COOPERATIVE", "EAGER", or "NONE" before the first assignment of a group member.
+  std::string RebalanceProtocol() const;
+  //! Leaves the group (a static member stays until its session times out) and stops reading.
+  void Close();
   //! Waits up to `timeout_ms` for a first record, then takes what is ready, up to `max`.
   Status PollBatch(size_t max, int timeout_ms, MessageBatch* out);
   //! Number of consume errors seen (logged as they happen).

@@ -67,16 +67,19 @@ Status StageRunner::Start() {
     assignment.push_back({stage_->input_topic(), p, next ? static_cast<int64_t>(*next) : kafka::kBeginning});
   }
   // Records committed by an earlier run but maybe never acknowledged: send them again, in order.
+  // A row holds the records of one commit, the first under the row's seq.
   const std::string prefix = std::string(stage_->name()) + "/";
   uint64_t resent = 0;
   auto it = store_.NewIterator(state::Family::kOutbox);
   for (it->Seek(prefix); it->Valid() && it->key().starts_with(prefix); it->Next()) {
     BytesReader r(it->key().substr(prefix.size()));
-    uint64_t seq;
-    if (!r.GetFixed64BE(&seq)) return Status::Corruption("outbox key");
-    ASSIGN_OR_RETURN(OutRecord rec, codec::DecodeOutRecord(it->value()));
-    RETURN_IF_ERROR(Send(rec, seq));
-    ++resent;
+    uint64_t first;
+    if (!r.GetFixed64BE(&first) || !r.empty()) return Status::Corruption("outbox key");
+    ASSIGN_OR_RETURN(std::vector<OutRecord> recs, codec::DecodeOutBatch(it->value()));
+    if (rows_.empty()) deleted_below_ = first;
+    rows_.insert(first);
+    for (size_t i = 0; i < recs.size(); ++i) RETURN_IF_ERROR(Send(recs[i], first + i));
+    resent += recs.size();
   }
   RETURN_IF_ERROR(it->status());
   // Normal after any stop: the acknowledgements of the last records sent were not committed
@@ -143,13 +146,23 @@ Status StageRunner::SetAsideRejected() {
     rejected.swap(rejected_);
   }
   for (const auto& [seq, why] : rejected) {
-    ASSIGN_OR_RETURN(auto stored, store_.Get(state::Family::kOutbox, OutboxKey(seq)));
-    if (!stored) {  // cannot happen: records leave the outbox only once acknowledged
+    // The row holding `seq` starts at the last row start at or below it.
+    auto row = rows_.upper_bound(seq);
+    std::optional<std::string> stored;
+    if (row != rows_.begin()) {
+      ASSIGN_OR_RETURN(stored, store_.Get(state::Family::kOutbox, OutboxKey(*std::prev(row))));
+    }
+    std::vector<OutRecord> recs;
+    if (stored) {
+      ASSIGN_OR_RETURN(recs, codec::DecodeOutBatch(*stored));
+    }
+    const uint64_t index = stored ? seq - *std::prev(row) : 0;
+    if (!stored || index >= recs.size()) {  // cannot happen: records leave the outbox only once acknowledged
       LOG_ERROR("stage {}: rejected record {} is not in the outbox: {}", stage_->name(), seq, why.message());
       Forget(seq);
       continue;
     }
-    ASSIGN_OR_RETURN(OutRecord rec, codec::DecodeOutRecord(*stored));
+    const OutRecord& rec = recs[index];
     RETURN_IF_ERROR(SetAside(rec, seq, why));
   }
   return Status::Ok();
@@ -181,11 +194,21 @@ uint64_t StageRunner::AckedBelow() {
   return in_flight_.empty() ? next_seq_ : *in_flight_.begin();
 }
 
-bool StageRunner::DeleteAcked(state::WriteBatch& wb) {
+uint64_t StageRunner::DeletableBelow() {
+  // Rows whose every record is acknowledged: those before the row holding the first record
+  // still in flight (rows hold consecutive seqs, so that row starts at or below it).
   const uint64_t below = AckedBelow();
-  if (below <= deleted_below_) return false;
-  wb.DeleteRange(state::Family::kOutbox, OutboxKey(deleted_below_), OutboxKey(below));
-  deleted_below_ = below;
+  if (below >= next_seq_) return next_seq_;  // everything acknowledged, the last row too
+  auto row = rows_.upper_bound(below);
+  return row == rows_.begin() ? deleted_below_ : *std::prev(row);
+}
+
+bool StageRunner::DeleteAcked(state::WriteBatch& wb) {
+  const uint64_t until = DeletableBelow();
+  if (until <= deleted_below_) return false;
+  wb.DeleteRange(state::Family::kOutbox, OutboxKey(deleted_below_), OutboxKey(until));
+  deleted_below_ = until;
+  rows_.erase(rows_.begin(), rows_.lower_bound(until));
   return true;
 }
 
@@ -210,7 +233,7 @@ void StageRunner::Loop() {
       }
       if (st.ok()) st = producer_.FatalError();
       if (st.ok()) st = SetAsideRejected();
-      if (st.ok() && (!batch.empty() || AckedBelow() > deleted_below_)) st = RunBatch(batch.records());
+      if (st.ok() && (!batch.empty() || DeletableBelow() > deleted_below_)) st = RunBatch(batch.records());
       batch.Clear();
       busy_ = false;
     }
@@ -242,8 +265,8 @@ Status StageRunner::RunBatch(const std::vector<InRecord>& records) {
     wb.Put(state::Family::kOffsets, OffsetKey(p), w.str());
   }
   auto& out = ctx.emitted();
-  for (size_t i = 0; i < out.size(); ++i) wb.Put(state::Family::kOutbox, OutboxKey(next_seq_ + i), codec::EncodeOutRecord(out[i]));
   if (!out.empty()) {
+    wb.Put(state::Family::kOutbox, OutboxKey(next_seq_), codec::EncodeOutBatch(out));
     w.str().clear();
     w.PutFixed64BE(next_seq_ + out.size());
     wb.Put(state::Family::kMeta, SeqKey(), w.str());
@@ -261,6 +284,7 @@ Status StageRunner::RunBatch(const std::vector<InRecord>& records) {
     if (next[p] >= 0) positions_[p] = next[p];
   }
   const uint64_t first = next_seq_;
+  if (!out.empty()) rows_.insert(first);
   {
     std::lock_guard<std::mutex> lock(acked_mu_);
     next_seq_ += out.size();  // AckedBelow reads it under the same lock

@@ -17,7 +17,7 @@
 namespace webindex::pipeline {
 
 struct RunnerOptions {
-  size_t max_batch = 10000;   //!< records per commit at most
+  size_t max_batch = 40000;   //!< records per commit at most
   int poll_timeout_ms = 100;  //!< wait for the first record of a batch
   uint64_t generation = 1;    //!< of the data dir: tags dead letters
   kafka::RecordLimits limits; //!< record budgets of the output topics
@@ -49,7 +49,8 @@ class StageRunner {
   static std::string OffsetKey(std::string_view stage, std::string_view topic, int32_t partition);
   //! What every OffsetKey of one stage and topic starts with: "<stage>/<topic>/".
   static std::string OffsetPrefix(std::string_view stage, std::string_view topic);
-  //! kOutbox key of a stage's record `seq`, and the kMeta key of its next seq (Fixed64BE).
+  //! kOutbox key of a stage's row of records from `seq` on (codec::EncodeOutBatch: the records
+  //! of one commit), and the kMeta key of its next seq (Fixed64BE).
   static std::string OutboxKey(std::string_view stage, uint64_t seq);
   static std::string SeqKey(std::string_view stage);
 
@@ -79,7 +80,9 @@ class StageRunner {
   void Forget(uint64_t seq);
   //! Outbox records below this seq are all acknowledged.
   uint64_t AckedBelow();
-  //! Adds the deletion of every acknowledged outbox record not deleted yet; true if any.
+  //! Outbox rows below this seq hold only acknowledged records (runner thread).
+  uint64_t DeletableBelow();
+  //! Adds the deletion of every acknowledged outbox row not deleted yet; true if any.
   bool DeleteAcked(state::WriteBatch& wb);
   std::string OffsetKey(int32_t partition) const;
   std::string OutboxKey(uint64_t seq) const;
@@ -112,6 +115,7 @@ class StageRunner {
   std::vector<std::pair<uint64_t, Status>> rejected_;  // rejected in delivery reports, not set aside yet
   Status delivery_error_;
   uint64_t deleted_below_ = 0;    // outbox records below this are deleted (runner thread)
+  std::set<uint64_t> rows_;       // first seq of each outbox row not deleted yet (runner thread)
 };
 
 }  // namespace webindex::pipeline

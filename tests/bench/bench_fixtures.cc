@@ -74,11 +74,12 @@ Status RunnerEmulator::RunBatch(pipeline::Stage& stage, const std::vector<InReco
   RETURN_IF_ERROR(stage.Process(records, ctx));
   for (const auto& key : unacked_) wb.Delete(state::Family::kOutbox, key);
   unacked_.clear();
-  for (const auto& out : ctx.emitted()) {
+  if (!ctx.emitted().empty()) {  // one row per commit, as StageRunner writes them
     BytesWriter w;
     w.str() = name_ + "/";
-    w.PutFixed64BE(next_seq_++);
-    wb.Put(state::Family::kOutbox, w.str(), codec::EncodeOutRecord(out));
+    w.PutFixed64BE(next_seq_);
+    next_seq_ += ctx.emitted().size();
+    wb.Put(state::Family::kOutbox, w.str(), codec::EncodeOutBatch(ctx.emitted()));
     unacked_.push_back(w.Take());
   }
   BytesWriter offset;

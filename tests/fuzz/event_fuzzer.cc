@@ -27,5 +27,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   (void)records.DecodeExport(input);
   (void)webindex::codec::DecodePageState(input);
   (void)webindex::codec::DecodeOutRecord(input);
+  (void)webindex::codec::DecodeOutBatch(input);
   return 0;
 }

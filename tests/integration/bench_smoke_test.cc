@@ -49,6 +49,17 @@ TEST(BenchSmokeTest, LibraryRunConsumesEveryEventAndFillsTheReport) {
   EXPECT_GT(r.pages_per_s, 0);
   EXPECT_GT(r.links_per_s, r.pages_per_s);
   EXPECT_LE(r.page_stage_seconds, r.throughput_seconds);
+  std::vector<std::string> stages;
+  for (const auto& st : r.stages) {
+    stages.push_back(st.stage);
+    EXPECT_GE(st.busy_seconds, 0) << st.stage;
+    // One thread per stage; its first batch may have started a moment before the phase did.
+    EXPECT_LE(st.busy_seconds, r.throughput_seconds + 0.5) << st.stage;
+  }
+  EXPECT_EQ(stages, (std::vector<std::string>{"page", "graph", "uri", "domain", "sink"}));
+  ASSERT_EQ(r.stages.size(), 5u);
+  EXPECT_GT(r.stages[0].batches, 0u) << "the page stage committed no batch in the throughput phase";
+  EXPECT_GT(r.stages[4].busy_seconds, 0) << "the sink was never busy in the throughput phase";
 
   EXPECT_EQ(r.latency_rate, 2000);
   EXPECT_GT(r.latency_achieved_rate, 0);

@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <functional>
+#include <set>
 
 #include "batch_model.h"
 #include "child_process.h"
@@ -153,46 +155,87 @@ TEST_F(RecordSizeTest, EventOverMaxEventBytesIsDeadLetteredCutToFitWithItsSize) 
   EXPECT_GT(dead[0].value.size(), kBudget - 1000);
 }
 
-//! Puts a record into a stage's outbox as if committed by an earlier run (or before the topic's
-//! limit was lowered): the record the issue's processor wedged on.
-void CommitIntoOutbox(PipelineHarness& h, const std::string& stage, const OutRecord& record) {
+//! Puts an outbox row holding `records` records into a stage's outbox as if committed by an
+//! earlier run (or before the topic's limit was lowered).
+void CommitIntoOutbox(PipelineHarness& h, const std::string& stage, const std::string& row, size_t records) {
   auto store = state::OpenCurrent(h.config().data_dir, state::StoreOptions{});
   ASSERT_TRUE(store.ok()) << store.status().ToString();
   const std::string seq_key = pipeline::StageRunner::SeqKey(stage);
   auto seq = state::GetFixed64(**store, state::Family::kMeta, seq_key, "seq");
   ASSERT_TRUE(seq.ok() && seq->has_value());
   state::WriteBatch wb(**store);
-  wb.Put(state::Family::kOutbox, pipeline::StageRunner::OutboxKey(stage, **seq), codec::EncodeOutRecord(record));
+  wb.Put(state::Family::kOutbox, pipeline::StageRunner::OutboxKey(stage, **seq), row);
   BytesWriter w;
-  w.PutFixed64BE(**seq + 1);
+  w.PutFixed64BE(**seq + records);
   wb.Put(state::Family::kMeta, seq_key, w.str());
   ASSERT_TRUE((*store)->Write(wb).ok());
 }
 
+//! One record in a row of its own, as older versions wrote them: the record the issue's
+//! processor wedged on.
+void CommitIntoOutbox(PipelineHarness& h, const std::string& stage, const OutRecord& record) {
+  CommitIntoOutbox(h, stage, codec::EncodeOutRecord(record), 1);
+}
+
+//! A page export Kafka rejects (over the producer's message.max.bytes).
+const std::string kBigExport = R"({"type":"page","key":"com.big>>o>/","seq":1,"gen":1,"page":{"pad":")" +
+                               std::string(1200000, 'x') + "\"}}";
+
+//! Processes an event, puts `row` (holding `records` records) into the page stage's outbox as
+//! committed, then processes one more event per run, twice: the first run sets one record aside,
+//! the second none. The table equals the batch model after each. Returns the dead letters.
+std::vector<PipelineHarness::Consumed> RunWithRowInOutbox(PipelineHarness& h, BatchModel& model,
+                                                           const std::function<std::string()>& row, size_t records,
+                                                           const std::function<void(const std::string&)>& produce) {
+  produce(Event("http://a.com/1", 10, 5, "2015-07-28T03:06:17Z"));
+  h.RunUntilIdle();
+  CommitIntoOutbox(h, "page", row(), records);
+  produce(Event("http://a.com/2", 10, 5, "2015-07-28T03:06:17Z"));
+  h.RunUntilIdle([](const pipeline::Metrics& m) { EXPECT_EQ(m.undeliverable_records.load(), 1u); });
+  EXPECT_EQ(h.Dump(), model.TableLines());
+  // The row is gone once all its records are acknowledged: nothing of it comes again after a restart.
+  produce(Event("http://a.com/3", 10, 5, "2015-07-28T03:06:17Z"));
+  h.RunUntilIdle([](const pipeline::Metrics& m) { EXPECT_EQ(m.undeliverable_records.load(), 0u); });
+  EXPECT_EQ(h.Dump(), model.TableLines());
+  return h.ReadTopic(h.config().topics.dead_letters);
+}
+
 TEST_F(RecordSizeTest, RecordKafkaRejectsIsSetAsideAndTheRestGoesOnAcrossRestarts) {
   PipelineHarness h(3);
-  ProduceLarge(h, {Event("http://a.com/1", 10, 5, "2015-07-28T03:06:17Z")});
-  h.RunUntilIdle();
-  const std::string big = R"({"type":"page","key":"com.big>>o>/","seq":1,"gen":1,"page":{"pad":")" +
-                          std::string(1200000, 'x') + "\"}}";
-  CommitIntoOutbox(h, "page", {h.config().topics.exports, 0, "com.big>>o>/", big, {}});
-
-  ProduceLarge(h, {Event("http://a.com/2", 10, 5, "2015-07-28T03:06:17Z")});
-  h.RunUntilIdle([](const pipeline::Metrics& m) { EXPECT_EQ(m.undeliverable_records.load(), 1u); });
-  EXPECT_EQ(h.Dump(), model_.TableLines());
-  ProduceLarge(h, {Event("http://a.com/3", 10, 5, "2015-07-28T03:06:17Z")});
-  h.RunUntilIdle([](const pipeline::Metrics& m) { EXPECT_EQ(m.undeliverable_records.load(), 0u); });
-  EXPECT_EQ(h.Dump(), model_.TableLines());
-
-  const auto dead = h.ReadTopic(h.config().topics.dead_letters);
+  const auto dead = RunWithRowInOutbox(
+      h, model_,
+      [&] { return codec::EncodeOutRecord({h.config().topics.exports, 0, "com.big>>o>/", kBigExport, {}}); }, 1,
+      [&](const std::string& e) { ProduceLarge(h, {e}); });
   ASSERT_EQ(dead.size(), 1u);
   EXPECT_LE(Bytes(dead[0]), kBudget);
   EXPECT_EQ(dead[0].key, "com.big>>o>/");
   EXPECT_EQ(Header(dead[0], "reason").rfind("undeliverable: ", 0), 0u) << Header(dead[0], "reason");
   EXPECT_EQ(Header(dead[0], "target.topic"), h.config().topics.exports);
   EXPECT_EQ(Header(dead[0], "target.partition"), "0");
-  EXPECT_EQ(Header(dead[0], "value.truncated"), std::to_string(big.size()));
-  EXPECT_EQ(big.substr(0, dead[0].value.size()), dead[0].value);
+  EXPECT_EQ(Header(dead[0], "value.truncated"), std::to_string(kBigExport.size()));
+  EXPECT_EQ(kBigExport.substr(0, dead[0].value.size()), dead[0].value);
+}
+
+TEST_F(RecordSizeTest, ARejectedRecordInsideAnOutboxRowIsSetAsideAndTheRowsOtherRecordsAreSentOnce) {
+  PipelineHarness h(3);
+  const std::string dead_letters = h.config().topics.dead_letters;
+  // The records of one commit in one row, as StageRunner commits them.
+  const auto dead = RunWithRowInOutbox(
+      h, model_,
+      [&] {
+        return codec::EncodeOutBatch({{dead_letters, 0, "before", "1", {}},
+                                      {h.config().topics.exports, 0, "com.big>>o>/", kBigExport, {}},
+                                      {dead_letters, 0, "after", "2", {}}});
+      },
+      3, [&](const std::string& e) { ProduceLarge(h, {e}); });
+  std::multiset<std::string> keys;
+  for (const auto& d : dead) {
+    keys.insert(d.key);
+    if (d.key != "com.big>>o>/") continue;
+    EXPECT_EQ(Header(d, "reason").rfind("undeliverable: ", 0), 0u) << Header(d, "reason");
+    EXPECT_EQ(Header(d, "value.truncated"), std::to_string(kBigExport.size()));
+  }
+  EXPECT_EQ(keys, (std::multiset<std::string>{"before", "com.big>>o>/", "after"}));
 }
 
 TEST_F(RecordSizeTest, RecordsTheBrokerRejectsAreSetAsideAndTheRestGoesOn) {

@@ -1,0 +1,213 @@
+// Consumer group membership on the embedded broker (docs/scale-out.md §3): partitions are
+// spread over members by the group protocol, cooperative-sticky rebalances move only the
+// partitions that change owner, and a member that takes a partition over reads it from the
+// position its previous owner handed over, so every record is read exactly once.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cstdio>
+#include <map>
+#include <mutex>
+#include <set>
+#include <thread>
+
+#include "kafka/client.h"
+
+namespace webindex::kafka {
+namespace {
+
+using namespace std::chrono_literals;
+
+constexpr int kPartitions = 6;
+constexpr int kRecordsPerPartition = 50;
+const std::string kTopic = "group-input";
+
+//! Stands in for the state that follows a partition: the next offset to read per partition,
+//! shared by the members of one test as a changelog would share it.
+struct Handover {
+  std::mutex mu;
+  std::map<int32_t, int64_t> next;
+};
+
+//! One member: reads what it is assigned, records what it read and every rebalance it saw.
+class Member : public RebalanceListener {
+ public:
+  Member(const std::string& name, Handover& handover) : name_(name), handover_(handover) {}
+  ~Member() override {
+    if (consumer_) consumer_->Close();  // its last revocation reaches this listener
+  }
+
+  Status Join(const std::string& brokers, const std::string& group, const std::string& instance = "") {
+    GroupMembership m;
+    m.group_id = group;
+    m.instance_id = instance;
+    m.session_timeout_ms = 6000;
+    ASSIGN_OR_RETURN(consumer_, Consumer::Join({brokers, {}}, m, this));
+    return consumer_->Subscribe({kTopic});
+  }
+
+  std::vector<TopicPartitionOffset> OnAssigned(const std::vector<TopicPartitionOffset>& parts) override {
+    std::vector<TopicPartitionOffset> out;
+    std::lock_guard<std::mutex> lock(handover_.mu);
+    for (const auto& p : parts) {
+      assigned_.insert(p.partition);
+      ever_assigned_.insert(p.partition);
+      auto it = handover_.next.find(p.partition);
+      out.push_back({p.topic, p.partition, it == handover_.next.end() ? kBeginning : it->second});
+    }
+    return out;
+  }
+  void OnRevoked(const std::vector<TopicPartitionOffset>& parts, bool lost) override {
+    for (const auto& p : parts) {
+      assigned_.erase(p.partition);
+      revoked_.insert(p.partition);
+    }
+    if (lost) ++lost_;
+  }
+
+  //! Polls once; returns the number of records read.
+  size_t Poll() {
+    MessageBatch batch;
+    EXPECT_TRUE(consumer_->PollBatch(1000, 20, &batch).ok());
+    std::lock_guard<std::mutex> lock(handover_.mu);
+    for (const auto& r : batch.records()) {
+      read_.emplace_back(r.partition, r.offset);
+      handover_.next[r.partition] = r.offset + 1;
+    }
+    return batch.records().size();
+  }
+
+  std::set<int32_t> assigned() const { return assigned_; }
+  std::set<int32_t> revoked() const { return revoked_; }
+  const std::vector<std::pair<int32_t, int64_t>>& read() const { return read_; }
+  Consumer& consumer() { return *consumer_; }
+  void Close() { consumer_->Close(); }
+
+ private:
+  std::string name_;
+  Handover& handover_;
+  std::unique_ptr<Consumer> consumer_;
+  std::set<int32_t> assigned_, ever_assigned_, revoked_;
+  int lost_ = 0;
+  std::vector<std::pair<int32_t, int64_t>> read_;
+};
+
+class GroupMembershipTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto broker = EmbeddedBroker::Start();
+    ASSERT_TRUE(broker.ok()) << broker.status().ToString();
+    broker_ = std::move(broker).value();
+    ASSERT_TRUE(broker_->CreateTopic(kTopic, kPartitions).ok());
+    Produce(kRecordsPerPartition);
+  }
+
+  void Produce(int per_partition) {
+    auto producer = Producer::Create({broker_->bootstrap_servers(), {}}, [](uint64_t, const Status& st) {
+      EXPECT_TRUE(st.ok()) << st.ToString();
+    });
+    ASSERT_TRUE(producer.ok()) << producer.status().ToString();
+    for (int p = 0; p < kPartitions; ++p) {
+      for (int i = 0; i < per_partition; ++i) {
+        ASSERT_TRUE((*producer)->Produce({kTopic, p, "k", std::to_string(i), {}}, 0).ok());
+      }
+    }
+    ASSERT_TRUE((*producer)->Flush(10000).ok());
+    produced_ += per_partition;
+  }
+
+  //! Polls `members` round-robin until `done` holds (false after 30 s).
+  bool PollUntil(const std::vector<Member*>& members, const std::function<bool()>& done) {
+    const auto deadline = std::chrono::steady_clock::now() + 30s;
+    while (std::chrono::steady_clock::now() < deadline) {
+      for (Member* m : members) m->Poll();
+      if (done()) return true;
+    }
+    return false;
+  }
+
+  //! Every record of every partition was read by exactly one member, once.
+  void ExpectEachRecordReadOnce(const std::vector<Member*>& members) {
+    std::map<std::pair<int32_t, int64_t>, int> seen;
+    for (Member* m : members) {
+      for (const auto& r : m->read()) ++seen[r];
+    }
+    EXPECT_EQ(seen.size(), static_cast<size_t>(kPartitions * produced_));
+    for (const auto& [r, n] : seen) EXPECT_EQ(n, 1) << "partition " << r.first << " offset " << r.second;
+  }
+
+  size_t ReadCount(const std::vector<Member*>& members) {
+    size_t n = 0;
+    for (Member* m : members) n += m->read().size();
+    return n;
+  }
+
+  std::unique_ptr<EmbeddedBroker> broker_;
+  Handover handover_;
+  int produced_ = 0;
+};
+
+std::set<int32_t> Union(const std::set<int32_t>& a, const std::set<int32_t>& b) {
+  std::set<int32_t> u = a;
+  u.insert(b.begin(), b.end());
+  return u;
+}
+
+TEST_F(GroupMembershipTest, MembersSplitThePartitionsAndCooperativeRebalancesMoveOnlyWhatChangesOwner) {
+  Member a("a", handover_), b("b", handover_);
+  ASSERT_TRUE(a.Join(broker_->bootstrap_servers(), "g1").ok());
+  ASSERT_TRUE(PollUntil({&a}, [&] { return a.assigned().size() == kPartitions; }))
+      << "a alone got " << a.assigned().size() << " partitions";
+  EXPECT_EQ(a.consumer().RebalanceProtocol(), "COOPERATIVE");
+  ASSERT_TRUE(PollUntil({&a}, [&] { return ReadCount({&a}) > 0; }));
+
+  // b joins: a gives up only the partitions b gets, and keeps reading the others meanwhile.
+  ASSERT_TRUE(b.Join(broker_->bootstrap_servers(), "g1").ok());
+  ASSERT_TRUE(PollUntil({&a, &b}, [&] { return a.assigned().size() == 3 && b.assigned().size() == 3; }))
+      << "a has " << a.assigned().size() << ", b has " << b.assigned().size();
+  EXPECT_EQ(a.revoked(), b.assigned()) << "a gave up more than what moved to b";
+  EXPECT_EQ(Union(a.assigned(), b.assigned()).size(), static_cast<size_t>(kPartitions));
+
+  Produce(kRecordsPerPartition);
+  ASSERT_TRUE(PollUntil({&a, &b}, [&] { return ReadCount({&a, &b}) >= static_cast<size_t>(kPartitions * produced_); }));
+
+  // b leaves: a gets b's partitions back, from where b stopped, without giving up its own.
+  const std::set<int32_t> a_before = a.assigned(), a_revoked_before = a.revoked();
+  const auto left = std::chrono::steady_clock::now();
+  b.Close();
+  ASSERT_TRUE(PollUntil({&a}, [&] { return a.assigned().size() == kPartitions; }));
+  std::printf("partitions of a member that left taken over in %lld ms\n",
+              static_cast<long long>(std::chrono::duration_cast<std::chrono::milliseconds>(
+                                         std::chrono::steady_clock::now() - left)
+                                         .count()));
+  EXPECT_EQ(a.revoked(), a_revoked_before) << "a gave up partitions it kept";
+  Produce(kRecordsPerPartition);
+  ASSERT_TRUE(PollUntil({&a}, [&] { return ReadCount({&a, &b}) >= static_cast<size_t>(kPartitions * produced_); }));
+  ExpectEachRecordReadOnce({&a, &b});
+}
+
+// The embedded broker does not implement KIP-345 (it treats a static member's return as a new
+// join and rebalances); a real cluster hands the same partitions back without a rebalance. Either
+// way the restarted member reads on from where the state it restores says, exactly once.
+TEST_F(GroupMembershipTest, AMemberRestartedUnderItsInstanceIdReadsOnFromItsHandedOverPositions) {
+  Member a("a", handover_), b("b", handover_);
+  ASSERT_TRUE(a.Join(broker_->bootstrap_servers(), "g2", "member-a").ok());
+  ASSERT_TRUE(b.Join(broker_->bootstrap_servers(), "g2", "member-b").ok());
+  ASSERT_TRUE(PollUntil({&a, &b}, [&] { return a.assigned().size() == 3 && b.assigned().size() == 3; }))
+      << "a has " << a.assigned().size() << ", b has " << b.assigned().size();
+  ASSERT_TRUE(PollUntil({&a, &b}, [&] { return ReadCount({&a, &b}) >= static_cast<size_t>(kPartitions * produced_); }));
+
+  b.Close();
+  Member b2("b2", handover_);
+  ASSERT_TRUE(b2.Join(broker_->bootstrap_servers(), "g2", "member-b").ok());
+  ASSERT_TRUE(PollUntil({&a, &b2}, [&] { return a.assigned().size() == 3 && b2.assigned().size() == 3; }))
+      << "a has " << a.assigned().size() << ", b2 has " << b2.assigned().size();
+  EXPECT_EQ(Union(a.assigned(), b2.assigned()).size(), static_cast<size_t>(kPartitions));
+  Produce(kRecordsPerPartition);
+  ASSERT_TRUE(
+      PollUntil({&a, &b2}, [&] { return ReadCount({&a, &b, &b2}) >= static_cast<size_t>(kPartitions * produced_); }));
+  ExpectEachRecordReadOnce({&a, &b, &b2});
+}
+
+}  // namespace
+}  // namespace webindex::kafka
