@@ -1,5 +1,7 @@
 #include "codec/state_codec.h"
 
+#include <algorithm>
+
 #include "common/bytes.h"
 
 namespace webindex::codec {
@@ -151,8 +153,10 @@ bool GetOutRecordBody(BytesReader& r, size_t max_headers, OutRecord* rec) {
   }
   rec->partition = static_cast<int32_t>(partition);
   if (n > max_headers) return false;
-  rec->headers.resize(n);
-  for (auto& [k, hv] : rec->headers) {
+  // Grown as they decode: a corrupt count fails on the bytes, not on an allocation it names.
+  rec->headers.clear();
+  for (uint64_t i = 0; i < n; ++i) {
+    auto& [k, hv] = rec->headers.emplace_back();
     if (!r.GetString(&k) || !r.GetString(&hv)) return false;
   }
   return true;
@@ -198,9 +202,11 @@ Result<std::vector<OutRecord>> DecodeOutBatch(std::string_view v) {
   BytesReader r(v);
   uint64_t n;
   if (!r.GetVarint(&n) || n == 0 || n > v.size()) return Corrupt("outbox");
-  out.resize(n);
-  for (auto& rec : out) {
-    if (!GetOutRecordBody(r, v.size(), &rec)) return Corrupt("outbox");
+  // Grown as they decode (an encoded record takes at least kMinRecordBytes).
+  constexpr size_t kMinRecordBytes = 5;
+  out.reserve(std::min<uint64_t>(n, v.size() / kMinRecordBytes));
+  for (uint64_t i = 0; i < n; ++i) {
+    if (!GetOutRecordBody(r, v.size(), &out.emplace_back())) return Corrupt("outbox");
   }
   if (!r.empty()) return Corrupt("outbox");
   return out;

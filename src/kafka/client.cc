@@ -355,7 +355,8 @@ Result<std::unique_ptr<Consumer>> Consumer::Join(const ClientConfig& config, con
   impl->listener = listener;
   rd_kafka_conf_set_opaque(conf.get(), impl.get());
   rd_kafka_conf_set_rebalance_cb(
-      conf.get(), [](rd_kafka_t* rk, rd_kafka_resp_err_t err, rd_kafka_topic_partition_list_t* parts, void* opaque) {
+      conf.get(),
+      [](rd_kafka_t* rk, rd_kafka_resp_err_t err, rd_kafka_topic_partition_list_t* parts, void* opaque) noexcept {
         auto* self = static_cast<Impl*>(opaque);
         const bool cooperative = std::string_view(rd_kafka_rebalance_protocol(rk)) == "COOPERATIVE";
         if (err == RD_KAFKA_RESP_ERR__ASSIGN_PARTITIONS) {
@@ -364,7 +365,8 @@ Result<std::unique_ptr<Consumer>> Consumer::Join(const ClientConfig& config, con
           std::unique_ptr<rd_kafka_topic_partition_list_t, PartitionListDeleter> list(
               rd_kafka_topic_partition_list_new(static_cast<int>(start.size())));
           for (const auto& p : start) {
-            const int64_t offset = p.offset == kBeginning ? ResolveBeginning(rk, p.topic, p.partition) : p.offset;
+            // The client resolves the logical start itself: no blocking broker query inside its callback.
+            const int64_t offset = p.offset == kBeginning ? RD_KAFKA_OFFSET_BEGINNING : p.offset;
             rd_kafka_topic_partition_list_add(list.get(), p.topic.c_str(), p.partition)->offset = offset;
             self->assigned_at[{p.topic, p.partition}] = offset;
           }

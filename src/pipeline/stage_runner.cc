@@ -1,5 +1,6 @@
 #include "pipeline/stage_runner.h"
 
+#include <algorithm>
 #include <chrono>
 
 #include "codec/state_codec.h"
@@ -59,6 +60,7 @@ Status StageRunner::Start() {
   ASSIGN_OR_RETURN(auto seq, state::GetFixed64(store_, state::Family::kMeta, SeqKey(),
                                                "seq counter of stage " + std::string(stage_->name())));
   if (seq) next_seq_ = *seq;
+  sent_below_ = next_seq_;
   std::vector<kafka::TopicPartitionOffset> assignment;
   for (int32_t p = 0; p < input_partitions_; ++p) {
     const std::string key = OffsetKey(p);
@@ -76,12 +78,13 @@ Status StageRunner::Start() {
     uint64_t first;
     if (!r.GetFixed64BE(&first) || !r.empty()) return Status::Corruption("outbox key");
     ASSIGN_OR_RETURN(std::vector<OutRecord> recs, codec::DecodeOutBatch(it->value()));
-    if (rows_.empty()) deleted_below_ = first;
+    if (rows_.empty()) deleted_below_ = sent_below_ = first;
     rows_.insert(first);
     for (size_t i = 0; i < recs.size(); ++i) RETURN_IF_ERROR(Send(recs[i], first + i));
     resent += recs.size();
   }
   RETURN_IF_ERROR(it->status());
+  sent_below_ = next_seq_;
   // Normal after any stop: the acknowledgements of the last records sent were not committed
   // (or never came); receivers drop the copies they already have by seq.
   if (resent) {
@@ -102,7 +105,8 @@ Status StageRunner::Send(const OutRecord& record, uint64_t seq) {
   }
   ++unacked_;
   Status st = producer_.Produce(record, Opaque(index_, seq));
-  if (kafka::IsRecordRejected(st)) return SetAside(record, seq, st);
+  if (kafka::IsRecordRejected(st)) st = SetAside(record, seq, st);
+  if (st.ok()) sent_below_ = seq + 1;
   return st;
 }
 
@@ -145,25 +149,28 @@ Status StageRunner::SetAsideRejected() {
     std::lock_guard<std::mutex> lock(acked_mu_);
     rejected.swap(rejected_);
   }
+  // Rejections come in seq order mostly, many from one row: each row is read and decoded once.
+  uint64_t row_start = 0;
+  std::vector<OutRecord> recs;
   for (const auto& [seq, why] : rejected) {
     // The row holding `seq` starts at the last row start at or below it.
     auto row = rows_.upper_bound(seq);
-    std::optional<std::string> stored;
-    if (row != rows_.begin()) {
-      ASSIGN_OR_RETURN(stored, store_.Get(state::Family::kOutbox, OutboxKey(*std::prev(row))));
+    const bool in_a_row = row != rows_.begin();
+    if (in_a_row && *std::prev(row) != row_start) {
+      row_start = *std::prev(row);
+      recs.clear();
+      ASSIGN_OR_RETURN(auto stored, store_.Get(state::Family::kOutbox, OutboxKey(row_start)));
+      if (stored) {
+        ASSIGN_OR_RETURN(recs, codec::DecodeOutBatch(*stored));
+      }
     }
-    std::vector<OutRecord> recs;
-    if (stored) {
-      ASSIGN_OR_RETURN(recs, codec::DecodeOutBatch(*stored));
-    }
-    const uint64_t index = stored ? seq - *std::prev(row) : 0;
-    if (!stored || index >= recs.size()) {  // cannot happen: records leave the outbox only once acknowledged
+    const uint64_t index = seq - row_start;
+    if (!in_a_row || index >= recs.size()) {  // cannot happen: records leave the outbox only once acknowledged
       LOG_ERROR("stage {}: rejected record {} is not in the outbox: {}", stage_->name(), seq, why.message());
       Forget(seq);
       continue;
     }
-    const OutRecord& rec = recs[index];
-    RETURN_IF_ERROR(SetAside(rec, seq, why));
+    RETURN_IF_ERROR(SetAside(recs[index], seq, why));
   }
   return Status::Ok();
 }
@@ -196,8 +203,9 @@ uint64_t StageRunner::AckedBelow() {
 
 uint64_t StageRunner::DeletableBelow() {
   // Rows whose every record is acknowledged: those before the row holding the first record
-  // still in flight (rows hold consecutive seqs, so that row starts at or below it).
-  const uint64_t below = AckedBelow();
+  // still in flight or not sent yet (rows hold consecutive seqs, so that row starts at or below
+  // it). A start or a batch that failed part-way leaves records unsent: they stay.
+  const uint64_t below = std::min(AckedBelow(), sent_below_);
   if (below >= next_seq_) return next_seq_;  // everything acknowledged, the last row too
   auto row = rows_.upper_bound(below);
   return row == rows_.begin() ? deleted_below_ : *std::prev(row);

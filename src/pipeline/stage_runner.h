@@ -116,6 +116,7 @@ class StageRunner {
   Status delivery_error_;
   uint64_t deleted_below_ = 0;    // outbox records below this are deleted (runner thread)
   std::set<uint64_t> rows_;       // first seq of each outbox row not deleted yet (runner thread)
+  uint64_t sent_below_ = 1;       // every outbox record below this was handed to the producer (runner thread)
 };
 
 }  // namespace webindex::pipeline

@@ -1,6 +1,8 @@
-// Records near and over Kafka's size limits: large pages are exported in parts that each fit,
-// over-size events are dead-lettered with a cut value, a record Kafka rejects is set aside
-// without stopping the pipeline (also across restarts), and `load` skips over-size lines.
+// Records near and over Kafka's size limits, and the outbox rows that hold records until Kafka
+// has them: large pages are exported in parts that each fit, over-size events are dead-lettered
+// with a cut value, a record Kafka rejects is set aside without stopping the pipeline (also
+// across restarts and inside a row of many records), a row that cannot be read is kept, never
+// deleted as sent, and `load` skips over-size lines.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -255,6 +257,67 @@ TEST_F(RecordSizeTest, RecordsTheBrokerRejectsAreSetAsideAndTheRestGoesOn) {
   EXPECT_NE(std::find_if(table.begin(), table.end(),
                          [](const std::string& l) { return l.starts_with("p:com.b>>o>/2|page|cur|"); }),
             table.end());
+}
+
+TEST_F(RecordSizeTest, RecordsTheBrokerRejectsInsideAnOutboxRowAreEachDescribedByTheirOwnDeadLetter) {
+  // One commit's records share an outbox row; the broker rejects the first Produce request, which
+  // carries several of them. Each rejected record is replaced by a dead letter naming it, once.
+  PipelineHarness h(1);
+  const std::string dead_letters = h.config().topics.dead_letters;
+  ProduceLarge(h, {Event("http://a.com/1", 10, 5, "2015-07-28T03:06:17Z")});
+  h.RunUntilIdle();
+  CommitIntoOutbox(h, "page",
+                   codec::EncodeOutBatch({{dead_letters, 0, "r1", "1", {}},
+                                          {dead_letters, 0, "r2", "2", {}},
+                                          {dead_letters, 0, "r3", "3", {}}}),
+                   3);
+  h.broker().PushRequestErrors(0, {10});  // MESSAGE_TOO_LARGE for the resent row's Produce request
+  uint64_t rejected = 0;
+  h.RunUntilIdle([&](const pipeline::Metrics& m) { rejected = m.undeliverable_records.load(); });
+  EXPECT_GE(rejected, 1u);
+  std::multiset<std::string> keys;
+  uint64_t described = 0;
+  for (const auto& d : h.ReadTopic(dead_letters)) {
+    keys.insert(d.key);
+    if (Header(d, "reason").rfind("undeliverable: ", 0) == 0) ++described;
+  }
+  // Every record arrives exactly once: as itself, or as the dead letter describing it.
+  EXPECT_EQ(keys, (std::multiset<std::string>{"r1", "r2", "r3"}));
+  EXPECT_EQ(described, rejected);
+}
+
+TEST_F(RecordSizeTest, AnOutboxRowThatCannotBeReadFailsEveryStartAndIsNeverDeletedAsSent) {
+  // A row that does not decode stops the stage at start with an error; the rows before it were
+  // sent, the row itself was not, so it must still be there for the next start (and for
+  // whoever repairs the data dir), never deleted as if acknowledged.
+  PipelineHarness h(1);
+  const std::string dead_letters = h.config().topics.dead_letters;
+  ProduceLarge(h, {Event("http://a.com/1", 10, 5, "2015-07-28T03:06:17Z")});
+  h.RunUntilIdle();
+  CommitIntoOutbox(h, "page", codec::EncodeOutBatch({{dead_letters, 0, "readable", "1", {}}}), 1);
+  std::string key;
+  {
+    auto store = h.OpenReadOnly();
+    ASSERT_TRUE(store.ok()) << store.status().ToString();
+    auto seq = state::GetFixed64(**store, state::Family::kMeta, pipeline::StageRunner::SeqKey("page"), "seq");
+    ASSERT_TRUE(seq.ok() && seq->has_value());
+    key = pipeline::StageRunner::OutboxKey("page", **seq);
+  }
+  const std::string unreadable = "\x7f not an outbox row";
+  CommitIntoOutbox(h, "page", unreadable, 1);
+  for (int run = 0; run < 2; ++run) {
+    const Status st = h.TryRunUntilIdle();
+    EXPECT_FALSE(st.ok()) << "run " << run;
+    auto store = h.OpenReadOnly();
+    ASSERT_TRUE(store.ok()) << store.status().ToString();
+    auto row = (*store)->Get(state::Family::kOutbox, key);
+    ASSERT_TRUE(row.ok()) << row.status().ToString();
+    ASSERT_TRUE(row->has_value()) << "run " << run << ": the unsent row was deleted";
+    EXPECT_EQ(**row, unreadable);
+  }
+  const auto dead = h.ReadTopic(dead_letters);
+  ASSERT_FALSE(dead.empty());
+  EXPECT_EQ(dead[0].key, "readable");
 }
 
 TEST_F(RecordSizeTest, LoadSkipsAnEventLargerThanThePagesTopicTakesAndSendsTheRest) {
