@@ -13,6 +13,7 @@ struct Working {
   std::optional<std::string> original_bytes;  // as stored before this batch
   model::PageState original;
   model::PageState current;
+  int32_t task = 0;  // input partition of the page's last event: the task its deltas belong to
 };
 
 //! Folds one event into a page's state (spec §3); false when the event is stale.
@@ -56,7 +57,12 @@ void Diff(const std::string& uri, const std::optional<model::Page>& before, cons
 
 Status PageStage::Process(const std::vector<InRecord>& records, BatchContext& ctx) {
   // Decode; bad events become dead letters and change nothing.
-  std::vector<std::pair<std::string, model::CrawlEvent>> events;
+  struct Decoded {
+    std::string uri;
+    model::CrawlEvent event;
+    int32_t partition;
+  };
+  std::vector<Decoded> events;
   events.reserve(records.size());
   for (const auto& r : records) {
     if (from_ms_ >= 0 && r.timestamp_ms < from_ms_) {
@@ -81,14 +87,14 @@ Status PageStage::Process(const std::vector<InRecord>& records, BatchContext& ct
     ctx.metrics().dropped_long_urls += bounded->dropped_links;
     ctx.metrics().truncated_texts += bounded->cut_texts;
     std::string uri = ev->page.uri;
-    events.emplace_back(std::move(uri), std::move(ev).value());
+    events.push_back({std::move(uri), std::move(ev).value(), r.partition});
   }
 
   // Read the states of every page this batch touches, in one MultiGet.
   std::unordered_map<std::string, Working> pages;
   std::vector<std::string> order;
-  for (const auto& [uri, ev] : events) {
-    if (pages.try_emplace(uri).second) order.push_back(uri);
+  for (const auto& e : events) {
+    if (pages.try_emplace(e.uri).second) order.push_back(e.uri);
   }
   std::vector<std::optional<std::string>> stored;
   RETURN_IF_ERROR(ctx.store().MultiGet(state::Family::kPages, order, &stored));
@@ -101,17 +107,19 @@ Status PageStage::Process(const std::vector<InRecord>& records, BatchContext& ct
     w.current = w.original;
   }
 
-  for (auto& [uri, ev] : events) {
-    if (!Fold(std::move(ev), &pages[uri].current)) ++ctx.metrics().stale_events;
+  for (auto& e : events) {
+    Working& w = pages[e.uri];
+    w.task = e.partition;
+    if (!Fold(std::move(e.event), &w.current)) ++ctx.metrics().stale_events;
   }
 
-  // Diff each page's state before and after the batch; combine deltas per target.
-  std::map<std::string, model::UriInfo> deltas;
+  // Diff each page's state before and after the batch; combine deltas per task and target.
+  std::map<int32_t, std::map<std::string, model::UriInfo>> deltas;
   for (const auto& uri : order) {
     Working& w = pages[uri];
     if (w.current.page != w.original.page) {
       w.current.version = w.original.version + 1;
-      Diff(uri, w.original.page, w.current.page, &deltas);
+      Diff(uri, w.original.page, w.current.page, &deltas[w.task]);
       codec::ExportRecord exp;
       exp.type = codec::ExportRecord::Type::kPage;
       exp.key = uri;
@@ -130,11 +138,14 @@ Status PageStage::Process(const std::vector<InRecord>& records, BatchContext& ct
     std::string bytes = codec::EncodePageState(w.current);
     if (bytes != w.original_bytes) ctx.batch().Put(state::Family::kPages, uri, bytes);
   }
-  for (const auto& [uri, delta] : deltas) {
-    if (delta == model::UriInfo{}) continue;
-    codec::UriDelta d{{"page", ctx.NextSeq(), layout_.generation, layout_.instance}, uri, delta};
-    ++ctx.metrics().uri_deltas;
-    ctx.Emit({layout_.names.uri_deltas, PartitionFor(uri, layout_.uri_delta_partitions), uri, codec::Encode(d), {}});
+  for (const auto& [task, task_deltas] : deltas) {
+    for (const auto& [uri, delta] : task_deltas) {
+      if (delta == model::UriInfo{}) continue;
+      auto origin = ctx.NextTaskOrigin(task);
+      codec::UriDelta d{{std::move(origin.src), origin.seq, layout_.generation, layout_.instance}, uri, delta};
+      ++ctx.metrics().uri_deltas;
+      ctx.Emit({layout_.names.uri_deltas, PartitionFor(uri, layout_.uri_delta_partitions), uri, codec::Encode(d), {}});
+    }
   }
   return Status::Ok();
 }

@@ -40,6 +40,14 @@ OutRecord MakeDeadLetter(const std::string& topic, std::string_view key, std::st
   return r;
 }
 
+BatchContext::TaskOrigin BatchContext::NextTaskOrigin(int32_t partition) {
+  uint64_t& next = task_seqs_[partition];
+  if (next == 0) next = 1;
+  TaskOrigin origin{std::string(stage_) + "." + std::to_string(partition), next};
+  ++next;
+  return origin;
+}
+
 size_t BatchContext::BudgetOf(const std::string& topic) const {
   static const kafka::RecordLimits kDefaults;
   return (limits_ ? *limits_ : kDefaults).BudgetOf(topic);

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -21,25 +22,30 @@ namespace webindex::pipeline {
 //! committed atomically with the batch's input offsets.
 class BatchContext {
  public:
-  //! `limits` (not owned, may be null: Kafka's defaults) outlives the context.
-  BatchContext(state::Store& store, state::WriteBatch& batch, uint64_t first_seq, Metrics& metrics,
+  //! `limits` (not owned, may be null: Kafka's defaults) outlives the context. `stage` names the
+  //! writer of the records this batch derives (TaskOrigin).
+  BatchContext(state::Store& store, state::WriteBatch& batch, std::string_view stage, Metrics& metrics,
                uint64_t generation = 1, const kafka::RecordLimits* limits = nullptr)
-      : store_(store),
-        batch_(batch),
-        next_seq_(first_seq),
-        metrics_(metrics),
-        generation_(generation),
-        limits_(limits) {}
+      : store_(store), batch_(batch), stage_(stage), metrics_(metrics), generation_(generation), limits_(limits) {}
 
   state::Store& store() { return store_; }
   state::WriteBatch& batch() { return batch_; }
   Metrics& metrics() { return metrics_; }
-  //! The seq the next Emit will carry; only grows for a stage, across restarts too.
-  uint64_t NextSeq() const { return next_seq_; }
-  void Emit(OutRecord record) {
-    ++next_seq_;
-    out_.push_back(std::move(record));
-  }
+  void Emit(OutRecord record) { out_.push_back(std::move(record)); }
+
+  //! Who wrote an internal record, for the receivers' duplicate suppression.
+  struct TaskOrigin {
+    std::string src;  //!< "<stage>.<input partition>"
+    uint64_t seq;     //!< grows by one per record of the task, across restarts (and, with state, across members)
+  };
+  //! The origin of the next record derived from input of `partition`: the work on one input
+  //! partition is a task, and each task numbers its records on its own, so that a task's
+  //! records stay in order and deduplicable wherever the task runs (docs/scale-out.md §2).
+  TaskOrigin NextTaskOrigin(int32_t partition);
+  //! Next seq of each task (1 when absent). The runner fills it before Process and commits the
+  //! values that changed with the batch.
+  std::map<int32_t, uint64_t>& task_seqs() { return task_seqs_; }
+
   //! The largest record (kafka::RecordBytes) `topic` takes: stages build their records to fit.
   size_t BudgetOf(const std::string& topic) const;
   //! Sends the input record to the dead-letter topic with the reason, cut to fit (MakeDeadLetter).
@@ -49,11 +55,12 @@ class BatchContext {
  private:
   state::Store& store_;
   state::WriteBatch& batch_;
-  uint64_t next_seq_;
+  std::string_view stage_;
   Metrics& metrics_;
   uint64_t generation_;
   const kafka::RecordLimits* limits_;
   std::vector<OutRecord> out_;
+  std::map<int32_t, uint64_t> task_seqs_;
 };
 
 //! A dead letter carrying `key` and `value` with `headers`, cut to fit `budget` bytes

@@ -50,6 +50,10 @@ std::string StageRunner::OutboxKey(std::string_view stage, uint64_t seq) {
 
 std::string StageRunner::SeqKey(std::string_view stage) { return "seq/" + std::string(stage); }
 
+std::string StageRunner::TaskSeqKey(std::string_view stage, int32_t partition) {
+  return "task-seq/" + std::string(stage) + "/" + std::to_string(partition);
+}
+
 std::string StageRunner::OutboxKey(uint64_t seq) const { return OutboxKey(stage_->name(), seq); }
 
 std::string StageRunner::SeqKey() const { return SeqKey(stage_->name()); }
@@ -63,6 +67,9 @@ Status StageRunner::Start() {
   sent_below_ = next_seq_;
   std::vector<kafka::TopicPartitionOffset> assignment;
   for (int32_t p = 0; p < input_partitions_; ++p) {
+    const std::string seq_key = TaskSeqKey(stage_->name(), p);
+    ASSIGN_OR_RETURN(auto task_seq, state::GetFixed64(store_, state::Family::kMeta, seq_key, "seq counter " + seq_key));
+    task_seqs_[p] = task_seq ? *task_seq : 1;
     const std::string key = OffsetKey(p);
     ASSIGN_OR_RETURN(auto next, state::GetFixed64(store_, state::Family::kOffsets, key, "offset " + key));
     if (next) positions_[p] = static_cast<int64_t>(*next);
@@ -259,7 +266,8 @@ void StageRunner::Loop() {
 Status StageRunner::RunBatch(const std::vector<InRecord>& records) {
   const auto started = std::chrono::steady_clock::now();
   state::WriteBatch wb(store_);
-  BatchContext ctx(store_, wb, next_seq_, metrics_, options_.generation, &options_.limits);
+  BatchContext ctx(store_, wb, stage_->name(), metrics_, options_.generation, &options_.limits);
+  ctx.task_seqs() = task_seqs_;
   if (!records.empty()) RETURN_IF_ERROR(stage_->Process(records, ctx).WithContext(std::string(stage_->name())));
   std::vector<int64_t> next(input_partitions_, -1);
   for (const auto& r : records) {
@@ -271,6 +279,13 @@ Status StageRunner::RunBatch(const std::vector<InRecord>& records) {
     w.str().clear();
     w.PutFixed64BE(static_cast<uint64_t>(next[p]));
     wb.Put(state::Family::kOffsets, OffsetKey(p), w.str());
+  }
+  for (const auto& [p, seq] : ctx.task_seqs()) {
+    auto was = task_seqs_.find(p);
+    if (was != task_seqs_.end() && was->second == seq) continue;
+    w.str().clear();
+    w.PutFixed64BE(seq);
+    wb.Put(state::Family::kMeta, TaskSeqKey(stage_->name(), p), w.str());
   }
   auto& out = ctx.emitted();
   if (!out.empty()) {
@@ -291,6 +306,7 @@ Status StageRunner::RunBatch(const std::vector<InRecord>& records) {
   for (int32_t p = 0; p < input_partitions_; ++p) {
     if (next[p] >= 0) positions_[p] = next[p];
   }
+  task_seqs_.swap(ctx.task_seqs());
   const uint64_t first = next_seq_;
   if (!out.empty()) rows_.insert(first);
   {

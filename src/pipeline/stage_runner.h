@@ -5,6 +5,7 @@
 #pragma once
 
 #include <atomic>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <set>
@@ -50,9 +51,13 @@ class StageRunner {
   //! What every OffsetKey of one stage and topic starts with: "<stage>/<topic>/".
   static std::string OffsetPrefix(std::string_view stage, std::string_view topic);
   //! kOutbox key of a stage's row of records from `seq` on (codec::EncodeOutBatch: the records
-  //! of one commit), and the kMeta key of its next seq (Fixed64BE).
+  //! of one commit), and the kMeta key of its next seq (Fixed64BE). These seqs number the rows'
+  //! records for this data dir's bookkeeping only (delivery, deletion once acknowledged).
   static std::string OutboxKey(std::string_view stage, uint64_t seq);
   static std::string SeqKey(std::string_view stage);
+  //! kMeta key of task (stage, partition)'s next record seq (Fixed64BE; BatchContext::NextTaskOrigin):
+  //! the seq receivers deduplicate by, which moves with the task.
+  static std::string TaskSeqKey(std::string_view stage, int32_t partition);
 
   const Stage& stage() const { return *stage_; }
   int32_t input_partitions() const { return input_partitions_; }
@@ -116,7 +121,8 @@ class StageRunner {
   Status delivery_error_;
   uint64_t deleted_below_ = 0;    // outbox records below this are deleted (runner thread)
   std::set<uint64_t> rows_;       // first seq of each outbox row not deleted yet (runner thread)
-  uint64_t sent_below_ = 1;       // every outbox record below this was handed to the producer (runner thread)
+  uint64_t sent_below_ = 1;
+  std::map<int32_t, uint64_t> task_seqs_;  // next seq of each task, as committed (runner thread)       // every outbox record below this was handed to the producer (runner thread)
 };
 
 }  // namespace webindex::pipeline

@@ -35,7 +35,11 @@ std::vector<std::string> KeysOf(const Map& m) {
 }  // namespace
 
 Status UriStage::Process(const std::vector<InRecord>& records, BatchContext& ctx) {
-  std::map<std::string, model::UriInfo> combined;
+  struct Combined {
+    model::UriInfo delta;
+    int32_t task = 0;  // the input partition of the uri's deltas (they are keyed by uri)
+  };
+  std::map<std::string, Combined> combined;
   for (const auto& r : records) {
     auto d = decoder_.DecodeUriDelta(r.value);
     if (!d.ok()) {
@@ -53,16 +57,18 @@ Status UriStage::Process(const std::vector<InRecord>& records, BatchContext& ctx
       continue;
     }
     auto& c = combined[d->uri];
-    c.links_to += d->delta.links_to;
-    c.docs += d->delta.docs;
+    c.delta.links_to += d->delta.links_to;
+    c.delta.docs += d->delta.docs;
+    c.task = r.partition;
   }
   dedupe_.Flush(ctx.batch());
 
   const auto keys = KeysOf(combined);
   ASSIGN_OR_RETURN(auto current, ReadCounters(ctx.store(), state::Family::kUris, keys));
-  std::map<std::string, int64_t> domain_deltas;
+  std::map<std::pair<int32_t, std::string>, int64_t> domain_deltas;  // per task and domain
   size_t i = 0;
-  for (const auto& [uri, delta] : combined) {
+  for (const auto& [uri, uri_delta] : combined) {
+    const model::UriInfo& delta = uri_delta.delta;
     codec::Counted& c = current[i++];
     const model::UriInfo before = c.info;
     c.info.links_to += delta.links_to;
@@ -86,11 +92,15 @@ Status UriStage::Process(const std::vector<InRecord>& records, BatchContext& ctx
     exp.inst = layout_.instance;
     exp.info = c.info;
     ctx.Emit({layout_.names.exports, PartitionFor(uri, layout_.export_partitions), uri, codec::Encode(exp), {}});
-    if (before.Exists() != c.info.Exists()) domain_deltas[std::string(model::DomainOfUri(uri))] += c.info.Exists() ? 1 : -1;
+    if (before.Exists() != c.info.Exists()) {
+      domain_deltas[{uri_delta.task, std::string(model::DomainOfUri(uri))}] += c.info.Exists() ? 1 : -1;
+    }
   }
-  for (const auto& [domain, pages] : domain_deltas) {
+  for (const auto& [task_domain, pages] : domain_deltas) {
     if (pages == 0) continue;
-    codec::DomainDelta d{{"uri", ctx.NextSeq(), layout_.generation, layout_.instance}, domain, pages};
+    const std::string& domain = task_domain.second;
+    auto origin = ctx.NextTaskOrigin(task_domain.first);
+    codec::DomainDelta d{{std::move(origin.src), origin.seq, layout_.generation, layout_.instance}, domain, pages};
     ++ctx.metrics().domain_deltas;
     ctx.Emit({layout_.names.domain_deltas, PartitionFor(domain, layout_.domain_delta_partitions), domain,
               codec::Encode(d), {}});

@@ -70,7 +70,7 @@ TempStore::~TempStore() {
 
 Status RunnerEmulator::RunBatch(pipeline::Stage& stage, const std::vector<InRecord>& records) {
   state::WriteBatch wb(store_);
-  pipeline::BatchContext ctx(store_, wb, next_seq_, metrics_);
+  pipeline::BatchContext ctx(store_, wb, name_, metrics_);
   RETURN_IF_ERROR(stage.Process(records, ctx));
   for (const auto& key : unacked_) wb.Delete(state::Family::kOutbox, key);
   unacked_.clear();

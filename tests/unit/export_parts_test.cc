@@ -173,7 +173,7 @@ class SinkPartsTest : public ::testing::Test {
       records.push_back({layout.names.exports, 0, static_cast<int64_t>(i), -1, "k", values[i]});
     }
     state::WriteBatch wb(**store);
-    pipeline::BatchContext ctx(**store, wb, 1, metrics_);
+    pipeline::BatchContext ctx(**store, wb, "sink", metrics_);
     ASSERT_TRUE(stage.Process(records, ctx).ok());
     ASSERT_TRUE((*store)->Write(wb).ok());
   }

@@ -110,7 +110,7 @@ class SinkSummaryTest : public ::testing::Test {
     std::vector<InRecord> records;
     for (const auto& v : values) records.push_back({layout_.names.exports, partition, next_offset_++, -1, "k", v});
     state::WriteBatch wb(*store_);
-    pipeline::BatchContext ctx(*store_, wb, 1, metrics_);
+    pipeline::BatchContext ctx(*store_, wb, "sink", metrics_);
     const Status st = stage.Process(records, ctx);
     ASSERT_TRUE(st.ok()) << st.ToString();
     BytesWriter w;

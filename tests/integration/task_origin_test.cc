@@ -1,0 +1,133 @@
+// Tasks number their records on their own (docs/scale-out.md §2): the work a stage does on one
+// input partition is a task, the internal records it derives carry src "<stage>.<partition>"
+// and a seq that grows by one per record of that task, across restarts. Deltas are combined
+// within a task, never across tasks, so that a task's records can move to another member with
+// the task. The table stays equal to the batch model.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "batch_model.h"
+#include "codec/records.h"
+#include "pipeline/topics.h"
+#include "pipeline_harness.h"
+
+namespace webindex::testing {
+namespace {
+
+constexpr int kPartitions = 3;
+
+std::string Event(const std::string& url, const std::vector<std::string>& links) {
+  std::string out = R"({"url":")" + url + R"(","crawlDate":"2015-07-28T03:06:17Z","outboundLinks":[)";
+  for (size_t i = 0; i < links.size(); ++i) {
+    if (i) out += ",";
+    out += R"({"url":")" + links[i] + R"(","anchorText":"a"})";
+  }
+  return out + "]}";
+}
+
+struct Delta {
+  std::string src;
+  uint64_t seq;
+  std::string key;
+  int64_t amount;  // linksTo for uri deltas, pages for domain deltas
+  int32_t partition;
+};
+
+std::vector<Delta> UriDeltas(PipelineHarness& h) {
+  codec::RecordDecoder decoder;
+  std::vector<Delta> out;
+  for (const auto& r : h.ReadTopic(h.config().topics.uri_deltas)) {
+    auto d = decoder.DecodeUriDelta(r.value);
+    EXPECT_TRUE(d.ok()) << d.status().ToString();
+    if (d.ok()) out.push_back({d->origin.src, d->origin.seq, d->uri, d->delta.links_to, r.partition});
+  }
+  return out;
+}
+
+std::vector<Delta> DomainDeltas(PipelineHarness& h) {
+  codec::RecordDecoder decoder;
+  std::vector<Delta> out;
+  for (const auto& r : h.ReadTopic(h.config().topics.domain_deltas)) {
+    auto d = decoder.DecodeDomainDelta(r.value);
+    EXPECT_TRUE(d.ok()) << d.status().ToString();
+    if (d.ok()) out.push_back({d->origin.src, d->origin.seq, d->domain, d->pages, r.partition});
+  }
+  return out;
+}
+
+//! Every src's seqs, over all partitions its records went to, are 1..n once each (a record sent
+//! again after a stop repeats its seq with the same content and is tolerated).
+void ExpectSeqsCountFromOnePerTask(const std::vector<Delta>& deltas) {
+  std::map<std::string, std::map<uint64_t, std::string>> by_src;
+  for (const auto& d : deltas) {
+    const std::string content = d.key + "|" + std::to_string(d.amount);
+    auto [it, fresh] = by_src[d.src].emplace(d.seq, content);
+    if (!fresh) EXPECT_EQ(it->second, content) << d.src << " seq " << d.seq << " names two different records";
+  }
+  for (const auto& [src, seqs] : by_src) {
+    EXPECT_EQ(seqs.begin()->first, 1u) << src;
+    EXPECT_EQ(seqs.rbegin()->first, seqs.size()) << src << ": seqs have gaps";
+  }
+}
+
+TEST(TaskOriginTest, DeltasCarryTheirTaskAndAreCombinedWithinATaskOnly) {
+  PipelineHarness h(kPartitions);
+  BatchModel model;
+  // Two pages on different `pages` partitions link to the same target; a third, on the first
+  // page's partition, links to it too.
+  const std::string target = "http://target.com/x";
+  const std::vector<std::tuple<int, std::string, std::string>> first = {
+      {0, "a", Event("http://a.com/1", {target})},
+      {1, "b", Event("http://b.com/1", {target})},
+      {0, "c", Event("http://c.com/1", {target})},
+  };
+  h.ProduceTo(first);
+  for (const auto& [p, k, v] : first) model.Apply(v);
+  h.RunUntilIdle();
+
+  const std::string target_uri = "com.target>>o>/x";
+  std::map<std::string, int64_t> to_target;  // src -> linksTo delivered for the target
+  for (const auto& d : UriDeltas(h)) {
+    ASSERT_TRUE(d.src == "page.0" || d.src == "page.1") << d.src;
+    EXPECT_EQ(d.partition, pipeline::PartitionFor(d.key, kPartitions));
+    if (d.key == target_uri) to_target[d.src] += d.amount;
+  }
+  // One delta per task: pages a and c (partition 0) combined, page b (partition 1) on its own.
+  EXPECT_EQ(to_target, (std::map<std::string, int64_t>{{"page.0", 2}, {"page.1", 1}}));
+
+  // Domain deltas come from the uri stage's task of the uri they count.
+  for (const auto& d : DomainDeltas(h)) {
+    ASSERT_EQ(d.src.rfind("uri.", 0), 0u) << d.src;
+  }
+  std::map<std::string, std::string> domain_src;
+  for (const auto& d : DomainDeltas(h)) domain_src[d.key] = d.src;
+  for (const auto& uri : {target_uri, std::string("com.a>>o>/1"), std::string("com.b>>o>/1")}) {
+    const std::string domain = uri.substr(0, uri.find('>'));
+    ASSERT_TRUE(domain_src.count(domain)) << domain;
+    EXPECT_EQ(domain_src[domain], "uri." + std::to_string(pipeline::PartitionFor(uri, kPartitions))) << domain;
+  }
+
+  // A second run goes on numbering each task where the first stopped.
+  const std::vector<std::tuple<int, std::string, std::string>> second = {
+      {0, "a", Event("http://a.com/1", {})},  // a drops its link
+      {1, "d", Event("http://d.com/1", {target, "http://e.com/1"})},
+      {2, "f", Event("http://f.com/1", {"http://e.com/1"})},
+  };
+  h.ProduceTo(second);
+  for (const auto& [p, k, v] : second) model.Apply(v);
+  h.RunUntilIdle();
+
+  const auto uri_deltas = UriDeltas(h);
+  ExpectSeqsCountFromOnePerTask(uri_deltas);
+  ExpectSeqsCountFromOnePerTask(DomainDeltas(h));
+  std::map<std::string, size_t> per_src;
+  for (const auto& d : uri_deltas) ++per_src[d.src];
+  EXPECT_EQ(per_src.size(), 3u);  // page.0, page.1, page.2
+  EXPECT_EQ(h.Dump(), model.TableLines());
+}
+
+}  // namespace
+}  // namespace webindex::testing
