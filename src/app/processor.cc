@@ -1,5 +1,7 @@
 #include "app/processor.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <chrono>
 #include <thread>
@@ -23,16 +25,34 @@ int64_t NowMs() {
 }
 }  // namespace
 
+std::vector<std::pair<std::string, std::string>> ChangelogInputs(const ProcessorConfig& config) {
+  const auto& n = config.topics;
+  return {{"page", n.pages}, {"uri", n.uri_deltas}, {"domain", n.domain_deltas}};
+}
+
 std::vector<kafka::TopicSpec> TopicSpecs(const ProcessorConfig& config) {
   const auto& n = config.topics;
+  std::vector<std::string> names = {n.pages,   n.triples,      n.uri_deltas, n.domain_deltas,
+                                    n.exports, n.dead_letters, n.pagerank};
+  auto partitions_of = [&](const std::string& name, int fallback) {
+    auto it = config.partitions.find(name);
+    return it == config.partitions.end() ? fallback : it->second;
+  };
   std::vector<kafka::TopicSpec> specs;
-  for (const std::string* name :
-       {&n.pages, &n.triples, &n.uri_deltas, &n.domain_deltas, &n.exports, &n.dead_letters, &n.pagerank}) {
+  for (const std::string& name : names) {
     kafka::TopicSpec spec;
-    spec.name = *name;
-    auto it = config.partitions.find(*name);
-    spec.partitions = it == config.partitions.end() ? 1 : it->second;
-    if (auto c = config.topic_config.find(*name); c != config.topic_config.end()) spec.config = c->second;
+    spec.name = name;
+    spec.partitions = partitions_of(name, 1);
+    if (auto c = config.topic_config.find(name); c != config.topic_config.end()) spec.config = c->second;
+    specs.push_back(std::move(spec));
+  }
+  // Changelogs: as many partitions as their stage's input, unless declared otherwise.
+  for (const auto& [stage, input] : ChangelogInputs(config)) {
+    kafka::TopicSpec spec;
+    spec.name = pipeline::ChangelogTopic(config.runner.changelog_prefix, stage);
+    spec.partitions = partitions_of(spec.name, partitions_of(input, 1));
+    spec.config = {{"cleanup.policy", "compact"}};
+    if (auto c = config.topic_config.find(spec.name); c != config.topic_config.end()) spec.config = c->second;
     specs.push_back(std::move(spec));
   }
   return specs;
@@ -84,10 +104,24 @@ Status Processor::Start() {
     }
   };
   const auto& n = config_.topics;
+  std::vector<std::string> outputs = {n.uri_deltas, n.domain_deltas, n.exports, n.dead_letters, n.pagerank};
+  if (config_.runner.changelog) {
+    // Task (stage, p) writes partition p of its stage's changelog: partitioned like the input.
+    for (const auto& [stage, input] : ChangelogInputs(config_)) {
+      const std::string topic = pipeline::ChangelogTopic(config_.runner.changelog_prefix, stage);
+      ASSIGN_OR_RETURN(int want, admin_->PartitionCount(input, kAdminTimeoutMs));
+      ASSIGN_OR_RETURN(int have, admin_->PartitionCount(topic, kAdminTimeoutMs));
+      if (have != want) {
+        return Status::InvalidArgument(fmt::format(
+            "changelog topic {} has {} partitions, but the {} stage's input {} has {}: they must be equal (create {} "
+            "with {} partitions, cleanup.policy=compact)",
+            topic, have, stage, input, want, topic, want));
+      }
+      outputs.push_back(topic);
+    }
+  }
   // Records are built to fit their topics; batches of small ones must fit the smallest topic.
-  const kafka::RecordLimits limits =
-      admin_->LimitsOf({n.uri_deltas, n.domain_deltas, n.exports, n.dead_letters, n.pagerank}, config_.kafka,
-                       kAdminTimeoutMs);
+  const kafka::RecordLimits limits = admin_->LimitsOf(outputs, config_.kafka, kAdminTimeoutMs);
   kafka::ClientConfig producer_config = config_.kafka;
   producer_config.properties["message.max.bytes"] = std::to_string(limits.producer_max_message_bytes);
   ASSIGN_OR_RETURN(producer_, kafka::Producer::Create(producer_config, route));
@@ -115,6 +149,7 @@ Status Processor::Start() {
     options.generation = generation_;
     options.limits = limits;
     options.dead_letters = n.dead_letters;
+    options.instance = layout.instance;
     runners_.push_back(std::make_unique<pipeline::StageRunner>(std::move(stage), index, partitions, *store_,
                                                                *producer_, config_.kafka, metrics_, options));
   }

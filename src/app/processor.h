@@ -130,8 +130,11 @@ class Processor {
   bool stopped_ = false;
 };
 
-//! The topics of `names` with their partition counts from `config` (default `fallback`).
+//! The topics of `names` with their partition counts from `config` (default 1), and the
+//! changelog topics of the stages that keep one (partitioned like their input by default).
 std::vector<kafka::TopicSpec> TopicSpecs(const ProcessorConfig& config);
+//! (stage, input topic) of every stage that keeps a changelog.
+std::vector<std::pair<std::string, std::string>> ChangelogInputs(const ProcessorConfig& config);
 
 //! kMeta key of a generation's start time (--from of its replay), in ms since the epoch.
 inline constexpr char kFromMsKey[] = "generation/from_ms";

@@ -14,6 +14,10 @@ constexpr char kPageStateWithRevision = 2;
 //! Outbox rows holding the records of one commit: the format byte, a count, then each record
 //! as kFormat's body. A row of kFormat holds one record.
 constexpr char kOutBatch = 3;
+//! As kOutBatch, each record preceded by a flags varint (kTombstoneFlag); written only for
+//! batches holding a tombstone, so other rows keep the kOutBatch bytes.
+constexpr char kOutBatchWithFlags = 4;
+constexpr uint64_t kTombstoneFlag = 1;
 
 void PutOpt(BytesWriter& w, const std::optional<std::string>& s) {
   w.PutBool(s.has_value());
@@ -182,11 +186,15 @@ Result<OutRecord> DecodeOutRecord(std::string_view v) {
 std::string EncodeOutBatch(const std::vector<OutRecord>& records) {
   size_t bytes = 16;
   for (const auto& rec : records) bytes += rec.topic.size() + rec.key.size() + rec.value.size() + 16;
+  const bool flags = std::any_of(records.begin(), records.end(), [](const OutRecord& r) { return r.tombstone; });
   BytesWriter w;
   w.str().reserve(bytes);
-  w.str().push_back(kOutBatch);
+  w.str().push_back(flags ? kOutBatchWithFlags : kOutBatch);
   w.PutVarint(records.size());
-  for (const auto& rec : records) PutOutRecordBody(w, rec);
+  for (const auto& rec : records) {
+    if (flags) w.PutVarint(rec.tombstone ? kTombstoneFlag : 0);
+    PutOutRecordBody(w, rec);
+  }
   return w.Take();
 }
 
@@ -197,7 +205,8 @@ Result<std::vector<OutRecord>> DecodeOutBatch(std::string_view v) {
     out.push_back(std::move(rec));
     return out;
   }
-  if (v.empty() || v[0] != kOutBatch) return Corrupt("outbox");
+  if (v.empty() || (v[0] != kOutBatch && v[0] != kOutBatchWithFlags)) return Corrupt("outbox");
+  const bool flags = v[0] == kOutBatchWithFlags;
   v.remove_prefix(1);
   BytesReader r(v);
   uint64_t n;
@@ -206,7 +215,12 @@ Result<std::vector<OutRecord>> DecodeOutBatch(std::string_view v) {
   constexpr size_t kMinRecordBytes = 5;
   out.reserve(std::min<uint64_t>(n, v.size() / kMinRecordBytes));
   for (uint64_t i = 0; i < n; ++i) {
-    if (!GetOutRecordBody(r, v.size(), &out.emplace_back())) return Corrupt("outbox");
+    uint64_t f = 0;
+    if (flags && (!r.GetVarint(&f) || (f & ~kTombstoneFlag) != 0)) return Corrupt("outbox");
+    OutRecord& rec = out.emplace_back();
+    if (!GetOutRecordBody(r, v.size(), &rec)) return Corrupt("outbox");
+    rec.tombstone = (f & kTombstoneFlag) != 0;
+    if (rec.tombstone && !rec.value.empty()) return Corrupt("outbox");
   }
   if (!r.empty()) return Corrupt("outbox");
   return out;

@@ -16,6 +16,8 @@ struct OutRecord {
   std::string key;
   std::string value;
   std::vector<std::pair<std::string, std::string>> headers;
+  //! Sent with a null value (value must be empty): a compacted topic then forgets the key.
+  bool tombstone = false;
 };
 
 //! A record read from a Kafka topic; views are valid until the batch that holds it is freed.
@@ -26,6 +28,7 @@ struct InRecord {
   int64_t timestamp_ms = -1;  //!< the record's Kafka timestamp, -1 when it has none
   std::string_view key;
   std::string_view value;
+  bool tombstone = false;  //!< the value is null (not merely empty)
   //! The record's headers (name, value) in order; views valid like key and value.
   std::vector<std::pair<std::string_view, std::string_view>> headers;
 

@@ -177,7 +177,8 @@ Status Producer::Produce(const OutRecord& r, uint64_t opaque) {
     rd_kafka_resp_err_t err = rd_kafka_producev(
         impl_->rk.get(), RD_KAFKA_V_TOPIC(r.topic.c_str()), RD_KAFKA_V_PARTITION(r.partition),
         RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY), RD_KAFKA_V_KEY(r.key.data(), r.key.size()),
-        RD_KAFKA_V_VALUE(const_cast<char*>(r.value.data()), r.value.size()), RD_KAFKA_V_HEADERS(hdrs),
+        RD_KAFKA_V_VALUE(r.tombstone ? nullptr : const_cast<char*>(r.value.data()), r.tombstone ? 0 : r.value.size()),
+        RD_KAFKA_V_HEADERS(hdrs),
         RD_KAFKA_V_OPAQUE(reinterpret_cast<void*>(static_cast<uintptr_t>(opaque))), RD_KAFKA_V_END);
     if (!err) return Status::Ok();
     if (hdrs) rd_kafka_headers_destroy(hdrs);
@@ -467,6 +468,7 @@ Status Consumer::PollBatch(size_t max, int timeout_ms, MessageBatch* out) {
     r.timestamp_ms = rd_kafka_message_timestamp(m.get(), nullptr);
     r.key = std::string_view(static_cast<const char*>(m->key), m->key_len);
     r.value = std::string_view(static_cast<const char*>(m->payload), m->len);
+    r.tombstone = m->payload == nullptr;
     rd_kafka_headers_t* hdrs = nullptr;
     if (!rd_kafka_message_headers(m.get(), &hdrs) && hdrs) {
       const char* name;

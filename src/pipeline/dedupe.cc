@@ -41,11 +41,11 @@ bool Dedupe::Accept(int32_t partition, const std::string& src, uint64_t seq) {
   return true;
 }
 
-void Dedupe::Flush(state::WriteBatch& batch) {
+void Dedupe::Flush(BatchContext& ctx) {
   for (auto& [key, seq] : dirty_) {
     BytesWriter w;
     w.PutFixed64BE(seq);
-    batch.Put(state::Family::kDedupe, Key(key.first, key.second), w.str());
+    ctx.Put(key.first, state::Family::kDedupe, Key(key.first, key.second), w.str());
     marks_[key] = seq;
   }
   dirty_.clear();

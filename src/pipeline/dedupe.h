@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "common/status.h"
+#include "pipeline/stage.h"
 #include "state/store.h"
 
 namespace webindex::pipeline {
@@ -19,8 +20,8 @@ class Dedupe {
   Status Load(state::Store& store);
   //! True when the record is new; marks it applied (written by Flush).
   bool Accept(int32_t partition, const std::string& src, uint64_t seq);
-  //! Adds the marks changed since the last Flush to `batch`.
-  void Flush(state::WriteBatch& batch);
+  //! Adds the marks changed since the last Flush to the batch, each to its input partition's task.
+  void Flush(BatchContext& ctx);
   //! Forgets marks not yet flushed (the batch that made them was not committed).
   void Rollback();
 

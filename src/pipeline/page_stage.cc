@@ -136,7 +136,7 @@ Status PageStage::Process(const std::vector<InRecord>& records, BatchContext& ct
       }
     }
     std::string bytes = codec::EncodePageState(w.current);
-    if (bytes != w.original_bytes) ctx.batch().Put(state::Family::kPages, uri, bytes);
+    if (bytes != w.original_bytes) ctx.Put(w.task, state::Family::kPages, uri, bytes);
   }
   for (const auto& [task, task_deltas] : deltas) {
     for (const auto& [uri, delta] : task_deltas) {

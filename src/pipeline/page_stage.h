@@ -17,6 +17,7 @@ class PageStage final : public Stage {
   std::string_view name() const override { return "page"; }
   const std::string& input_topic() const override { return layout_.names.pages; }
   Status Process(const std::vector<InRecord>& records, BatchContext& ctx) override;
+  bool KeepsChangelog() const override { return true; }
 
  private:
   TopicLayout layout_;

@@ -48,6 +48,16 @@ BatchContext::TaskOrigin BatchContext::NextTaskOrigin(int32_t partition) {
   return origin;
 }
 
+void BatchContext::Put(int32_t task, state::Family family, std::string_view key, std::string_view value) {
+  batch_.Put(family, key, value);
+  if (record_changes_) changes_.push_back({task, family, std::string(key), std::string(value)});
+}
+
+void BatchContext::Delete(int32_t task, state::Family family, std::string_view key) {
+  batch_.Delete(family, key);
+  if (record_changes_) changes_.push_back({task, family, std::string(key), std::nullopt});
+}
+
 size_t BatchContext::BudgetOf(const std::string& topic) const {
   static const kafka::RecordLimits kDefaults;
   return (limits_ ? *limits_ : kDefaults).BudgetOf(topic);

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -46,6 +47,20 @@ class BatchContext {
   //! values that changed with the batch.
   std::map<int32_t, uint64_t>& task_seqs() { return task_seqs_; }
 
+  //! A change of this batch to the state of task (stage, `task`): written to the batch and, for
+  //! stages that keep a changelog, recorded for it (docs/scale-out.md §4).
+  void Put(int32_t task, state::Family family, std::string_view key, std::string_view value);
+  void Delete(int32_t task, state::Family family, std::string_view key);
+  struct StateChange {
+    int32_t task;
+    state::Family family;
+    std::string key;
+    std::optional<std::string> value;  //!< nullopt: deleted
+  };
+  //! Record state changes from now on (the runner, for stages that keep a changelog).
+  void RecordChanges() { record_changes_ = true; }
+  std::vector<StateChange>& changes() { return changes_; }
+
   //! The largest record (kafka::RecordBytes) `topic` takes: stages build their records to fit.
   size_t BudgetOf(const std::string& topic) const;
   //! Sends the input record to the dead-letter topic with the reason, cut to fit (MakeDeadLetter).
@@ -61,6 +76,8 @@ class BatchContext {
   const kafka::RecordLimits* limits_;
   std::vector<OutRecord> out_;
   std::map<int32_t, uint64_t> task_seqs_;
+  bool record_changes_ = false;
+  std::vector<StateChange> changes_;
 };
 
 //! A dead letter carrying `key` and `value` with `headers`, cut to fit `budget` bytes
@@ -95,6 +112,9 @@ class Stage {
   //! Loads what the stage keeps in memory across batches; called once before the first batch.
   virtual Status Open(state::Store& store) { return Status::Ok(); }
   virtual Status Process(const std::vector<InRecord>& records, BatchContext& ctx) = 0;
+  //! True when all the stage's state is written through BatchContext::Put/Delete by task, so
+  //! that it can follow its tasks through a changelog.
+  virtual bool KeepsChangelog() const { return false; }
 };
 
 }  // namespace webindex::pipeline

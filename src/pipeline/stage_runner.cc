@@ -9,6 +9,12 @@
 
 namespace webindex::pipeline {
 
+std::string ChangelogKey(state::Family family, std::string_view key) {
+  std::string out(1, static_cast<char>(family));
+  out.append(key);
+  return out;
+}
+
 StageRunner::StageRunner(std::unique_ptr<Stage> stage, int index, int32_t input_partitions, state::Store& store,
                          kafka::Producer& producer, kafka::ClientConfig consumer_config, Metrics& metrics,
                          RunnerOptions options)
@@ -268,6 +274,8 @@ Status StageRunner::RunBatch(const std::vector<InRecord>& records) {
   state::WriteBatch wb(store_);
   BatchContext ctx(store_, wb, stage_->name(), metrics_, options_.generation, &options_.limits);
   ctx.task_seqs() = task_seqs_;
+  const bool changelog = options_.changelog && stage_->KeepsChangelog();
+  if (changelog) ctx.RecordChanges();
   if (!records.empty()) RETURN_IF_ERROR(stage_->Process(records, ctx).WithContext(std::string(stage_->name())));
   std::vector<int64_t> next(input_partitions_, -1);
   for (const auto& r : records) {
@@ -278,15 +286,16 @@ Status StageRunner::RunBatch(const std::vector<InRecord>& records) {
     if (next[p] < 0) continue;
     w.str().clear();
     w.PutFixed64BE(static_cast<uint64_t>(next[p]));
-    wb.Put(state::Family::kOffsets, OffsetKey(p), w.str());
+    ctx.Put(p, state::Family::kOffsets, OffsetKey(p), w.str());
   }
   for (const auto& [p, seq] : ctx.task_seqs()) {
     auto was = task_seqs_.find(p);
     if (was != task_seqs_.end() && was->second == seq) continue;
     w.str().clear();
     w.PutFixed64BE(seq);
-    wb.Put(state::Family::kMeta, TaskSeqKey(stage_->name(), p), w.str());
+    ctx.Put(p, state::Family::kMeta, TaskSeqKey(stage_->name(), p), w.str());
   }
+  if (changelog) RETURN_IF_ERROR(AddChangelog(ctx));
   auto& out = ctx.emitted();
   if (!out.empty()) {
     wb.Put(state::Family::kOutbox, OutboxKey(next_seq_), codec::EncodeOutBatch(out));
@@ -314,6 +323,33 @@ Status StageRunner::RunBatch(const std::vector<InRecord>& records) {
     next_seq_ += out.size();  // AckedBelow reads it under the same lock
   }
   for (size_t i = 0; i < out.size(); ++i) RETURN_IF_ERROR(Send(out[i], first + i));
+  return Status::Ok();
+}
+
+Status StageRunner::AddChangelog(BatchContext& ctx) {
+  // Per task, in the order they were made: its changes, then the record that closes them.
+  // They go out in this commit's outbox row, after the stage's own records.
+  const std::string topic = ChangelogTopic(options_.changelog_prefix, stage_->name());
+  const size_t budget = options_.limits.BudgetOf(topic);
+  const std::vector<std::pair<std::string, std::string>> headers = {
+      {"gen", std::to_string(options_.generation)}, {"inst", options_.instance}};
+  std::map<int32_t, std::vector<BatchContext::StateChange*>> by_task;
+  for (auto& change : ctx.changes()) by_task[change.task].push_back(&change);
+  for (auto& [task, changes] : by_task) {
+    for (BatchContext::StateChange* c : changes) {
+      OutRecord rec{topic, task, ChangelogKey(c->family, c->key), c->value ? std::move(*c->value) : std::string(),
+                    headers, /*tombstone=*/!c->value};
+      if (kafka::RecordBytes(rec) > budget) {
+        return Status::InvalidArgument(
+            "stage " + std::string(stage_->name()) + ": a state value of " + std::to_string(rec.value.size()) +
+            " bytes does not fit changelog topic " + topic + " (" + std::to_string(budget) +
+            " bytes); raise that topic's max.message.bytes");
+      }
+      ctx.Emit(std::move(rec));
+    }
+    ctx.Emit({topic, task, std::string(1, kChangelogCommit), "", headers});
+  }
+  ctx.changes().clear();
   return Status::Ok();
 }
 

@@ -23,7 +23,21 @@ struct RunnerOptions {
   uint64_t generation = 1;    //!< of the data dir: tags dead letters
   kafka::RecordLimits limits; //!< record budgets of the output topics
   std::string dead_letters = TopicNames{}.dead_letters;  //!< where records Kafka rejects are described
+  //! Stages that keep a changelog (Stage::KeepsChangelog) send every task's state changes to
+  //! partition `task` of ChangelogTopic(changelog_prefix, stage) (docs/scale-out.md §4).
+  bool changelog = false;
+  std::string changelog_prefix = "webindex.changelog.";
+  std::string instance;  //!< the data dir's id, on every changelog record
 };
+
+//! The changelog topic of a stage: partitioned like its input, compacted.
+inline std::string ChangelogTopic(std::string_view prefix, std::string_view stage) {
+  return std::string(prefix) + std::string(stage);
+}
+//! A changelog record's key: one byte naming the family, then the state key. kChangelogCommit
+//! alone is the key of the record that closes one commit's changes of a task.
+std::string ChangelogKey(state::Family family, std::string_view key);
+inline constexpr char kChangelogCommit = '\xff';
 
 class StageRunner {
  public:
@@ -92,6 +106,8 @@ class StageRunner {
   std::string OffsetKey(int32_t partition) const;
   std::string OutboxKey(uint64_t seq) const;
   std::string SeqKey() const;
+  //! Adds the changelog records of the batch's state changes to its outputs.
+  Status AddChangelog(BatchContext& ctx);
 
   std::unique_ptr<Stage> stage_;
   const int index_;

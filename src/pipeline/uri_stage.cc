@@ -61,7 +61,7 @@ Status UriStage::Process(const std::vector<InRecord>& records, BatchContext& ctx
     c.delta.docs += d->delta.docs;
     c.task = r.partition;
   }
-  dedupe_.Flush(ctx.batch());
+  dedupe_.Flush(ctx);
 
   const auto keys = KeysOf(combined);
   ASSIGN_OR_RETURN(auto current, ReadCounters(ctx.store(), state::Family::kUris, keys));
@@ -83,7 +83,7 @@ Status UriStage::Process(const std::vector<InRecord>& records, BatchContext& ctx
           uri, c.info.links_to, c.info.docs));
     }
     ++c.version;
-    ctx.batch().Put(state::Family::kUris, uri, codec::EncodeCounted(c));
+    ctx.Put(uri_delta.task, state::Family::kUris, uri, codec::EncodeCounted(c));
     codec::ExportRecord exp;
     exp.type = codec::ExportRecord::Type::kUri;
     exp.key = uri;
@@ -109,7 +109,11 @@ Status UriStage::Process(const std::vector<InRecord>& records, BatchContext& ctx
 }
 
 Status DomainStage::Process(const std::vector<InRecord>& records, BatchContext& ctx) {
-  std::map<std::string, int64_t> combined;
+  struct Combined {
+    int64_t pages = 0;
+    int32_t task = 0;  // the input partition of the domain's deltas (they are keyed by domain)
+  };
+  std::map<std::string, Combined> combined;
   for (const auto& r : records) {
     auto d = decoder_.DecodeDomainDelta(r.value);
     if (!d.ok()) {
@@ -126,14 +130,17 @@ Status DomainStage::Process(const std::vector<InRecord>& records, BatchContext& 
       ++ctx.metrics().duplicates;
       continue;
     }
-    combined[d->domain] += d->pages;
+    auto& c = combined[d->domain];
+    c.pages += d->pages;
+    c.task = r.partition;
   }
-  dedupe_.Flush(ctx.batch());
+  dedupe_.Flush(ctx);
 
   const auto keys = KeysOf(combined);
   ASSIGN_OR_RETURN(auto current, ReadCounters(ctx.store(), state::Family::kDomains, keys));
   size_t i = 0;
-  for (const auto& [domain, delta] : combined) {
+  for (const auto& [domain, domain_delta] : combined) {
+    const int64_t delta = domain_delta.pages;
     codec::Counted& c = current[i++];
     if (delta == 0) continue;
     c.info.docs += delta;
@@ -145,7 +152,7 @@ Status DomainStage::Process(const std::vector<InRecord>& records, BatchContext& 
           domain, c.info.docs));
     }
     ++c.version;
-    ctx.batch().Put(state::Family::kDomains, domain, codec::EncodeCounted(c));
+    ctx.Put(domain_delta.task, state::Family::kDomains, domain, codec::EncodeCounted(c));
     codec::ExportRecord exp;
     exp.type = codec::ExportRecord::Type::kDomain;
     exp.key = domain;

@@ -16,6 +16,7 @@ class UriStage final : public Stage {
   std::string_view name() const override { return "uri"; }
   const std::string& input_topic() const override { return layout_.names.uri_deltas; }
   Status Process(const std::vector<InRecord>& records, BatchContext& ctx) override;
+  bool KeepsChangelog() const override { return true; }
 
  private:
   TopicLayout layout_;
@@ -31,6 +32,7 @@ class DomainStage final : public Stage {
   std::string_view name() const override { return "domain"; }
   const std::string& input_topic() const override { return layout_.names.domain_deltas; }
   Status Process(const std::vector<InRecord>& records, BatchContext& ctx) override;
+  bool KeepsChangelog() const override { return true; }
 
  private:
   TopicLayout layout_;

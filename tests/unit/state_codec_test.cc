@@ -146,6 +146,7 @@ void ExpectSameRecords(const std::vector<OutRecord>& got, const std::vector<OutR
     EXPECT_EQ(got[i].key, want[i].key) << i;
     EXPECT_EQ(got[i].value, want[i].value) << i;
     EXPECT_EQ(got[i].headers, want[i].headers) << i;
+    EXPECT_EQ(got[i].tombstone, want[i].tombstone) << i;
   }
 }
 
@@ -177,6 +178,22 @@ void ExpectEveryPrefixIsCorruption(const std::string& valid, DecodeFn decode, co
     ASSERT_FALSE(r.ok()) << what << ": prefix of " << n << " of " << valid.size() << " bytes accepted";
     EXPECT_EQ(r.status().code(), Status::Code::kCorruption) << what << " prefix " << n;
   }
+}
+
+TEST(StateCodecTest, OutBatchKeepsTombstonesAndRowsWithoutThemKeepTheirBytes) {
+  std::vector<OutRecord> plain = {{"t", 0, "k", "v", {}}, {"t", 1, "k2", "", {}}};
+  const std::string plain_row = EncodeOutBatch(plain);
+  EXPECT_EQ(plain_row[0], 3) << "a row without tombstones is written as before";
+  std::vector<OutRecord> with = plain;
+  with.push_back({"webindex.changelog.page", 2, "key", "", {{"gen", "1"}}, /*tombstone=*/true});
+  const std::string row = EncodeOutBatch(with);
+  auto back = DecodeOutBatch(row);
+  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  ExpectSameRecords(*back, with);
+  ExpectEveryPrefixIsCorruption(row, DecodeOutBatch, "outbox batch with flags");
+  std::string bad = row;  // an unknown flag
+  bad[2] = 2;
+  EXPECT_EQ(DecodeOutBatch(bad).status().code(), Status::Code::kCorruption);
 }
 
 TEST(StateCodecTest, EveryPrefixIsCorruption) {

@@ -1,0 +1,172 @@
+// State follows its partition (docs/scale-out.md §4): with `pipeline.changelog` on, every
+// commit of the page, uri and domain stages sends each task's state changes to partition
+// `task` of the stage's changelog topic. Restoring every task from the changelogs into an empty
+// store gives the state the processor committed, key for key: page states, counters, dedupe
+// marks, input positions and the tasks' sequence counters, across restarts and deletions.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <iostream>
+#include <map>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "batch_model.h"
+#include "event_generator.h"
+#include "pipeline/changelog.h"
+#include "pipeline/stage_runner.h"
+#include "pipeline_harness.h"
+#include "seeds.h"
+#include "state/data_dir.h"
+
+namespace webindex::testing {
+namespace {
+
+constexpr int kPartitions = 3;
+const char* const kStages[] = {"page", "uri", "domain"};
+
+using Cells = std::map<std::string, std::string>;
+
+//! The state a stage's tasks own, by family name and key: everything of the families the
+//! stages write, and the stages' own keys of the shared families.
+std::map<std::string, Cells> TaskState(state::Store& store, const pipeline::TopicNames& topics) {
+  std::map<std::string, Cells> out;
+  auto read = [&](state::Family f, const std::string& name, const std::string& prefix) {
+    auto it = store.NewIterator(f);
+    for (it->Seek(prefix); it->Valid() && it->key().starts_with(prefix); it->Next()) {
+      out[name][std::string(it->key())] = std::string(it->value());
+    }
+    EXPECT_TRUE(it->status().ok()) << it->status().ToString();
+  };
+  read(state::Family::kPages, "pages", "");
+  read(state::Family::kUris, "uris", "");
+  read(state::Family::kDomains, "domains", "");
+  read(state::Family::kDedupe, "dedupe", "");
+  const std::pair<const char*, std::string> inputs[] = {
+      {"page", topics.pages}, {"uri", topics.uri_deltas}, {"domain", topics.domain_deltas}};
+  for (const auto& [stage, input] : inputs) {
+    read(state::Family::kOffsets, "offsets", pipeline::StageRunner::OffsetPrefix(stage, input));
+    read(state::Family::kMeta, "task-seq", "task-seq/" + std::string(stage) + "/");
+  }
+  return out;
+}
+
+TEST(ChangelogTest, RestoringEveryTaskFromTheChangelogsGivesTheCommittedState) {
+  const uint64_t seed = RandomTestSeeds({11}).front();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::cout << "changelog restore, seed " << seed << std::endl;
+  PipelineHarness h(kPartitions);
+  h.config().runner.changelog = true;
+  h.config().runner.max_batch = 1 + seed % 50;  // many commits, of varying sizes
+  EventGenerator gen(seed, kPartitions);
+  BatchModel model;
+  for (int chunk = 0; chunk < 3; ++chunk) {  // a restart between chunks
+    std::vector<std::tuple<int, std::string, std::string>> records;
+    for (auto& ev : gen.Next(200)) {
+      model.Apply(ev.value);
+      records.emplace_back(ev.partition_hint, ev.key, ev.value);
+    }
+    h.ProduceTo(records);
+    h.RunUntilIdle();
+  }
+  ASSERT_EQ(h.Dump(), model.TableLines());
+
+  std::map<std::string, Cells> committed;
+  uint64_t generation = 0;
+  std::string instance;
+  {
+    auto store = h.OpenReadOnly();
+    ASSERT_TRUE(store.ok()) << store.status().ToString();
+    committed = TaskState(**store, h.config().topics);
+    auto dir = state::DataDir::Open(h.config().data_dir, /*create=*/false);
+    ASSERT_TRUE(dir.ok()) << dir.status().ToString();
+    auto current = dir->Current();
+    ASSERT_TRUE(current.ok());
+    generation = *current;
+    auto id = dir->InstanceId();
+    ASSERT_TRUE(id.ok());
+    instance = *id;
+  }
+  ASSERT_FALSE(committed["pages"].empty());
+  ASSERT_FALSE(committed["uris"].empty());
+  ASSERT_FALSE(committed["domains"].empty());
+  ASSERT_FALSE(committed["dedupe"].empty());
+
+  const std::string dir = MakeTempDir("changelog-restore");
+  {
+    auto restored = state::Store::Open(dir + "/db", state::StoreOptions{});
+    ASSERT_TRUE(restored.ok()) << restored.status().ToString();
+    auto admin = kafka::Admin::Create(h.config().kafka);
+    ASSERT_TRUE(admin.ok()) << admin.status().ToString();
+    uint64_t deletes_seen = 0;
+    for (const char* stage : kStages) {
+      const std::string topic = pipeline::ChangelogTopic(h.config().runner.changelog_prefix, stage);
+      for (int32_t task = 0; task < kPartitions; ++task) {
+        auto stats = pipeline::RestoreTask(h.config().kafka, **admin, **restored, topic, task, generation, instance);
+        ASSERT_TRUE(stats.ok()) << topic << "[" << task << "]: " << stats.status().ToString();
+        EXPECT_EQ(stats->unfinished, 0u) << topic << "[" << task << "]";
+        EXPECT_GT(stats->commits, 0u) << topic << "[" << task << "]";
+      }
+      for (const auto& r : h.ReadTopic(topic)) deletes_seen += r.value.empty() ? 1 : 0;
+    }
+    const auto got = TaskState(**restored, h.config().topics);
+    for (const auto& [family, cells] : committed) {
+      EXPECT_EQ(got.count(family) ? got.at(family) : Cells{}, cells) << family << " differs after restore";
+    }
+    EXPECT_EQ(got.size(), committed.size());
+    std::cout << "restored " << committed["pages"].size() << " page states, " << committed["uris"].size() << " uris, "
+              << committed["domains"].size() << " domains; " << deletes_seen << " empty or deleted values seen"
+              << std::endl;
+  }
+  std::filesystem::remove_all(dir);
+}
+
+TEST(ChangelogTest, RestoreAppliesClosedCommitsOnlyDeletesOnNullValuesAndSkipsOtherGenerations) {
+  PipelineHarness h(1);
+  const std::string topic = pipeline::ChangelogTopic(h.config().runner.changelog_prefix, "uri");
+  auto producer = kafka::Producer::Create(h.config().kafka, [](uint64_t, const Status& st) {
+    EXPECT_TRUE(st.ok()) << st.ToString();
+  });
+  ASSERT_TRUE(producer.ok()) << producer.status().ToString();
+  const std::vector<std::pair<std::string, std::string>> gen1 = {{"gen", "1"}, {"inst", "i"}};
+  const std::vector<std::pair<std::string, std::string>> gen2 = {{"gen", "2"}, {"inst", "i"}};
+  const std::string commit(1, pipeline::kChangelogCommit);
+  auto key = [](const std::string& k) { return pipeline::ChangelogKey(state::Family::kUris, k); };
+  const std::vector<OutRecord> records = {
+      {topic, 0, key("a"), "1", gen1},
+      {topic, 0, key("b"), "2", gen1},
+      {topic, 0, key("c"), "", gen1},  // an empty value is a value
+      {topic, 0, commit, "", gen1},
+      {topic, 0, key("a"), "", gen1, /*tombstone=*/true},
+      {topic, 0, key("b"), "3", gen2},  // another generation's
+      {topic, 0, commit, "", gen2},
+      {topic, 0, commit, "", gen1},
+      {topic, 0, key("b"), "4", gen1},  // never closed: its writer stopped before the commit record
+  };
+  for (const auto& r : records) ASSERT_TRUE((*producer)->Produce(r, 0).ok());
+  ASSERT_TRUE((*producer)->Flush(10000).ok());
+
+  const std::string dir = MakeTempDir("changelog-restore");
+  {
+    auto store = state::Store::Open(dir + "/db", state::StoreOptions{});
+    ASSERT_TRUE(store.ok()) << store.status().ToString();
+    auto admin = kafka::Admin::Create(h.config().kafka);
+    ASSERT_TRUE(admin.ok());
+    auto stats = pipeline::RestoreTask(h.config().kafka, **admin, **store, topic, 0, 1, "i");
+    ASSERT_TRUE(stats.ok()) << stats.status().ToString();
+    EXPECT_EQ(stats->records, records.size());
+    EXPECT_EQ(stats->commits, 2u);
+    EXPECT_EQ(stats->changes, 4u);
+    EXPECT_EQ(stats->other_generation, 2u);
+    EXPECT_EQ(stats->unfinished, 1u);
+    Cells got;
+    auto it = (*store)->NewIterator(state::Family::kUris);
+    for (it->SeekToFirst(); it->Valid(); it->Next()) got[std::string(it->key())] = std::string(it->value());
+    EXPECT_EQ(got, (Cells{{"b", "2"}, {"c", ""}}));
+  }
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace webindex::testing
