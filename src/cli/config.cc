@@ -28,7 +28,8 @@ Result<toml::table> Parse(std::string_view text, const std::string& source) {
 void ApplyTopic(const toml::table& t, Settings* s) {
   const std::string name = t["name"].value_or(std::string());
   if (name.empty()) return;
-  s->processor.partitions[name] = t["partitions"].value_or(1);
+  // A topic file without a count (the changelogs) takes what TopicSpecs derives for it.
+  if (auto n = t["partitions"].value<int>()) s->processor.partitions[name] = *n;
   if (const auto* cfg = t["config"].as_table()) {
     for (const auto& [k, v] : *cfg) s->processor.topic_config[name][std::string(k.str())] = v.value_or(std::string());
   }
