@@ -1,0 +1,87 @@
+// Restoring a task's state from its changelog (pipeline::RestoreTask, docs/scale-out.md §4):
+// how fast a member that takes a task over rebuilds its state. The changelog holds real page
+// states (the page stage's, ~0.8 KB each) in commits of 1,000 changes, spread over 8 partitions
+// of the embedded broker (which keeps ~5 MiB per partition); each iteration restores all of them
+// into an empty store.
+#include <benchmark/benchmark.h>
+
+#include <cstdio>
+#include <cstdlib>
+
+#include "bench_fixtures.h"
+#include "codec/state_codec.h"
+#include "kafka/client.h"
+#include "pipeline/changelog.h"
+#include "pipeline/stage_runner.h"
+
+namespace webindex::benchmarks {
+namespace {
+
+constexpr int kPartitions = 8;
+constexpr uint64_t kStatesPerPartition = 4000;
+constexpr uint64_t kCommit = 1000;
+const std::string kTopic = "webindex.changelog.page";
+
+void Check(const Status& st, const char* what) {
+  if (!st.ok()) {
+    std::fprintf(stderr, "%s: %s\n", what, st.ToString().c_str());
+    std::abort();
+  }
+}
+
+struct Changelog {
+  std::unique_ptr<kafka::EmbeddedBroker> broker;
+  kafka::ClientConfig config;
+  uint64_t records = 0, bytes = 0;
+
+  Changelog() {
+    auto b = kafka::EmbeddedBroker::Start();
+    Check(b.status(), "broker");
+    broker = std::move(b).value();
+    config.brokers = broker->bootstrap_servers();
+    Check(broker->CreateTopic(kTopic, kPartitions), "topic");
+    auto producer = kafka::Producer::Create(config, [](uint64_t, const Status& st) { Check(st, "delivery"); });
+    Check(producer.status(), "producer");
+    const std::vector<std::pair<std::string, std::string>> headers = {{"gen", "1"}, {"inst", "bench"}};
+    const auto pages = Pages(0, kPartitions * kStatesPerPartition);
+    for (size_t i = 0; i < pages.size(); ++i) {
+      model::PageState state;
+      state.page = pages[i];
+      const int32_t p = static_cast<int32_t>(i % kPartitions);
+      OutRecord r{kTopic, p, pipeline::ChangelogKey(state::Family::kPages, pages[i].uri),
+                  codec::EncodePageState(state), headers};
+      bytes += r.key.size() + r.value.size();
+      Check((*producer)->Produce(r, 0), "produce");
+      ++records;
+      if ((i / kPartitions + 1) % kCommit == 0) {
+        Check((*producer)->Produce({kTopic, p, std::string(1, pipeline::kChangelogCommit), "", headers}, 0), "produce");
+        ++records;
+      }
+    }
+    Check((*producer)->Flush(60000), "flush");
+  }
+};
+
+void BM_RestorePageStates(benchmark::State& state) {
+  static Changelog changelog;
+  auto admin = kafka::Admin::Create(changelog.config);
+  Check(admin.status(), "admin");
+  uint64_t changes = 0;
+  for (auto _ : state) {
+    state.PauseTiming();
+    TempStore store;
+    state.ResumeTiming();
+    for (int32_t p = 0; p < kPartitions; ++p) {
+      auto stats = pipeline::RestoreTask(changelog.config, **admin, store.store(), kTopic, p, 1, "bench");
+      Check(stats.status(), "restore");
+      changes += stats->changes;
+    }
+  }
+  state.SetItemsProcessed(static_cast<int64_t>(changes));
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * changelog.bytes));
+  state.counters["changelog_MB"] = static_cast<double>(changelog.bytes) / 1e6;
+}
+BENCHMARK(BM_RestorePageStates)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+}  // namespace
+}  // namespace webindex::benchmarks
