@@ -3,6 +3,7 @@
 #include <optional>
 #include <vector>
 
+#include "common/bytes.h"
 #include "common/log.h"
 #include "pipeline/stage_runner.h"
 
@@ -28,7 +29,6 @@ Result<RestoreStats> RestoreTask(const kafka::ClientConfig& config, kafka::Admin
   if (low >= end) return stats;
   ASSIGN_OR_RETURN(auto consumer, kafka::Consumer::Create(config, "webindex-restore"));
   RETURN_IF_ERROR(consumer->Assign({{topic, task, low}}));
-  const std::string gen = std::to_string(generation);
   std::vector<Change> pending;
   kafka::MessageBatch batch;
   int64_t next = low;
@@ -43,13 +43,23 @@ Result<RestoreStats> RestoreTask(const kafka::ClientConfig& config, kafka::Admin
     for (const auto& r : batch.records()) {
       next = r.offset + 1;
       ++stats.records;
-      if (r.Header("gen") != std::optional<std::string_view>(gen) ||
-          (!instance.empty() && r.Header("inst") != std::optional<std::string_view>(instance))) {
+      if (!instance.empty() && r.Header("inst") != std::optional<std::string_view>(instance)) {
         ++stats.other_generation;
         continue;
       }
       const std::string where = topic + "[" + std::to_string(task) + "] offset " + std::to_string(r.offset);
-      if (r.key.size() == 1 && r.key[0] == kChangelogCommit) {
+      BytesReader key(r.key);
+      uint64_t key_gen = 0;
+      if (!key.GetFixed64BE(&key_gen) || r.key.size() < 9) {
+        return Status::Corruption("changelog record at " + where + " has no generation and family in its key");
+      }
+      const auto family = static_cast<uint8_t>(r.key[8]);
+      const std::string_view state_key = r.key.substr(9);
+      if (key_gen != generation) {
+        ++stats.other_generation;
+        continue;
+      }
+      if (static_cast<char>(family) == kChangelogCommit && state_key.empty()) {
         state::WriteBatch wb(store);
         for (auto& c : pending) {
           if (c.value) {
@@ -64,10 +74,10 @@ Result<RestoreStats> RestoreTask(const kafka::ClientConfig& config, kafka::Admin
         pending.clear();
         continue;
       }
-      if (r.key.empty() || static_cast<uint8_t>(r.key[0]) >= static_cast<uint8_t>(state::Family::kCount)) {
+      if (family >= static_cast<uint8_t>(state::Family::kCount)) {
         return Status::Corruption("changelog record at " + where + " names no state family");
       }
-      pending.push_back({static_cast<state::Family>(r.key[0]), std::string(r.key.substr(1)),
+      pending.push_back({static_cast<state::Family>(family), std::string(state_key),
                          r.tombstone ? std::nullopt : std::optional<std::string>(std::string(r.value))});
     }
   }

@@ -9,10 +9,19 @@
 
 namespace webindex::pipeline {
 
-std::string ChangelogKey(state::Family family, std::string_view key) {
-  std::string out(1, static_cast<char>(family));
-  out.append(key);
-  return out;
+std::string ChangelogKey(uint64_t generation, state::Family family, std::string_view key) {
+  BytesWriter w;
+  w.PutFixed64BE(generation);
+  w.str().push_back(static_cast<char>(family));
+  w.str().append(key);
+  return w.Take();
+}
+
+std::string ChangelogCommitKey(uint64_t generation) {
+  BytesWriter w;
+  w.PutFixed64BE(generation);
+  w.str().push_back(kChangelogCommit);
+  return w.Take();
 }
 
 StageRunner::StageRunner(std::unique_ptr<Stage> stage, int index, int32_t input_partitions, state::Store& store,
@@ -90,9 +99,9 @@ Status StageRunner::Start() {
     BytesReader r(it->key().substr(prefix.size()));
     uint64_t first;
     if (!r.GetFixed64BE(&first) || !r.empty()) return Status::Corruption("outbox key");
-    ASSIGN_OR_RETURN(std::vector<OutRecord> recs, codec::DecodeOutBatch(it->value()));
     if (rows_.empty()) deleted_below_ = sent_below_ = first;
     rows_.insert(first);
+    ASSIGN_OR_RETURN(std::vector<OutRecord> recs, codec::DecodeOutBatch(it->value()));
     for (size_t i = 0; i < recs.size(); ++i) RETURN_IF_ERROR(Send(recs[i], first + i));
     resent += recs.size();
   }
@@ -103,6 +112,15 @@ Status StageRunner::Start() {
   if (resent) {
     LOG_DEBUG("stage {}: re-sending {} records committed before the last stop whose acknowledgement was not recorded",
               stage_->name(), resent);
+  }
+
+  started_ = true;
+  if (options_.changelog && stage_->KeepsChangelog()) {
+    // Every task's position and seq counter, as this start found them, in one commit: a task
+    // restored from the changelog then starts where this data dir would, even if it never
+    // commits again (its start position came from the generation's setup, not from a commit).
+    log_positions_ = true;
+    RETURN_IF_ERROR(RunBatch({}));
   }
 
   ASSIGN_OR_RETURN(consumer_, kafka::Consumer::Create(consumer_config_, "webindex-" + std::string(stage_->name())));
@@ -124,6 +142,12 @@ Status StageRunner::Send(const OutRecord& record, uint64_t seq) {
 }
 
 Status StageRunner::SetAside(const OutRecord& record, uint64_t seq, const Status& why) {
+  if (options_.changelog && record.topic.starts_with(options_.changelog_prefix)) {
+    // A changelog with a hole restores a wrong state: stop instead of describing it.
+    return Status::Unavailable("stage " + std::string(stage_->name()) + ": changelog record to " + record.topic + "[" +
+                               std::to_string(record.partition) + "] (" + std::to_string(kafka::RecordBytes(record)) +
+                               " bytes) refused: " + why.message() + "; raise that topic's max.message.bytes");
+  }
   bool replaced;
   {
     std::lock_guard<std::mutex> lock(acked_mu_);
@@ -218,6 +242,7 @@ uint64_t StageRunner::DeletableBelow() {
   // Rows whose every record is acknowledged: those before the row holding the first record
   // still in flight or not sent yet (rows hold consecutive seqs, so that row starts at or below
   // it). A start or a batch that failed part-way leaves records unsent: they stay.
+  if (!started_) return deleted_below_;
   const uint64_t below = std::min(AckedBelow(), sent_below_);
   if (below >= next_seq_) return next_seq_;  // everything acknowledged, the last row too
   auto row = rows_.upper_bound(below);
@@ -288,9 +313,17 @@ Status StageRunner::RunBatch(const std::vector<InRecord>& records) {
     w.PutFixed64BE(static_cast<uint64_t>(next[p]));
     ctx.Put(p, state::Family::kOffsets, OffsetKey(p), w.str());
   }
+  if (log_positions_) {
+    for (int32_t p = 0; p < input_partitions_; ++p) {
+      if (next[p] >= 0 || positions_[p] < 0) continue;
+      w.str().clear();
+      w.PutFixed64BE(static_cast<uint64_t>(positions_[p].load()));
+      ctx.Put(p, state::Family::kOffsets, OffsetKey(p), w.str());
+    }
+  }
   for (const auto& [p, seq] : ctx.task_seqs()) {
     auto was = task_seqs_.find(p);
-    if (was != task_seqs_.end() && was->second == seq) continue;
+    if (!log_positions_ && was != task_seqs_.end() && was->second == seq) continue;
     w.str().clear();
     w.PutFixed64BE(seq);
     ctx.Put(p, state::Family::kMeta, TaskSeqKey(stage_->name(), p), w.str());
@@ -316,6 +349,7 @@ Status StageRunner::RunBatch(const std::vector<InRecord>& records) {
     if (next[p] >= 0) positions_[p] = next[p];
   }
   task_seqs_.swap(ctx.task_seqs());
+  log_positions_ = false;
   const uint64_t first = next_seq_;
   if (!out.empty()) rows_.insert(first);
   {
@@ -337,8 +371,8 @@ Status StageRunner::AddChangelog(BatchContext& ctx) {
   for (auto& change : ctx.changes()) by_task[change.task].push_back(&change);
   for (auto& [task, changes] : by_task) {
     for (BatchContext::StateChange* c : changes) {
-      OutRecord rec{topic, task, ChangelogKey(c->family, c->key), c->value ? std::move(*c->value) : std::string(),
-                    headers, /*tombstone=*/!c->value};
+      OutRecord rec{topic,   task, ChangelogKey(options_.generation, c->family, c->key),
+                    c->value ? std::move(*c->value) : std::string(), headers, /*tombstone=*/!c->value};
       if (kafka::RecordBytes(rec) > budget) {
         return Status::InvalidArgument(
             "stage " + std::string(stage_->name()) + ": a state value of " + std::to_string(rec.value.size()) +
@@ -347,7 +381,7 @@ Status StageRunner::AddChangelog(BatchContext& ctx) {
       }
       ctx.Emit(std::move(rec));
     }
-    ctx.Emit({topic, task, std::string(1, kChangelogCommit), "", headers});
+    ctx.Emit({topic, task, ChangelogCommitKey(options_.generation), "", headers});
   }
   ctx.changes().clear();
   return Status::Ok();

@@ -34,9 +34,12 @@ struct RunnerOptions {
 inline std::string ChangelogTopic(std::string_view prefix, std::string_view stage) {
   return std::string(prefix) + std::string(stage);
 }
-//! A changelog record's key: one byte naming the family, then the state key. kChangelogCommit
-//! alone is the key of the record that closes one commit's changes of a task.
-std::string ChangelogKey(state::Family family, std::string_view key);
+//! A changelog record's key: the generation (8 bytes, big-endian), one byte naming the family,
+//! then the state key. The generation keeps a replay's keys apart from the live ones' when the
+//! topic is compacted. The generation and kChangelogCommit alone is the key of the record that
+//! closes one commit's changes of a task.
+std::string ChangelogKey(uint64_t generation, state::Family family, std::string_view key);
+std::string ChangelogCommitKey(uint64_t generation);
 inline constexpr char kChangelogCommit = '\xff';
 
 class StageRunner {
@@ -137,8 +140,10 @@ class StageRunner {
   Status delivery_error_;
   uint64_t deleted_below_ = 0;    // outbox records below this are deleted (runner thread)
   std::set<uint64_t> rows_;       // first seq of each outbox row not deleted yet (runner thread)
-  uint64_t sent_below_ = 1;
-  std::map<int32_t, uint64_t> task_seqs_;  // next seq of each task, as committed (runner thread)       // every outbox record below this was handed to the producer (runner thread)
+  uint64_t sent_below_ = 1;       // every outbox record below this was handed to the producer (runner thread)
+  bool started_ = false;          // Start resent the whole outbox; until then nothing of it is deleted
+  bool log_positions_ = false;    // the next commit puts every task's position into the changelog
+  std::map<int32_t, uint64_t> task_seqs_;  // next seq of each task, as committed (runner thread)
 };
 
 }  // namespace webindex::pipeline

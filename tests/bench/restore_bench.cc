@@ -48,13 +48,13 @@ struct Changelog {
       model::PageState state;
       state.page = pages[i];
       const int32_t p = static_cast<int32_t>(i % kPartitions);
-      OutRecord r{kTopic, p, pipeline::ChangelogKey(state::Family::kPages, pages[i].uri),
+      OutRecord r{kTopic, p, pipeline::ChangelogKey(1, state::Family::kPages, pages[i].uri),
                   codec::EncodePageState(state), headers};
       bytes += r.key.size() + r.value.size();
       Check((*producer)->Produce(r, 0), "produce");
       ++records;
       if ((i / kPartitions + 1) % kCommit == 0) {
-        Check((*producer)->Produce({kTopic, p, std::string(1, pipeline::kChangelogCommit), "", headers}, 0), "produce");
+        Check((*producer)->Produce({kTopic, p, pipeline::ChangelogCommitKey(1), "", headers}, 0), "produce");
         ++records;
       }
     }

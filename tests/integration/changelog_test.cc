@@ -93,56 +93,70 @@ TEST(ChangelogTest, RestoringEveryTaskFromTheChangelogsGivesTheCommittedState) {
   ASSERT_FALSE(committed["domains"].empty());
   ASSERT_FALSE(committed["dedupe"].empty());
 
-  const std::string dir = MakeTempDir("changelog-restore");
-  {
-    auto restored = state::Store::Open(dir + "/db", state::StoreOptions{});
-    ASSERT_TRUE(restored.ok()) << restored.status().ToString();
-    auto admin = kafka::Admin::Create(h.config().kafka);
-    ASSERT_TRUE(admin.ok()) << admin.status().ToString();
-    uint64_t deletes_seen = 0;
-    for (const char* stage : kStages) {
-      const std::string topic = pipeline::ChangelogTopic(h.config().runner.changelog_prefix, stage);
-      for (int32_t task = 0; task < kPartitions; ++task) {
+  // Each task into a store of its own: together they hold the committed state, and each holds
+  // only keys of its own partition.
+  auto admin = kafka::Admin::Create(h.config().kafka);
+  ASSERT_TRUE(admin.ok()) << admin.status().ToString();
+  std::map<std::string, Cells> together;
+  for (const char* stage : kStages) {
+    const std::string topic = pipeline::ChangelogTopic(h.config().runner.changelog_prefix, stage);
+    for (int32_t task = 0; task < kPartitions; ++task) {
+      SCOPED_TRACE(topic + "[" + std::to_string(task) + "]");
+      const std::string dir = MakeTempDir("changelog-restore");
+      {
+        auto restored = state::Store::Open(dir + "/db", state::StoreOptions{});
+        ASSERT_TRUE(restored.ok()) << restored.status().ToString();
         auto stats = pipeline::RestoreTask(h.config().kafka, **admin, **restored, topic, task, generation, instance);
-        ASSERT_TRUE(stats.ok()) << topic << "[" << task << "]: " << stats.status().ToString();
-        EXPECT_EQ(stats->unfinished, 0u) << topic << "[" << task << "]";
-        EXPECT_GT(stats->commits, 0u) << topic << "[" << task << "]";
+        ASSERT_TRUE(stats.ok()) << stats.status().ToString();
+        EXPECT_EQ(stats->unfinished, 0u);
+        EXPECT_GT(stats->commits, 0u);
+        const auto got = TaskState(**restored, h.config().topics);
+        const std::string suffix = "/" + std::to_string(task);
+        for (const auto& [family, cells] : got) {
+          for (const auto& [key, value] : cells) {
+            if (family == "uris" || family == "domains") {
+              EXPECT_EQ(pipeline::PartitionFor(key, kPartitions), task) << family << " " << key;
+            } else if (family == "dedupe") {
+              EXPECT_EQ(key.find(std::string(stage) + suffix + "/"), 0u) << key;
+            } else if (family == "offsets" || family == "task-seq") {
+              EXPECT_TRUE(key.ends_with(suffix)) << key;
+            }
+            EXPECT_TRUE(together[family].emplace(key, value).second) << family << " " << key << " in two tasks";
+          }
+        }
       }
-      for (const auto& r : h.ReadTopic(topic)) deletes_seen += r.value.empty() ? 1 : 0;
+      std::filesystem::remove_all(dir);
     }
-    const auto got = TaskState(**restored, h.config().topics);
-    for (const auto& [family, cells] : committed) {
-      EXPECT_EQ(got.count(family) ? got.at(family) : Cells{}, cells) << family << " differs after restore";
-    }
-    EXPECT_EQ(got.size(), committed.size());
-    std::cout << "restored " << committed["pages"].size() << " page states, " << committed["uris"].size() << " uris, "
-              << committed["domains"].size() << " domains; " << deletes_seen << " empty or deleted values seen"
-              << std::endl;
   }
-  std::filesystem::remove_all(dir);
+  for (const auto& [family, cells] : committed) {
+    EXPECT_EQ(together.count(family) ? together.at(family) : Cells{}, cells) << family << " differs after restore";
+  }
+  EXPECT_EQ(together.size(), committed.size());
+  std::cout << "restored " << committed["pages"].size() << " page states, " << committed["uris"].size() << " uris, "
+            << committed["domains"].size() << " domains, " << committed["dedupe"].size() << " dedupe marks"
+            << std::endl;
 }
 
-TEST(ChangelogTest, RestoreAppliesClosedCommitsOnlyDeletesOnNullValuesAndSkipsOtherGenerations) {
+TEST(ChangelogTest, RestoreAppliesClosedCommitsOnlyDeletesOnNullValuesAndSkipsOtherWriters) {
   PipelineHarness h(1);
   const std::string topic = pipeline::ChangelogTopic(h.config().runner.changelog_prefix, "uri");
   auto producer = kafka::Producer::Create(h.config().kafka, [](uint64_t, const Status& st) {
     EXPECT_TRUE(st.ok()) << st.ToString();
   });
   ASSERT_TRUE(producer.ok()) << producer.status().ToString();
-  const std::vector<std::pair<std::string, std::string>> gen1 = {{"gen", "1"}, {"inst", "i"}};
-  const std::vector<std::pair<std::string, std::string>> gen2 = {{"gen", "2"}, {"inst", "i"}};
-  const std::string commit(1, pipeline::kChangelogCommit);
-  auto key = [](const std::string& k) { return pipeline::ChangelogKey(state::Family::kUris, k); };
+  const std::vector<std::pair<std::string, std::string>> hdr = {{"gen", "1"}, {"inst", "i"}};
+  auto key = [](uint64_t gen, const std::string& k) { return pipeline::ChangelogKey(gen, state::Family::kUris, k); };
   const std::vector<OutRecord> records = {
-      {topic, 0, key("a"), "1", gen1},
-      {topic, 0, key("b"), "2", gen1},
-      {topic, 0, key("c"), "", gen1},  // an empty value is a value
-      {topic, 0, commit, "", gen1},
-      {topic, 0, key("a"), "", gen1, /*tombstone=*/true},
-      {topic, 0, key("b"), "3", gen2},  // another generation's
-      {topic, 0, commit, "", gen2},
-      {topic, 0, commit, "", gen1},
-      {topic, 0, key("b"), "4", gen1},  // never closed: its writer stopped before the commit record
+      {topic, 0, key(1, "a"), "1", hdr},
+      {topic, 0, key(1, "b"), "2", hdr},
+      {topic, 0, key(1, "c"), "", hdr},  // an empty value is a value
+      {topic, 0, pipeline::ChangelogCommitKey(1), "", hdr},
+      {topic, 0, key(1, "a"), "", hdr, /*tombstone=*/true},
+      {topic, 0, key(2, "b"), "3", hdr},  // another generation's (a replay's)
+      {topic, 0, pipeline::ChangelogCommitKey(2), "", hdr},
+      {topic, 0, pipeline::ChangelogCommitKey(1), "", hdr},
+      {topic, 0, key(1, "b"), "4", hdr},  // never closed: its writer stopped before the commit record
+      {topic, 0, key(1, "d"), "5", {{"gen", "1"}, {"inst", "another data dir"}}},
   };
   for (const auto& r : records) ASSERT_TRUE((*producer)->Produce(r, 0).ok());
   ASSERT_TRUE((*producer)->Flush(10000).ok());
@@ -158,7 +172,7 @@ TEST(ChangelogTest, RestoreAppliesClosedCommitsOnlyDeletesOnNullValuesAndSkipsOt
     EXPECT_EQ(stats->records, records.size());
     EXPECT_EQ(stats->commits, 2u);
     EXPECT_EQ(stats->changes, 4u);
-    EXPECT_EQ(stats->other_generation, 2u);
+    EXPECT_EQ(stats->other_generation, 3u);
     EXPECT_EQ(stats->unfinished, 1u);
     Cells got;
     auto it = (*store)->NewIterator(state::Family::kUris);

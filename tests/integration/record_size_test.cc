@@ -320,6 +320,36 @@ TEST_F(RecordSizeTest, AnOutboxRowThatCannotBeReadFailsEveryStartAndIsNeverDelet
   EXPECT_EQ(dead[0].key, "readable");
 }
 
+TEST_F(RecordSizeTest, AnUnreadableFirstOutboxRowKeepsItselfAndTheRowsAfterIt) {
+  // The first row does not decode: the start fails before anything was sent, and neither it nor
+  // the readable row after it may be deleted when the processor stops.
+  PipelineHarness h(1);
+  const std::string dead_letters = h.config().topics.dead_letters;
+  ProduceLarge(h, {Event("http://a.com/1", 10, 5, "2015-07-28T03:06:17Z")});
+  h.RunUntilIdle();
+  uint64_t first = 0;
+  {
+    auto store = h.OpenReadOnly();
+    ASSERT_TRUE(store.ok()) << store.status().ToString();
+    auto seq = state::GetFixed64(**store, state::Family::kMeta, pipeline::StageRunner::SeqKey("page"), "seq");
+    ASSERT_TRUE(seq.ok() && seq->has_value());
+    first = **seq;
+  }
+  CommitIntoOutbox(h, "page", "\x7f not an outbox row", 1);
+  CommitIntoOutbox(h, "page", codec::EncodeOutBatch({{dead_letters, 0, "readable", "1", {}}}), 1);
+  for (int run = 0; run < 2; ++run) {
+    EXPECT_FALSE(h.TryRunUntilIdle().ok()) << "run " << run;
+    auto store = h.OpenReadOnly();
+    ASSERT_TRUE(store.ok()) << store.status().ToString();
+    for (uint64_t seq : {first, first + 1}) {
+      auto row = (*store)->Get(state::Family::kOutbox, pipeline::StageRunner::OutboxKey("page", seq));
+      ASSERT_TRUE(row.ok()) << row.status().ToString();
+      EXPECT_TRUE(row->has_value()) << "run " << run << ": the unsent row " << seq << " was deleted";
+    }
+  }
+  EXPECT_TRUE(h.ReadTopic(dead_letters).empty()) << "nothing after an unreadable row is sent before it";
+}
+
 TEST_F(RecordSizeTest, LoadSkipsAnEventLargerThanThePagesTopicTakesAndSendsTheRest) {
   PipelineHarness h(1);
   const std::string dir = MakeTempDir("webindex-load-size");
