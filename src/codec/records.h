@@ -16,7 +16,8 @@
 namespace webindex::codec {
 
 //! Identifies where an internal record came from, for duplicate suppression downstream:
-//! src is the writing task ("<stage>.<input partition>"), seq only grows per (gen, src). Stages read only the records of their own generation.
+//! src is the writing task ("<stage>.<input partition>"), seq only grows per (gen, src). Stages
+//! read only the records of their own generation.
 struct Origin {
   std::string src;
   uint64_t seq = 0;

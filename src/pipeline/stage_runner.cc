@@ -9,21 +9,6 @@
 
 namespace webindex::pipeline {
 
-std::string ChangelogKey(uint64_t generation, state::Family family, std::string_view key) {
-  BytesWriter w;
-  w.PutFixed64BE(generation);
-  w.str().push_back(static_cast<char>(family));
-  w.str().append(key);
-  return w.Take();
-}
-
-std::string ChangelogCommitKey(uint64_t generation) {
-  BytesWriter w;
-  w.PutFixed64BE(generation);
-  w.str().push_back(kChangelogCommit);
-  return w.Take();
-}
-
 StageRunner::StageRunner(std::unique_ptr<Stage> stage, int index, int32_t input_partitions, state::Store& store,
                          kafka::Producer& producer, kafka::ClientConfig consumer_config, Metrics& metrics,
                          RunnerOptions options)

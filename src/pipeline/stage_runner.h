@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "kafka/client.h"
+#include "pipeline/changelog.h"
 #include "pipeline/stage.h"
 
 namespace webindex::pipeline {
@@ -30,17 +31,6 @@ struct RunnerOptions {
   std::string instance;  //!< the data dir's id, on every changelog record
 };
 
-//! The changelog topic of a stage: partitioned like its input, compacted.
-inline std::string ChangelogTopic(std::string_view prefix, std::string_view stage) {
-  return std::string(prefix) + std::string(stage);
-}
-//! A changelog record's key: the generation (8 bytes, big-endian), one byte naming the family,
-//! then the state key. The generation keeps a replay's keys apart from the live ones' when the
-//! topic is compacted. The generation and kChangelogCommit alone is the key of the record that
-//! closes one commit's changes of a task.
-std::string ChangelogKey(uint64_t generation, state::Family family, std::string_view key);
-std::string ChangelogCommitKey(uint64_t generation);
-inline constexpr char kChangelogCommit = '\xff';
 
 class StageRunner {
  public:
