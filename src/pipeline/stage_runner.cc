@@ -293,18 +293,12 @@ Status StageRunner::RunBatch(const std::vector<InRecord>& records) {
   }
   BytesWriter w;
   for (int32_t p = 0; p < input_partitions_; ++p) {
-    if (next[p] < 0) continue;
+    // The batch's new position; when logging positions, the committed one of a partition it did not read.
+    const int64_t position = next[p] >= 0 ? next[p] : log_positions_ ? positions_[p].load() : -1;
+    if (position < 0) continue;
     w.str().clear();
-    w.PutFixed64BE(static_cast<uint64_t>(next[p]));
+    w.PutFixed64BE(static_cast<uint64_t>(position));
     ctx.Put(p, state::Family::kOffsets, OffsetKey(p), w.str());
-  }
-  if (log_positions_) {
-    for (int32_t p = 0; p < input_partitions_; ++p) {
-      if (next[p] >= 0 || positions_[p] < 0) continue;
-      w.str().clear();
-      w.PutFixed64BE(static_cast<uint64_t>(positions_[p].load()));
-      ctx.Put(p, state::Family::kOffsets, OffsetKey(p), w.str());
-    }
   }
   for (const auto& [p, seq] : ctx.task_seqs()) {
     auto was = task_seqs_.find(p);
