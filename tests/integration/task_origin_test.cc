@@ -36,26 +36,31 @@ struct Delta {
   int32_t partition;
 };
 
-std::vector<Delta> UriDeltas(PipelineHarness& h) {
+//! The records of an internal topic, each decoded by `decode` (a RecordDecoder member); `key_and_amount`
+//! names the delta's key and amount.
+template <typename DecodeFn, typename KeyAndAmountFn>
+std::vector<Delta> Deltas(PipelineHarness& h, const std::string& topic, DecodeFn decode,
+                          KeyAndAmountFn key_and_amount) {
   codec::RecordDecoder decoder;
   std::vector<Delta> out;
-  for (const auto& r : h.ReadTopic(h.config().topics.uri_deltas)) {
-    auto d = decoder.DecodeUriDelta(r.value);
+  for (const auto& r : h.ReadTopic(topic)) {
+    auto d = (decoder.*decode)(r.value);
     EXPECT_TRUE(d.ok()) << d.status().ToString();
-    if (d.ok()) out.push_back({d->origin.src, d->origin.seq, d->uri, d->delta.links_to, r.partition});
+    if (!d.ok()) continue;
+    auto [key, amount] = key_and_amount(*d);
+    out.push_back({d->origin.src, d->origin.seq, std::move(key), amount, r.partition});
   }
   return out;
 }
 
+std::vector<Delta> UriDeltas(PipelineHarness& h) {
+  return Deltas(h, h.config().topics.uri_deltas, &codec::RecordDecoder::DecodeUriDelta,
+                [](const codec::UriDelta& d) { return std::pair{d.uri, d.delta.links_to}; });
+}
+
 std::vector<Delta> DomainDeltas(PipelineHarness& h) {
-  codec::RecordDecoder decoder;
-  std::vector<Delta> out;
-  for (const auto& r : h.ReadTopic(h.config().topics.domain_deltas)) {
-    auto d = decoder.DecodeDomainDelta(r.value);
-    EXPECT_TRUE(d.ok()) << d.status().ToString();
-    if (d.ok()) out.push_back({d->origin.src, d->origin.seq, d->domain, d->pages, r.partition});
-  }
-  return out;
+  return Deltas(h, h.config().topics.domain_deltas, &codec::RecordDecoder::DecodeDomainDelta,
+                [](const codec::DomainDelta& d) { return std::pair{d.domain, d.pages}; });
 }
 
 //! Every src's seqs, over all partitions its records went to, are 1..n once each (a record sent
