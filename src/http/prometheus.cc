@@ -79,6 +79,9 @@ void WritePipelineMetrics(const pipeline::Metrics& m, PrometheusWriter& w) {
   w.Counter("webindex_uri_deltas_total", "URI count deltas applied.", m.uri_deltas.load());
   w.Counter("webindex_domain_deltas_total", "Domain count deltas applied.", m.domain_deltas.load());
   w.Counter("webindex_duplicates_total", "Internal records seen before, skipped.", m.duplicates.load());
+  w.Counter("webindex_fenced_records_total",
+            "Internal and export records written by a task's former owner after the task moved, dropped.",
+            m.fenced_records.load());
   w.Counter("webindex_exports_total", "Export records applied to the query table.", m.exports.load());
   w.Counter("webindex_stale_exports_total", "Export records older than the table, skipped.", m.stale_exports.load());
   w.Counter("webindex_events_before_from_total",

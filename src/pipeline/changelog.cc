@@ -1,21 +1,17 @@
 #include "pipeline/changelog.h"
 
+#include <algorithm>
 #include <optional>
 #include <vector>
 
 #include "common/bytes.h"
 #include "common/log.h"
+#include "pipeline/fence.h"
 
 namespace webindex::pipeline {
 namespace {
 
 constexpr int kTimeoutMs = 10000;
-
-struct Change {
-  state::Family family;
-  std::string key;
-  std::optional<std::string> value;
-};
 
 }  // namespace
 
@@ -43,72 +39,114 @@ std::optional<ChangelogKeyParts> ParseChangelogKey(std::string_view key) {
   return parts;
 }
 
-Result<RestoreStats> RestoreTask(const kafka::ClientConfig& config, kafka::Admin& admin, state::Store& store,
-                                 const std::string& topic, int32_t task, uint64_t generation,
-                                 const std::string& instance) {
-  RestoreStats stats;
-  ASSIGN_OR_RETURN(auto marks, admin.Watermarks(topic, task, kTimeoutMs));
+TaskRestore::~TaskRestore() = default;
+
+std::string TaskRestore::Where(int64_t offset) const {
+  return topic_ + "[" + std::to_string(task_) + "] offset " + std::to_string(offset);
+}
+
+Status TaskRestore::CatchUp() {
+  ASSIGN_OR_RETURN(auto marks, admin_.Watermarks(topic_, task_, kTimeoutMs));
   const auto [low, end] = marks;
-  if (low >= end) return stats;
-  ASSIGN_OR_RETURN(auto consumer, kafka::Consumer::Create(config, "webindex-restore"));
-  RETURN_IF_ERROR(consumer->Assign({{topic, task, low}}));
-  std::vector<Change> pending;
+  if (next_ < low) next_ = low;  // the first time, or compaction removed what was next
+  if (next_ >= end) return Status::Ok();
+  if (!consumer_) {
+    ASSIGN_OR_RETURN(consumer_, kafka::Consumer::Create(config_, "webindex-restore"));
+    RETURN_IF_ERROR(consumer_->Assign({{topic_, task_, next_}}));
+  }
   kafka::MessageBatch batch;
-  int64_t next = low;
   int idle_polls = 0;
-  while (next < end) {
-    RETURN_IF_ERROR(consumer->PollBatch(10000, 1000, &batch));
+  while (next_ < end) {
+    RETURN_IF_ERROR(consumer_->PollBatch(10000, 1000, &batch));
     if (batch.empty() && ++idle_polls >= 10) {
-      return Status::Unavailable("restore of " + topic + "[" + std::to_string(task) +
-                                 "] got nothing for 10 s at offset " + std::to_string(next) + " of " +
-                                 std::to_string(end));
+      return Status::Unavailable("restore of " + topic_ + "[" + std::to_string(task_) + "] got nothing for 10 s at offset " +
+                                 std::to_string(next_) + " of " + std::to_string(end));
     }
     if (!batch.empty()) idle_polls = 0;
     for (const auto& r : batch.records()) {
-      next = r.offset + 1;
-      ++stats.records;
-      if (!instance.empty() && r.Header("inst") != std::optional<std::string_view>(instance)) {
-        ++stats.other_generation;
-        continue;
-      }
-      auto where = [&] { return topic + "[" + std::to_string(task) + "] offset " + std::to_string(r.offset); };
-      const auto key = ParseChangelogKey(r.key);
-      if (!key)
-        return Status::Corruption("changelog record at " + where() + " has no generation and family in its key");
-      if (key->generation != generation) {
-        ++stats.other_generation;
-        continue;
-      }
-      if (static_cast<char>(key->family) == kChangelogCommit && key->state_key.empty()) {
-        state::WriteBatch wb(store);
-        for (auto& c : pending) {
-          if (c.value) {
-            wb.Put(c.family, c.key, *c.value);
-          } else {
-            wb.Delete(c.family, c.key);
-          }
-        }
-        RETURN_IF_ERROR(store.Write(wb).WithContext("restoring " + where()));
-        stats.changes += pending.size();
-        ++stats.commits;
-        pending.clear();
-        continue;
-      }
-      if (key->family >= static_cast<uint8_t>(state::Family::kCount)) {
-        return Status::Corruption("changelog record at " + where() + " names no state family");
-      }
-      pending.push_back({static_cast<state::Family>(key->family), std::string(key->state_key),
-                         r.tombstone ? std::nullopt : std::optional<std::string>(std::string(r.value))});
+      if (r.offset < next_) continue;
+      next_ = r.offset + 1;
+      ++stats_.records;
+      RETURN_IF_ERROR(Apply(r));
     }
+    batch.Clear();
   }
-  stats.unfinished = pending.size();
-  if (!pending.empty()) {
+  stats_.unfinished = pending_.size();
+  if (!pending_.empty()) {
     LOG_WARN(
         "restore of {}[{}]: {} changes after the last closed commit are not applied (their writer stopped "
         "between them and the record closing them)",
-        topic, task, pending.size());
+        topic_, task_, pending_.size());
   }
-  return stats;
+  return Status::Ok();
+}
+
+Status TaskRestore::Apply(const InRecord& r) {
+  if (!instance_.empty() && r.Header("inst") != std::optional<std::string_view>(instance_)) {
+    ++stats_.other_generation;
+    return Status::Ok();
+  }
+  const auto key = ParseChangelogKey(r.key);
+  if (!key) return Status::Corruption("changelog record at " + Where(r.offset) + " has no generation and family in its key");
+  if (key->generation != generation_) {
+    ++stats_.other_generation;
+    return Status::Ok();
+  }
+  const auto epoch = EpochOf(r);
+  if (!epoch) return Status::Corruption("changelog record at " + Where(r.offset) + " has an unreadable epoch");
+  if (r.Header(kClaimHeader)) {
+    if (*epoch <= claim_epoch_) {  // lost to an earlier claim of the same epoch or a later one
+      ++stats_.void_records;
+      return Status::Ok();
+    }
+    if (key->family != static_cast<uint8_t>(state::Family::kMeta)) {
+      return Status::Corruption("claim at " + Where(r.offset) + " is not a task epoch key");
+    }
+    // Whatever the old owner had begun and not closed before the claim never counts.
+    stats_.interrupted += pending_.size();
+    pending_.clear();
+    claim_epoch_ = epoch_ = *epoch;
+    const auto inst = r.Header("inst");
+    claimed_by_ = inst ? std::string(*inst) : std::string();
+    ++stats_.claims;
+    state::WriteBatch wb(store_);
+    wb.Put(state::Family::kMeta, key->state_key, r.value);
+    return store_.Write(wb).WithContext("restoring the claim at " + Where(r.offset));
+  }
+  if (*epoch < claim_epoch_) {  // the old owner, after the claim: void
+    ++stats_.void_records;
+    return Status::Ok();
+  }
+  epoch_ = std::max(epoch_, *epoch);
+  if (static_cast<char>(key->family) == kChangelogCommit && key->state_key.empty()) {
+    state::WriteBatch wb(store_);
+    for (auto& c : pending_) {
+      if (c.value) {
+        wb.Put(c.family, c.key, *c.value);
+      } else {
+        wb.Delete(c.family, c.key);
+      }
+    }
+    RETURN_IF_ERROR(store_.Write(wb).WithContext("restoring " + Where(r.offset)));
+    stats_.changes += pending_.size();
+    ++stats_.commits;
+    pending_.clear();
+    return Status::Ok();
+  }
+  if (key->family >= static_cast<uint8_t>(state::Family::kCount)) {
+    return Status::Corruption("changelog record at " + Where(r.offset) + " names no state family");
+  }
+  pending_.push_back({static_cast<state::Family>(key->family), std::string(key->state_key),
+                      r.tombstone ? std::nullopt : std::optional<std::string>(std::string(r.value))});
+  return Status::Ok();
+}
+
+Result<RestoreStats> RestoreTask(const kafka::ClientConfig& config, kafka::Admin& admin, state::Store& store,
+                                 const std::string& topic, int32_t task, uint64_t generation,
+                                 const std::string& instance) {
+  TaskRestore restore(config, admin, store, topic, task, generation, instance);
+  RETURN_IF_ERROR(restore.CatchUp());
+  return restore.stats();
 }
 
 }  // namespace webindex::pipeline

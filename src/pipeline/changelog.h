@@ -7,9 +7,11 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "common/status.h"
 #include "kafka/client.h"
@@ -43,11 +45,65 @@ struct RestoreStats {
   uint64_t changes = 0;           //!< puts and deletes applied
   uint64_t other_generation = 0;  //!< records of other generations or data dirs, skipped
   uint64_t unfinished = 0;        //!< changes after the last closing record, not applied
+  uint64_t claims = 0;            //!< claims that raised the task's epoch (fence.h)
+  uint64_t void_records = 0;      //!< written by an owner at an epoch a claim before them ended
+  uint64_t interrupted = 0;       //!< changes of a commit a claim cut off (never closed before it)
 };
 
-//! Applies partition `task` of changelog `topic`, from its start to its current end, to
-//! `store`: only records of `generation` written by data dir `instance` ("" = any). Changes
-//! are applied per closed commit, in one write each.
+//! Rebuilds a task (partition `task` of changelog `topic`) in `store`: applies each closed commit
+//! of `generation` written by data dir `instance` ("" = any, as in a group) in one write, in log
+//! order. A claim record (ClaimTask) makes its epoch the task's (kMeta TaskEpochKey, written to
+//! the store); records of a lower epoch after it are void, and a commit it interrupts is dropped.
+//! CatchUp may be called again to apply what was appended since.
+class TaskRestore {
+ public:
+  TaskRestore(kafka::ClientConfig config, kafka::Admin& admin, state::Store& store, std::string topic, int32_t task,
+              uint64_t generation, std::string instance)
+      : config_(std::move(config)),
+        admin_(admin),
+        store_(store),
+        topic_(std::move(topic)),
+        task_(task),
+        generation_(generation),
+        instance_(std::move(instance)) {}
+  ~TaskRestore();
+  //! Reads from where the last call stopped (the partition's start, the first time) to the
+  //! partition's end as it is now.
+  Status CatchUp();
+  const RestoreStats& stats() const { return stats_; }
+  //! The task's epoch: of the last claim applied, else the highest epoch on an applied record.
+  uint64_t epoch() const { return epoch_; }
+  //! The data dir (inst header) of the claim that set epoch(); "" when no claim did.
+  const std::string& claimed_by() const { return claimed_by_; }
+  //! The next changelog offset to read.
+  int64_t next_offset() const { return next_; }
+
+ private:
+  struct Change {
+    state::Family family;
+    std::string key;
+    std::optional<std::string> value;
+  };
+  Status Apply(const InRecord& r);
+  std::string Where(int64_t offset) const;
+
+  kafka::ClientConfig config_;
+  kafka::Admin& admin_;
+  state::Store& store_;
+  std::string topic_;
+  int32_t task_;
+  uint64_t generation_;
+  std::string instance_;
+  std::unique_ptr<kafka::Consumer> consumer_;
+  int64_t next_ = -1;  // -1: not started
+  std::vector<Change> pending_;
+  uint64_t claim_epoch_ = 0;
+  uint64_t epoch_ = 0;
+  std::string claimed_by_;
+  RestoreStats stats_;
+};
+
+//! TaskRestore once, to the partition's current end.
 Result<RestoreStats> RestoreTask(const kafka::ClientConfig& config, kafka::Admin& admin, state::Store& store,
                                  const std::string& topic, int32_t task, uint64_t generation,
                                  const std::string& instance);

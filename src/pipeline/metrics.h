@@ -16,6 +16,7 @@ struct Metrics {
   std::atomic<uint64_t> uri_deltas{0};
   std::atomic<uint64_t> domain_deltas{0};
   std::atomic<uint64_t> duplicates{0};       //!< internal records seen before, skipped
+  std::atomic<uint64_t> fenced_records{0};   //!< written by a task's former owner after it moved (fence.h), dropped
   std::atomic<uint64_t> exports{0};          //!< export records applied by the sink
   std::atomic<uint64_t> stale_exports{0};    //!< export records older than the table, skipped
   std::atomic<uint64_t> corrupt_records{0};  //!< undecodable internal records (dead-lettered)

@@ -132,7 +132,7 @@ Status PageStage::Process(const std::vector<InRecord>& records, BatchContext& ct
       auto parts = codec::EncodeParts(exp, budget > uri.size() ? budget - uri.size() : 0);
       if (parts.size() > 1) ctx.metrics().export_parts += parts.size();
       for (auto& value : parts) {
-        ctx.Emit({layout_.names.exports, PartitionFor(uri, layout_.export_partitions), uri, std::move(value), {}});
+        ctx.Emit(w.task, {layout_.names.exports, PartitionFor(uri, layout_.export_partitions), uri, std::move(value), {}});
       }
     }
     std::string bytes = codec::EncodePageState(w.current);
@@ -144,7 +144,7 @@ Status PageStage::Process(const std::vector<InRecord>& records, BatchContext& ct
       auto origin = ctx.NextTaskOrigin(task);
       codec::UriDelta d{{std::move(origin.src), origin.seq, layout_.generation, layout_.instance}, uri, delta};
       ++ctx.metrics().uri_deltas;
-      ctx.Emit({layout_.names.uri_deltas, PartitionFor(uri, layout_.uri_delta_partitions), uri, codec::Encode(d), {}});
+      ctx.Emit(task, {layout_.names.uri_deltas, PartitionFor(uri, layout_.uri_delta_partitions), uri, codec::Encode(d), {}});
     }
   }
   return Status::Ok();

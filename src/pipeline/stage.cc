@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "pipeline/fence.h"
+
 namespace webindex::pipeline {
 namespace {
 
@@ -46,6 +48,18 @@ BatchContext::TaskOrigin BatchContext::NextTaskOrigin(int32_t partition) {
   TaskOrigin origin{std::string(stage_) + "." + std::to_string(partition), next};
   ++next;
   return origin;
+}
+
+void BatchContext::Emit(int32_t task, OutRecord record) {
+  record.headers.emplace_back(kTaskHeader, TaskName(stage_, task));
+  if (const uint64_t epoch = EpochOf(task)) record.headers.emplace_back(kEpochHeader, std::to_string(epoch));
+  out_.push_back(std::move(record));
+}
+
+uint64_t BatchContext::EpochOf(int32_t task) const {
+  if (!task_epochs_) return 0;
+  auto it = task_epochs_->find(task);
+  return it == task_epochs_->end() ? 0 : it->second;
 }
 
 void BatchContext::Put(int32_t task, state::Family family, std::string_view key, std::string_view value) {

@@ -33,6 +33,12 @@ class BatchContext {
   state::WriteBatch& batch() { return batch_; }
   Metrics& metrics() { return metrics_; }
   void Emit(OutRecord record) { out_.push_back(std::move(record)); }
+  //! Emits a record of task (stage, `task`): it names the task and carries the task's epoch, so
+  //! that receivers can drop it once the task has moved on (fence.h).
+  void Emit(int32_t task, OutRecord record);
+  //! The epoch of each task (absent: 0), as the runner committed them; not owned, may be null.
+  void set_task_epochs(const std::map<int32_t, uint64_t>* epochs) { task_epochs_ = epochs; }
+  uint64_t EpochOf(int32_t task) const;
 
   //! Who wrote an internal record, for the receivers' duplicate suppression.
   struct TaskOrigin {
@@ -76,6 +82,7 @@ class BatchContext {
   const kafka::RecordLimits* limits_;
   std::vector<OutRecord> out_;
   std::map<int32_t, uint64_t> task_seqs_;
+  const std::map<int32_t, uint64_t>* task_epochs_ = nullptr;
   bool record_changes_ = false;
   std::vector<StateChange> changes_;
 };

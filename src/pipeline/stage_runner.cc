@@ -6,6 +6,7 @@
 #include "codec/state_codec.h"
 #include "common/bytes.h"
 #include "common/log.h"
+#include "pipeline/fence.h"
 
 namespace webindex::pipeline {
 
@@ -70,6 +71,9 @@ Status StageRunner::Start() {
     const std::string seq_key = TaskSeqKey(stage_->name(), p);
     ASSIGN_OR_RETURN(auto task_seq, state::GetFixed64(store_, state::Family::kMeta, seq_key, "seq counter " + seq_key));
     task_seqs_[p] = task_seq ? *task_seq : 1;
+    const std::string epoch_key = TaskEpochKey(stage_->name(), p);
+    ASSIGN_OR_RETURN(auto epoch, state::GetFixed64(store_, state::Family::kMeta, epoch_key, "epoch " + epoch_key));
+    if (epoch) task_epochs_[p] = *epoch;
     const std::string key = OffsetKey(p);
     ASSIGN_OR_RETURN(auto next, state::GetFixed64(store_, state::Family::kOffsets, key, "offset " + key));
     if (next) positions_[p] = static_cast<int64_t>(*next);
@@ -284,6 +288,7 @@ Status StageRunner::RunBatch(const std::vector<InRecord>& records) {
   state::WriteBatch wb(store_);
   BatchContext ctx(store_, wb, stage_->name(), metrics_, options_.generation, &options_.limits);
   ctx.task_seqs() = task_seqs_;
+  ctx.set_task_epochs(&task_epochs_);
   const bool changelog = options_.changelog && stage_->KeepsChangelog();
   if (changelog) ctx.RecordChanges();
   if (!records.empty()) RETURN_IF_ERROR(stage_->Process(records, ctx).WithContext(std::string(stage_->name())));
@@ -344,11 +349,12 @@ Status StageRunner::AddChangelog(BatchContext& ctx) {
   // They go out in this commit's outbox row, after the stage's own records.
   const std::string topic = ChangelogTopic(options_.changelog_prefix, stage_->name());
   const size_t budget = options_.limits.BudgetOf(topic);
-  const std::vector<std::pair<std::string, std::string>> headers = {
-      {"gen", std::to_string(options_.generation)}, {"inst", options_.instance}};
   std::map<int32_t, std::vector<BatchContext::StateChange*>> by_task;
   for (auto& change : ctx.changes()) by_task[change.task].push_back(&change);
   for (auto& [task, changes] : by_task) {
+    std::vector<std::pair<std::string, std::string>> headers = {{"gen", std::to_string(options_.generation)},
+                                                                {"inst", options_.instance}};
+    if (const uint64_t epoch = ctx.EpochOf(task)) headers.emplace_back(kEpochHeader, std::to_string(epoch));
     for (BatchContext::StateChange* c : changes) {
       OutRecord rec{topic,   task, ChangelogKey(options_.generation, c->family, c->key),
                     c->value ? std::move(*c->value) : std::string(), headers, /*tombstone=*/!c->value};

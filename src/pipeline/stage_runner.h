@@ -134,6 +134,7 @@ class StageRunner {
   bool started_ = false;          // Start resent the whole outbox; until then nothing of it is deleted
   bool log_positions_ = false;    // the next commit puts every task's position into the changelog
   std::map<int32_t, uint64_t> task_seqs_;  // next seq of each task, as committed (runner thread)
+  std::map<int32_t, uint64_t> task_epochs_;  // epoch of each task (fence.h; absent: 0), as at Start
 };
 
 }  // namespace webindex::pipeline

@@ -41,6 +41,7 @@ Status UriStage::Process(const std::vector<InRecord>& records, BatchContext& ctx
   };
   std::map<std::string, Combined> combined;
   for (const auto& r : records) {
+    if (!Admitted(fences_, r, ctx)) continue;
     auto d = decoder_.DecodeUriDelta(r.value);
     if (!d.ok()) {
       ++ctx.metrics().corrupt_records;
@@ -62,6 +63,7 @@ Status UriStage::Process(const std::vector<InRecord>& records, BatchContext& ctx
     c.task = r.partition;
   }
   dedupe_.Flush(ctx);
+  fences_.Flush(ctx);
 
   const auto keys = KeysOf(combined);
   ASSIGN_OR_RETURN(auto current, ReadCounters(ctx.store(), state::Family::kUris, keys));
@@ -91,7 +93,7 @@ Status UriStage::Process(const std::vector<InRecord>& records, BatchContext& ctx
     exp.gen = layout_.generation;
     exp.inst = layout_.instance;
     exp.info = c.info;
-    ctx.Emit({layout_.names.exports, PartitionFor(uri, layout_.export_partitions), uri, codec::Encode(exp), {}});
+    ctx.Emit(uri_delta.task, {layout_.names.exports, PartitionFor(uri, layout_.export_partitions), uri, codec::Encode(exp), {}});
     if (before.Exists() != c.info.Exists()) {
       domain_deltas[{uri_delta.task, std::string(model::DomainOfUri(uri))}] += c.info.Exists() ? 1 : -1;
     }
@@ -102,8 +104,8 @@ Status UriStage::Process(const std::vector<InRecord>& records, BatchContext& ctx
     auto origin = ctx.NextTaskOrigin(task_domain.first);
     codec::DomainDelta d{{std::move(origin.src), origin.seq, layout_.generation, layout_.instance}, domain, pages};
     ++ctx.metrics().domain_deltas;
-    ctx.Emit({layout_.names.domain_deltas, PartitionFor(domain, layout_.domain_delta_partitions), domain,
-              codec::Encode(d), {}});
+    ctx.Emit(task_domain.first, {layout_.names.domain_deltas, PartitionFor(domain, layout_.domain_delta_partitions),
+                                 domain, codec::Encode(d), {}});
   }
   return Status::Ok();
 }
@@ -115,6 +117,7 @@ Status DomainStage::Process(const std::vector<InRecord>& records, BatchContext& 
   };
   std::map<std::string, Combined> combined;
   for (const auto& r : records) {
+    if (!Admitted(fences_, r, ctx)) continue;
     auto d = decoder_.DecodeDomainDelta(r.value);
     if (!d.ok()) {
       ++ctx.metrics().corrupt_records;
@@ -135,6 +138,7 @@ Status DomainStage::Process(const std::vector<InRecord>& records, BatchContext& 
     c.task = r.partition;
   }
   dedupe_.Flush(ctx);
+  fences_.Flush(ctx);
 
   const auto keys = KeysOf(combined);
   ASSIGN_OR_RETURN(auto current, ReadCounters(ctx.store(), state::Family::kDomains, keys));
@@ -160,7 +164,8 @@ Status DomainStage::Process(const std::vector<InRecord>& records, BatchContext& 
     exp.gen = layout_.generation;
     exp.inst = layout_.instance;
     exp.pagecount = c.info.docs;
-    ctx.Emit({layout_.names.exports, PartitionFor(domain, layout_.export_partitions), domain, codec::Encode(exp), {}});
+    ctx.Emit(domain_delta.task,
+             {layout_.names.exports, PartitionFor(domain, layout_.export_partitions), domain, codec::Encode(exp), {}});
   }
   return Status::Ok();
 }

@@ -5,14 +5,19 @@
 
 #include "codec/records.h"
 #include "pipeline/dedupe.h"
+#include "pipeline/fence.h"
 #include "pipeline/stage.h"
 
 namespace webindex::pipeline {
 
 class UriStage final : public Stage {
  public:
-  explicit UriStage(TopicLayout layout) : layout_(std::move(layout)), dedupe_("uri") {}
-  Status Open(state::Store& store) override { return dedupe_.Load(store); }
+  explicit UriStage(TopicLayout layout)
+      : layout_(std::move(layout)), dedupe_("uri"), fences_("uri", layout_.generation) {}
+  Status Open(state::Store& store) override {
+    RETURN_IF_ERROR(dedupe_.Load(store));
+    return fences_.Load(store);
+  }
   std::string_view name() const override { return "uri"; }
   const std::string& input_topic() const override { return layout_.names.uri_deltas; }
   Status Process(const std::vector<InRecord>& records, BatchContext& ctx) override;
@@ -21,14 +26,19 @@ class UriStage final : public Stage {
  private:
   TopicLayout layout_;
   Dedupe dedupe_;
+  FenceMarks fences_;
   codec::RecordDecoder decoder_;
 };
 
 //! Domain stage: the same combining for per-domain page counts; emits domain exports.
 class DomainStage final : public Stage {
  public:
-  explicit DomainStage(TopicLayout layout) : layout_(std::move(layout)), dedupe_("domain") {}
-  Status Open(state::Store& store) override { return dedupe_.Load(store); }
+  explicit DomainStage(TopicLayout layout)
+      : layout_(std::move(layout)), dedupe_("domain"), fences_("domain", layout_.generation) {}
+  Status Open(state::Store& store) override {
+    RETURN_IF_ERROR(dedupe_.Load(store));
+    return fences_.Load(store);
+  }
   std::string_view name() const override { return "domain"; }
   const std::string& input_topic() const override { return layout_.names.domain_deltas; }
   Status Process(const std::vector<InRecord>& records, BatchContext& ctx) override;
@@ -37,6 +47,7 @@ class DomainStage final : public Stage {
  private:
   TopicLayout layout_;
   Dedupe dedupe_;
+  FenceMarks fences_;
   codec::RecordDecoder decoder_;
 };
 

@@ -22,6 +22,7 @@ std::string VersionKey(const codec::ExportRecord& r) {
 }  // namespace
 
 Status SinkStage::Open(state::Store& store) {
+  RETURN_IF_ERROR(fences_.Load(store));
   return OpenSummary(store, pipeline::StageRunner::OffsetPrefix(name(), input_topic()));
 }
 
@@ -42,6 +43,7 @@ Status SinkStage::Process(const std::vector<InRecord>& records, pipeline::BatchC
   SummaryUpdate summary;
   for (const auto& r : records) {
     summary.Consumed(r);
+    if (!pipeline::Admitted(fences_, r, ctx)) continue;
     auto e = decoder_.DecodeExport(r.value);
     if (!e.ok()) {
       ++ctx.metrics().corrupt_records;
@@ -60,6 +62,7 @@ Status SinkStage::Process(const std::vector<InRecord>& records, pipeline::BatchC
       keep(std::move(e).value());
     }
   }
+  fences_.Flush(ctx);
   if (!parts.empty()) RETURN_IF_ERROR(AddParts(std::move(parts), ctx, decoder_, keep));
   std::vector<std::string> keys;
   keys.reserve(newest.size());

@@ -7,6 +7,7 @@
 
 #include "codec/records.h"
 #include "graph/web_projection.h"
+#include "pipeline/fence.h"
 #include "pipeline/stage.h"
 
 namespace webindex::sink {
@@ -17,6 +18,7 @@ class SinkStage final : public pipeline::Stage {
   //! derived `indexes`.
   explicit SinkStage(pipeline::TopicLayout layout, bool web_triples = false, graph::IndexSet indexes = {})
       : layout_(std::move(layout)),
+        fences_("sink", layout_.generation),
         web_(web_triples ? std::make_unique<graph::WebProjection>(graph::KeySpace{}, std::move(indexes)) : nullptr) {}
   std::string_view name() const override { return "sink"; }
   const std::string& input_topic() const override { return layout_.names.exports; }
@@ -26,6 +28,7 @@ class SinkStage final : public pipeline::Stage {
 
  private:
   pipeline::TopicLayout layout_;
+  pipeline::FenceMarks fences_;  //!< exports of tasks' former owners are dropped (pipeline/fence.h)
   codec::RecordDecoder decoder_;
   std::unique_ptr<graph::WebProjection> web_;
 };

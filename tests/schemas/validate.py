@@ -120,6 +120,13 @@ KNOWN_BAD = {
         ("domain is a uri", {"src": "uri", "seq": 1, "domain": "com.a>>o>/", "pages": 1}),
         ("pages a string", {"src": "uri", "seq": 1, "domain": "com.a", "pages": "1"}),
     ],
+    "fence": [
+        ("missing epoch", {"type": "fence", "task": "uri.3", "gen": 1}),
+        ("epoch 0 (no owner change)", {"type": "fence", "task": "uri.3", "epoch": 0, "gen": 1}),
+        ("task without partition", {"type": "fence", "task": "uri", "epoch": 1, "gen": 1}),
+        ("another type", {"type": "generation", "task": "uri.3", "epoch": 1, "gen": 1}),
+        ("unknown field", {"type": "fence", "task": "uri.3", "epoch": 1, "gen": 1, "seq": 1}),
+    ],
     "export": [
         ("unknown type", {"type": "table", "key": "com.a>>o>/1", "seq": 1}),
         ("missing type", {"key": "com.a>>o>/1", "seq": 1, "page": None}),

@@ -1,0 +1,169 @@
+#include "pipeline/fence.h"
+
+#include <charconv>
+#include <mutex>
+
+#include "codec/json_writer.h"
+#include "common/bytes.h"
+#include "pipeline/changelog.h"
+#include "pipeline/stage.h"
+
+namespace webindex::pipeline {
+namespace {
+
+constexpr int kAckTimeoutMs = 30000;
+
+std::optional<uint64_t> ParseUint(std::string_view s) {
+  uint64_t v = 0;
+  auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec != std::errc() || end != s.data() + s.size() || s.empty()) return std::nullopt;
+  return v;
+}
+
+}  // namespace
+
+std::string TaskName(std::string_view stage, int32_t partition) {
+  return std::string(stage) + "." + std::to_string(partition);
+}
+
+std::string TaskEpochKey(std::string_view stage, int32_t partition) {
+  return "task-epoch/" + std::string(stage) + "/" + std::to_string(partition);
+}
+
+std::optional<uint64_t> EpochOf(const InRecord& record) {
+  auto ep = record.Header(kEpochHeader);
+  if (!ep) return 0;
+  return ParseUint(*ep);
+}
+
+OutRecord FenceRecord(const std::string& topic, int32_t partition, std::string_view task, uint64_t epoch,
+                      uint64_t generation, std::string_view instance) {
+  codec::JsonWriter w;
+  w.BeginObject();
+  w.Key("type").String("fence");
+  w.Key("task").String(task);
+  w.Key("epoch").Uint(epoch);
+  w.Key("gen").Uint(generation);
+  w.Key("inst").String(instance);
+  w.EndObject();
+  return {topic,
+          partition,
+          std::string(task),
+          w.Take(),
+          {{kFenceHeader, std::string(task)},
+           {kEpochHeader, std::to_string(epoch)},
+           {"gen", std::to_string(generation)},
+           {"inst", std::string(instance)}}};
+}
+
+std::string FenceMarks::Key(int32_t partition, const std::string& task) const {
+  return "fence/" + stage_ + "/" + std::to_string(partition) + "/" + task;
+}
+
+Status FenceMarks::Load(state::Store& store) {
+  const std::string prefix = "fence/" + stage_ + "/";
+  auto it = store.NewIterator(state::Family::kDedupe);
+  for (it->Seek(prefix); it->Valid() && it->key().starts_with(prefix); it->Next()) {
+    std::string_view rest = it->key().substr(prefix.size());
+    const size_t slash = rest.find('/');
+    const auto partition = ParseUint(rest.substr(0, slash));
+    uint64_t epoch;
+    BytesReader r(it->value());
+    if (slash == std::string_view::npos || !partition || !r.GetFixed64BE(&epoch)) {
+      return Status::Corruption("fence mark " + std::string(it->key()));
+    }
+    marks_[{static_cast<int32_t>(*partition), std::string(rest.substr(slash + 1))}] = epoch;
+  }
+  return it->status();
+}
+
+FenceMarks::Verdict FenceMarks::Admit(const InRecord& record) {
+  if (auto fenced = record.Header(kFenceHeader)) {
+    const auto epoch = EpochOf(record);
+    const auto gen = record.Header("gen");
+    if (!epoch || !gen || ParseUint(*gen) != generation_) return Verdict::kMarker;  // another generation's
+    auto key = std::make_pair(record.partition, std::string(*fenced));
+    auto dirty = dirty_.find(key);
+    uint64_t mark = 0;
+    if (dirty != dirty_.end()) {
+      mark = dirty->second;
+    } else if (auto it = marks_.find(key); it != marks_.end()) {
+      mark = it->second;
+    }
+    if (*epoch > mark) dirty_[std::move(key)] = *epoch;
+    return Verdict::kMarker;
+  }
+  if (marks_.empty() && dirty_.empty()) return Verdict::kAccept;
+  const auto task = record.Header(kTaskHeader);
+  if (!task) return Verdict::kAccept;
+  // Look up without building a key string when possible: marks are few.
+  auto key = std::make_pair(record.partition, std::string(*task));
+  uint64_t mark = 0;
+  if (auto dirty = dirty_.find(key); dirty != dirty_.end()) {
+    mark = dirty->second;
+  } else if (auto it = marks_.find(key); it != marks_.end()) {
+    mark = it->second;
+  } else {
+    return Verdict::kAccept;
+  }
+  const auto epoch = EpochOf(record);
+  // A record whose epoch cannot be read cannot be shown to be current: it counts as fenced.
+  return epoch && *epoch >= mark ? Verdict::kAccept : Verdict::kFenced;
+}
+
+void FenceMarks::Flush(BatchContext& ctx) {
+  for (auto& [key, epoch] : dirty_) {
+    BytesWriter w;
+    w.PutFixed64BE(epoch);
+    ctx.Put(key.first, state::Family::kDedupe, Key(key.first, key.second), w.str());
+    marks_[key] = epoch;
+  }
+  dirty_.clear();
+}
+
+bool Admitted(FenceMarks& marks, const InRecord& record, BatchContext& ctx) {
+  switch (marks.Admit(record)) {
+    case FenceMarks::Verdict::kAccept: return true;
+    case FenceMarks::Verdict::kMarker: return false;
+    case FenceMarks::Verdict::kFenced: ++ctx.metrics().fenced_records; return false;
+  }
+  return false;
+}
+
+Status ClaimTask(const kafka::ClientConfig& config, const ClaimSpec& spec, uint64_t epoch) {
+  std::mutex mu;
+  Status failed;
+  ASSIGN_OR_RETURN(auto producer, kafka::Producer::Create(config, [&](uint64_t, const Status& st) {
+                     std::lock_guard<std::mutex> lock(mu);
+                     if (!st.ok() && failed.ok()) failed = st;
+                   }));
+  auto wait = [&](std::string_view what) -> Status {
+    RETURN_IF_ERROR(producer->Flush(kAckTimeoutMs).WithContext(std::string(what)));
+    std::lock_guard<std::mutex> lock(mu);
+    return failed.WithContext(std::string(what));
+  };
+  const std::string task = TaskName(spec.stage, spec.task);
+  // 1. Fence markers, every one acknowledged: whatever the old owner produces from now on lands
+  // after them.
+  for (const auto& [topic, partitions] : spec.outputs) {
+    for (int32_t p = 0; p < partitions; ++p) {
+      RETURN_IF_ERROR(producer->Produce(FenceRecord(topic, p, task, epoch, spec.generation, spec.instance), 0));
+    }
+  }
+  RETURN_IF_ERROR(wait("fencing task " + task + " at epoch " + std::to_string(epoch)));
+  // 2. The claim: the old owner's changelog records after it are void.
+  BytesWriter value;
+  value.PutFixed64BE(epoch);
+  OutRecord claim{spec.changelog_topic,
+                  spec.task,
+                  ChangelogKey(spec.generation, state::Family::kMeta, TaskEpochKey(spec.stage, spec.task)),
+                  value.Take(),
+                  {{kClaimHeader, task},
+                   {kEpochHeader, std::to_string(epoch)},
+                   {"gen", std::to_string(spec.generation)},
+                   {"inst", spec.instance}}};
+  RETURN_IF_ERROR(producer->Produce(claim, 0));
+  return wait("claiming task " + task + " at epoch " + std::to_string(epoch));
+}
+
+}  // namespace webindex::pipeline

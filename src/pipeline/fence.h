@@ -1,0 +1,96 @@
+// Fencing (docs/scale-out.md §5): a member that lost a task must not change the table. Each task
+// (stage, input partition) has an epoch that grows at every change of owner. Every record a task
+// writes names the task and its epoch in headers. A new owner, before it processes anything, puts
+// a fence marker (task, new epoch) into every partition of every topic the task writes to and then
+// claims the task in its changelog (ClaimTask). Receivers remember, per input partition, the
+// highest fence epoch of each task (FenceMarks) and drop the records of lower epochs that follow
+// it: those of the old owner written after the claim. Works with or without Kafka transactions.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "common/record.h"
+#include "common/status.h"
+#include "kafka/client.h"
+#include "state/store.h"
+
+namespace webindex::pipeline {
+
+class BatchContext;
+
+//! Header naming the task that wrote a record: "<stage>.<input partition>".
+inline constexpr char kTaskHeader[] = "task";
+//! Header with the writing task's epoch (decimal); absent: 0.
+inline constexpr char kEpochHeader[] = "ep";
+//! Header of a fence marker: the task it fences (its epoch in kEpochHeader).
+inline constexpr char kFenceHeader[] = "fence";
+//! Header of the changelog record that claims a task (its epoch in kEpochHeader).
+inline constexpr char kClaimHeader[] = "claim";
+
+//! "<stage>.<partition>": how records name a task.
+std::string TaskName(std::string_view stage, int32_t partition);
+//! kMeta key of a task's epoch (Fixed64BE; absent: 0). It is restored from the changelog's claims.
+std::string TaskEpochKey(std::string_view stage, int32_t partition);
+//! The epoch in a record's kEpochHeader: 0 when absent, nullopt when not a number.
+std::optional<uint64_t> EpochOf(const InRecord& record);
+
+//! A fence marker for `partition` of `topic`: records of `task` with an epoch below `epoch` that
+//! follow it there are void. Its value is a JSON document for readers that do not look at headers.
+OutRecord FenceRecord(const std::string& topic, int32_t partition, std::string_view task, uint64_t epoch,
+                      uint64_t generation, std::string_view instance);
+
+//! A receiving stage's fence epochs: per (input partition, writing task), the highest epoch a
+//! fence marker of its generation announced. Kept in the kDedupe family under
+//! "fence/<stage>/<partition>/<task>", committed with the batch like dedupe marks. One thread.
+class FenceMarks {
+ public:
+  FenceMarks(std::string stage, uint64_t generation) : stage_(std::move(stage)), generation_(generation) {}
+  Status Load(state::Store& store);
+  enum class Verdict {
+    kAccept,  //!< a record to process
+    kMarker,  //!< a fence marker: noted (Flush writes it); not a record to process
+    kFenced,  //!< written by an owner the task has left since: drop it
+  };
+  Verdict Admit(const InRecord& record);
+  //! Adds the marks changed since the last Flush to the batch, each to its input partition's task.
+  void Flush(BatchContext& ctx);
+  //! Forgets marks not yet flushed.
+  void Rollback() { dirty_.clear(); }
+
+ private:
+  std::string Key(int32_t partition, const std::string& task) const;
+  std::string stage_;
+  uint64_t generation_;
+  std::map<std::pair<int32_t, std::string>, uint64_t> marks_;
+  std::map<std::pair<int32_t, std::string>, uint64_t> dirty_;
+};
+
+//! FenceMarks::Admit for a stage: true for a record to process; a fenced record is counted
+//! (Metrics::fenced_records) and dropped, a fence marker noted.
+bool Admitted(FenceMarks& marks, const InRecord& record, BatchContext& ctx);
+
+//! What ClaimTask fences and where it claims.
+struct ClaimSpec {
+  std::string stage;
+  int32_t task = 0;
+  uint64_t generation = 1;
+  std::string instance;  //!< the claiming data dir
+  std::string changelog_topic;
+  //! Every topic the task writes records to, with its partition count (dead letters excepted:
+  //! nothing reads them back).
+  std::vector<std::pair<std::string, int32_t>> outputs;
+};
+
+//! Makes `epoch` the task's epoch: a fence marker into every partition of every output, all
+//! acknowledged, then the claim record in the task's changelog partition, acknowledged. Records
+//! of older epochs that the changelog holds after the claim are void (TaskRestore skips them),
+//! and so are those that reach a receiver after the fence marker. The caller then reads the
+//! changelog to its end (TaskRestore::CatchUp) and checks that the claim held (epoch()).
+Status ClaimTask(const kafka::ClientConfig& config, const ClaimSpec& spec, uint64_t epoch);
+
+}  // namespace webindex::pipeline

@@ -1,0 +1,263 @@
+// Fencing (docs/scale-out.md §5, pipeline/fence.h): a member that lost a task must not change the
+// table. Member A owns the uri stage's tasks; member B claims them (fence markers, then the claim
+// in the changelog), restores their state and processes on. A, a zombie that never learned it
+// lost them, processes the same input in batches of its own. Downstream, the domain stage and the
+// sink must drop everything A wrote after the fence, and a restore of the changelog must skip A's
+// records after the claim: the table equals the one the deltas define, and the restored state
+// equals B's.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <filesystem>
+#include <iostream>
+#include <map>
+#include <memory>
+#include <random>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "codec/records.h"
+#include "codec/state_codec.h"
+#include "common/bytes.h"
+#include "model/url.h"
+#include "pipeline/changelog.h"
+#include "pipeline/fence.h"
+#include "pipeline/stage_runner.h"
+#include "pipeline/uri_stage.h"
+#include "pipeline_harness.h"
+#include "seeds.h"
+#include "sink/sink_stage.h"
+#include "sink/table.h"
+
+namespace webindex::testing {
+namespace {
+
+constexpr int32_t kPartitions = 2;
+using Cells = std::map<std::string, std::string>;
+
+//! One data dir with a producer and the stage runners it owns.
+class Member {
+ public:
+  Member(const std::string& name, const std::string& brokers) : name_(name), dir_(MakeTempDir("fencing-" + name)) {
+    config_.brokers = brokers;
+    auto store = state::Store::Open(dir_ + "/db", state::StoreOptions{});
+    EXPECT_TRUE(store.ok()) << store.status().ToString();
+    store_ = std::move(store).value();
+    auto producer = kafka::Producer::Create(config_, [this](uint64_t opaque, const Status& st) {
+      const int index = pipeline::StageRunner::IndexOf(opaque);
+      if (index < static_cast<int>(runners_.size())) runners_[index]->OnDelivered(pipeline::StageRunner::SeqOf(opaque), st);
+    });
+    EXPECT_TRUE(producer.ok()) << producer.status().ToString();
+    producer_ = std::move(producer).value();
+  }
+  ~Member() {
+    Stop();
+    runners_.clear();
+    producer_.reset();
+    store_.reset();
+    std::filesystem::remove_all(dir_);
+  }
+
+  //! `check`: stop at records of other data dirs (CheckInstance). Off for the receivers here: the
+  //! records of both A and B are theirs to read, as in a group.
+  pipeline::TopicLayout Layout(bool check = true) const {
+    pipeline::TopicLayout layout;
+    layout.instance = check ? name_ : "";
+    layout.uri_delta_partitions = layout.domain_delta_partitions = layout.export_partitions = kPartitions;
+    return layout;
+  }
+  void Add(std::unique_ptr<pipeline::Stage> stage, size_t max_batch) {
+    pipeline::RunnerOptions options;
+    options.max_batch = max_batch;
+    options.poll_timeout_ms = 20;
+    options.changelog = true;
+    options.instance = name_;
+    const int index = static_cast<int>(runners_.size());
+    runners_.push_back(std::make_unique<pipeline::StageRunner>(std::move(stage), index, kPartitions, *store_, *producer_,
+                                                               config_, metrics_, options));
+  }
+  void Start() {
+    for (auto& r : runners_) ASSERT_TRUE(r->Start().ok());
+  }
+  void Stop() {
+    for (auto& r : runners_) r->RequestStop();
+    for (auto& r : runners_) EXPECT_TRUE(r->Join().ok());
+    if (producer_) EXPECT_TRUE(producer_->Flush(10000).ok());
+    for (auto& r : runners_) EXPECT_TRUE(r->CommitAcked().ok());
+  }
+  //! Waits until every runner has read its input to `ends` (per runner, per partition) and
+  //! every record it sent is acknowledged.
+  void WaitFor(kafka::Admin& admin) {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+    while (std::chrono::steady_clock::now() < deadline) {
+      bool done = true;
+      for (auto& r : runners_) {
+        ASSERT_FALSE(r->failed());
+        const auto positions = r->Positions();
+        for (int32_t p = 0; p < kPartitions; ++p) {
+          auto marks = admin.Watermarks(r->stage().input_topic(), p, 5000);
+          ASSERT_TRUE(marks.ok());
+          if (marks->second > 0 && positions[p] < marks->second) done = false;
+        }
+        if (r->unacked() != 0 || r->busy()) done = false;
+      }
+      if (done) return;
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    FAIL() << "member " << name_ << " did not catch up within 60 s";
+  }
+
+  const std::string name_;
+  const std::string dir_;
+  kafka::ClientConfig config_;
+  std::unique_ptr<state::Store> store_;
+  std::unique_ptr<kafka::Producer> producer_;
+  pipeline::Metrics metrics_;
+  std::vector<std::unique_ptr<pipeline::StageRunner>> runners_;
+};
+
+Cells Family(state::Store& store, state::Family f, const std::string& prefix = "") {
+  Cells out;
+  auto it = store.NewIterator(f);
+  for (it->Seek(prefix); it->Valid() && it->key().starts_with(prefix); it->Next()) {
+    out[std::string(it->key())] = std::string(it->value());
+  }
+  EXPECT_TRUE(it->status().ok());
+  return out;
+}
+
+//! The query table's cells (not other stores' keys in the family).
+Cells TableCells(state::Store& store) {
+  Cells out;
+  for (auto& [k, v] : Family(store, state::Family::kTable)) {
+    if (!sink::ForeignKeyPrefix(k)) out[k] = v;
+  }
+  return out;
+}
+
+TEST(FencingTest, AFormerOwnerThatGoesOnWritingChangesNeitherTheTableNorTheRestoredState) {
+  const uint64_t seed = RandomTestSeeds({5}).front();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::cout << "fencing, seed " << seed << std::endl;
+  std::mt19937_64 rng(seed);
+
+  auto broker = kafka::EmbeddedBroker::Start();
+  ASSERT_TRUE(broker.ok());
+  const std::string brokers = (*broker)->bootstrap_servers();
+  const pipeline::TopicNames names;
+  for (const std::string& t : {names.uri_deltas, names.domain_deltas, names.exports,
+                               pipeline::ChangelogTopic("webindex.changelog.", "uri")}) {
+    ASSERT_TRUE((*broker)->CreateTopic(t, kPartitions).ok());
+  }
+  ASSERT_TRUE((*broker)->CreateTopic(names.dead_letters, 1).ok());
+  kafka::ClientConfig config{brokers, {}};
+  auto admin = kafka::Admin::Create(config);
+  ASSERT_TRUE(admin.ok());
+
+  // What a page stage would send: deltas of a few uris in a few domains, keyed by uri.
+  auto feeder = kafka::Producer::Create(config, [](uint64_t, const Status& st) { ASSERT_TRUE(st.ok()); });
+  ASSERT_TRUE(feeder.ok());
+  std::map<std::string, model::UriInfo> expected;
+  uint64_t seq = 0;
+  auto feed = [&](int n) {
+    for (int i = 0; i < n; ++i) {
+      const std::string uri = "com.d" + std::to_string(rng() % 4) + ">>o>/p" + std::to_string(rng() % 12);
+      model::UriInfo delta;
+      model::UriInfo& now = expected[uri];
+      delta.links_to = (now.links_to > 0 && rng() % 3 == 0) ? -1 : 1;
+      if (rng() % 5 == 0) delta.docs = now.docs > 0 ? -1 : 1;
+      now.links_to += delta.links_to;
+      now.docs += delta.docs;
+      codec::UriDelta d{{"page.0", ++seq, 1, ""}, uri, delta};
+      ASSERT_TRUE((*feeder)->Produce({names.uri_deltas, pipeline::PartitionFor(uri, kPartitions), uri, codec::Encode(d), {}}, 0).ok());
+    }
+    ASSERT_TRUE((*feeder)->Flush(10000).ok());
+  };
+
+  // Downstream: the domain stage and the sink, in a data dir of their own.
+  Member c("c", brokers);
+  c.Add(std::make_unique<pipeline::DomainStage>(c.Layout(false)), 1000);
+  c.Add(std::make_unique<sink::SinkStage>(c.Layout(false)), 1000);
+  c.Start();
+
+  // A owns the uri tasks and commits in small batches.
+  auto a = std::make_unique<Member>("a", brokers);
+  a->Add(std::make_unique<pipeline::UriStage>(a->Layout()), 1 + rng() % 7);
+  a->Start();
+  feed(200);
+  a->WaitFor(**admin);
+
+  // B takes the tasks over: reads their changelogs, fences at the next epoch, claims, reads on.
+  Member b("b", brokers);
+  const std::string changelog = pipeline::ChangelogTopic("webindex.changelog.", "uri");
+  for (int32_t task = 0; task < kPartitions; ++task) {
+    pipeline::TaskRestore restore(config, **admin, *b.store_, changelog, task, 1, "");
+    ASSERT_TRUE(restore.CatchUp().ok());
+    const uint64_t epoch = restore.epoch() + 1;
+    EXPECT_EQ(epoch, 1u);
+    pipeline::ClaimSpec spec{"uri", task, 1, "b", changelog, {{names.domain_deltas, kPartitions}, {names.exports, kPartitions}}};
+    ASSERT_TRUE(pipeline::ClaimTask(config, spec, epoch).ok());
+    ASSERT_TRUE(restore.CatchUp().ok());
+    EXPECT_EQ(restore.epoch(), epoch);
+    EXPECT_EQ(restore.claimed_by(), "b");
+  }
+  b.Add(std::make_unique<pipeline::UriStage>(b.Layout()), 1000);
+  b.Start();
+
+  // A goes on as if it still owned them, in batches of its own: a different history.
+  feed(200);
+  a->WaitFor(**admin);
+  b.WaitFor(**admin);
+  a.reset();  // it learns that it lost its tasks
+  feed(200);
+  b.WaitFor(**admin);
+  c.WaitFor(**admin);
+  EXPECT_GT(c.metrics_.fenced_records.load(), 0u) << "A's records after the fence reached the receivers";
+
+  // The table is the one the deltas define.
+  {
+    const std::string dir = MakeTempDir("fencing-expected");
+    auto store = state::Store::Open(dir + "/db", state::StoreOptions{});
+    ASSERT_TRUE(store.ok());
+    state::WriteBatch wb(**store);
+    {
+      sink::TableWriter table(**store, wb);
+      std::map<std::string, int64_t> pages;
+      for (const auto& [uri, info] : expected) {
+        if (!info.Exists()) continue;
+        table.SetUriInfo(uri, info, std::nullopt);
+        ++pages[std::string(model::DomainOfUri(uri))];
+      }
+      for (const auto& [domain, count] : pages) table.SetDomainCount(domain, count);
+    }
+    ASSERT_TRUE((*store)->Write(wb).ok());
+    EXPECT_EQ(TableCells(*c.store_), TableCells(**store));
+    store->reset();
+    std::filesystem::remove_all(dir);
+  }
+
+  // Restoring the changelogs gives B's state: A's records after the claim are void.
+  b.Stop();
+  const std::string dir = MakeTempDir("fencing-restore");
+  {
+    auto store = state::Store::Open(dir + "/db", state::StoreOptions{});
+    ASSERT_TRUE(store.ok());
+    uint64_t void_records = 0;
+    for (int32_t task = 0; task < kPartitions; ++task) {
+      pipeline::TaskRestore restore(config, **admin, **store, changelog, task, 1, "");
+      ASSERT_TRUE(restore.CatchUp().ok());
+      EXPECT_EQ(restore.epoch(), 1u);
+      void_records += restore.stats().void_records;
+    }
+    EXPECT_GT(void_records, 0u) << "A wrote nothing to the changelog after the claim";
+    EXPECT_EQ(Family(**store, state::Family::kUris), Family(*b.store_, state::Family::kUris));
+    EXPECT_EQ(Family(**store, state::Family::kDedupe), Family(*b.store_, state::Family::kDedupe));
+    EXPECT_EQ(Family(**store, state::Family::kOffsets), Family(*b.store_, state::Family::kOffsets));
+    EXPECT_EQ(Family(**store, state::Family::kMeta, "task-"), Family(*b.store_, state::Family::kMeta, "task-"));
+  }
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace webindex::testing
