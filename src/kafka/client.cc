@@ -741,10 +741,16 @@ void EmbeddedBroker::PushRequestErrors(int api_key, const std::vector<int>& erro
   rd_kafka_mock_push_request_errors_array(impl_->cluster, static_cast<int16_t>(api_key), codes.size(), codes.data());
 }
 
-Status EmbeddedBroker::SetBrokerUp(bool up) {
-  rd_kafka_resp_err_t err = up ? rd_kafka_mock_broker_set_up(impl_->cluster, 1)
-                               : rd_kafka_mock_broker_set_down(impl_->cluster, 1);
+Status EmbeddedBroker::SetBrokerUp(bool up, int broker) {
+  rd_kafka_resp_err_t err = up ? rd_kafka_mock_broker_set_up(impl_->cluster, broker)
+                               : rd_kafka_mock_broker_set_down(impl_->cluster, broker);
   if (err) return KafkaError(err, up ? "broker up" : "broker down");
+  return Status::Ok();
+}
+
+Status EmbeddedBroker::SetPartitionLeader(const std::string& topic, int32_t partition, int broker) {
+  rd_kafka_resp_err_t err = rd_kafka_mock_partition_set_leader(impl_->cluster, topic.c_str(), partition, broker);
+  if (err) return KafkaError(err, "moving the leader of " + topic + "[" + std::to_string(partition) + "]");
   return Status::Ok();
 }
 

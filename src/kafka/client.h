@@ -216,8 +216,10 @@ class EmbeddedBroker {
   //! Fault injection: the next `errors.size()` requests of Kafka API `api_key` (0 Produce,
   //! 1 Fetch, 2 ListOffsets, 3 Metadata, ...) fail with these Kafka error codes, in order.
   void PushRequestErrors(int api_key, const std::vector<int>& errors);
-  //! Takes the broker down or brings it back up.
-  Status SetBrokerUp(bool up);
+  //! Takes a broker (1..brokers) down or brings it back up.
+  Status SetBrokerUp(bool up, int broker = 1);
+  //! Fault injection: makes broker `broker` (1..brokers) the leader of a partition.
+  Status SetPartitionLeader(const std::string& topic, int32_t partition, int broker);
 
  private:
   struct Impl;

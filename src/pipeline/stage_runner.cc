@@ -1,6 +1,7 @@
 #include "pipeline/stage_runner.h"
 
 #include <algorithm>
+#include <charconv>
 #include <chrono>
 
 #include "codec/state_codec.h"
@@ -55,6 +56,16 @@ std::string StageRunner::TaskSeqKey(std::string_view stage, int32_t partition) {
   return "task-seq/" + std::string(stage) + "/" + std::to_string(partition);
 }
 
+std::string StageRunner::TaskOutboxPrefix(std::string_view stage) { return "task-out/" + std::string(stage) + "/"; }
+
+std::string StageRunner::TaskOutboxKey(std::string_view stage, int32_t partition, uint64_t row, uint32_t part) {
+  BytesWriter w;
+  w.str() = TaskOutboxPrefix(stage) + std::to_string(partition) + "/";
+  w.PutFixed64BE(row);
+  w.PutFixed64BE(part);
+  return w.Take();
+}
+
 std::string StageRunner::OutboxKey(uint64_t seq) const { return OutboxKey(stage_->name(), seq); }
 
 std::string StageRunner::SeqKey() const { return SeqKey(stage_->name()); }
@@ -91,11 +102,15 @@ Status StageRunner::Start() {
     if (rows_.empty()) deleted_below_ = sent_below_ = first;
     rows_.insert(first);
     ASSIGN_OR_RETURN(std::vector<OutRecord> recs, codec::DecodeOutBatch(it->value()));
-    for (size_t i = 0; i < recs.size(); ++i) RETURN_IF_ERROR(Send(recs[i], first + i));
+    if (options_.changelog && stage_->KeepsChangelog()) {
+      auto keys = TaskOutboxKeys(recs, first, nullptr);
+      if (!keys.empty()) row_task_keys_[first] = std::move(keys);
+    }
+    RETURN_IF_ERROR(Dispatch(recs, first));
     resent += recs.size();
   }
   RETURN_IF_ERROR(it->status());
-  sent_below_ = next_seq_;
+  sent_below_ = next_seq_;  // every row sent, or held (FirstHeld)
   // Normal after any stop: the acknowledgements of the last records sent were not committed
   // (or never came); receivers drop the copies they already have by seq.
   if (resent) {
@@ -109,6 +124,7 @@ Status StageRunner::Start() {
     // restored from the changelog then starts where this data dir would, even if it never
     // commits again (its start position came from the generation's setup, not from a commit).
     log_positions_ = true;
+    RETURN_IF_ERROR(LoadAdopted());
     RETURN_IF_ERROR(RunBatch({}));
   }
 
@@ -118,16 +134,132 @@ Status StageRunner::Start() {
   return Status::Ok();
 }
 
-Status StageRunner::Send(const OutRecord& record, uint64_t seq) {
+Status StageRunner::Send(const OutRecord& record, uint64_t seq, bool counted) {
   {
     std::lock_guard<std::mutex> lock(acked_mu_);
     in_flight_.insert(seq);  // before producing, so the acknowledgement always finds it
   }
-  ++unacked_;
+  if (!counted) ++unacked_;
   Status st = producer_.Produce(record, Opaque(index_, seq));
   if (kafka::IsRecordRejected(st)) st = SetAside(record, seq, st);
-  if (st.ok()) sent_below_ = seq + 1;
+  if (st.ok()) sent_below_ = std::max(sent_below_, seq + 1);
   return st;
+}
+
+bool StageRunner::IsChangelog(const OutRecord& record) const {
+  return options_.changelog && record.topic.starts_with(options_.changelog_prefix);
+}
+
+Status StageRunner::Dispatch(std::vector<OutRecord>& recs, uint64_t first) {
+  Held held;
+  for (size_t i = 0; i < recs.size(); ++i) {
+    if (!IsChangelog(recs[i])) continue;
+    const uint64_t seq = first + i;
+    if (held.gate_to == held.gate_from) held.gate_from = seq;
+    held.gate_to = seq + 1;
+    RETURN_IF_ERROR(Send(recs[i], seq));
+  }
+  const bool gated = held.gate_to > held.gate_from;
+  for (size_t i = 0; i < recs.size(); ++i) {
+    if (IsChangelog(recs[i])) continue;
+    if (!gated && held_.empty()) {
+      RETURN_IF_ERROR(Send(recs[i], first + i));
+    } else {
+      held.records.emplace_back(first + i, std::move(recs[i]));
+    }
+  }
+  if (!held.records.empty()) {
+    unacked_ += held.records.size();
+    held_.push_back(std::move(held));
+  }
+  return ReleaseHeld();
+}
+
+Status StageRunner::ReleaseHeld() {
+  while (!held_.empty()) {
+    Held& h = held_.front();
+    if (h.gate_to > h.gate_from) {
+      std::lock_guard<std::mutex> lock(acked_mu_);
+      auto waiting = in_flight_.lower_bound(h.gate_from);
+      if (waiting != in_flight_.end() && *waiting < h.gate_to) return Status::Ok();
+    }
+    for (auto& [seq, record] : h.records) RETURN_IF_ERROR(Send(record, seq, /*counted=*/true));
+    held_.pop_front();
+  }
+  return Status::Ok();
+}
+
+std::vector<std::pair<int32_t, std::string>> StageRunner::TaskOutboxKeys(const std::vector<OutRecord>& recs,
+                                                                         uint64_t row,
+                                                                         std::vector<std::string>* values) const {
+  const std::string own = std::string(stage_->name()) + ".";
+  std::map<int32_t, std::vector<const OutRecord*>> by_task;  // the stage's records, per task, in row order
+  for (const auto& r : recs) {
+    if (IsChangelog(r)) continue;
+    for (const auto& [name, value] : r.headers) {
+      if (name != kTaskHeader) continue;
+      int32_t task = -1;
+      const std::string_view number = std::string_view(value).substr(std::min(value.size(), own.size()));
+      if (value.starts_with(own) &&
+          std::from_chars(number.data(), number.data() + number.size(), task).ec == std::errc() && task >= 0) {
+        by_task[task].push_back(&r);
+      }
+      break;
+    }
+  }
+  // Parts within the changelog's record budget, less room for the key, headers and framing.
+  const size_t budget = options_.limits.BudgetOf(ChangelogTopic(options_.changelog_prefix, stage_->name()));
+  const size_t room = budget > 4096 ? budget - 1024 : budget;
+  std::vector<std::pair<int32_t, std::string>> keys;
+  for (const auto& [task, list] : by_task) {
+    uint32_t part = 0;
+    std::vector<OutRecord> chunk;
+    size_t records = 0, bytes = 0;
+    auto close = [&] {
+      keys.emplace_back(task, TaskOutboxKey(stage_->name(), task, row, part++));
+      if (values) values->push_back(codec::EncodeOutBatch(chunk));
+      chunk.clear();
+      records = bytes = 0;
+    };
+    for (const OutRecord* r : list) {
+      const size_t n = kafka::RecordBytes(*r) + r->topic.size() + 32;
+      if (records > 0 && bytes + n > room) close();
+      if (values) chunk.push_back(*r);
+      ++records;
+      bytes += n;
+    }
+    if (records > 0) close();
+  }
+  return keys;
+}
+
+Status StageRunner::LoadAdopted() {
+  const std::string prefix = TaskOutboxPrefix(stage_->name());
+  auto it = store_.NewIterator(state::Family::kOutbox);
+  for (it->Seek(prefix); it->Valid() && it->key().starts_with(prefix); it->Next()) {
+    const std::string_view rest = it->key().substr(prefix.size());
+    int32_t task = -1;
+    const auto parsed = std::from_chars(rest.data(), rest.data() + rest.size(), task);
+    if (parsed.ec != std::errc() || task < 0 || parsed.ptr == rest.data() + rest.size() || *parsed.ptr != '/') {
+      return Status::Corruption("restored outbox key " + std::string(it->key()));
+    }
+    auto records = codec::DecodeOutBatch(it->value());
+    if (!records.ok()) return records.status().WithContext("restored outbox of task " + TaskName(stage_->name(), task));
+    adopted_.push_back({task, std::string(it->key()), std::move(records).value()});
+  }
+  RETURN_IF_ERROR(it->status());
+  if (!adopted_.empty()) {
+    size_t n = 0;
+    for (const auto& a : adopted_) n += a.records.size();
+    LOG_INFO("stage {}: re-sending {} records of {} commits restored from the changelog (their former owner may not "
+             "have sent them)",
+             stage_->name(), n, adopted_.size());
+  }
+  return Status::Ok();
+}
+
+uint64_t StageRunner::FirstHeld() const {
+  return held_.empty() ? UINT64_MAX : held_.front().records.front().first;
 }
 
 Status StageRunner::SetAside(const OutRecord& record, uint64_t seq, const Status& why) {
@@ -232,18 +364,18 @@ uint64_t StageRunner::DeletableBelow() {
   // still in flight or not sent yet (rows hold consecutive seqs, so that row starts at or below
   // it). A start or a batch that failed part-way leaves records unsent: they stay.
   if (!started_) return deleted_below_;
-  const uint64_t below = std::min(AckedBelow(), sent_below_);
+  const uint64_t below = std::min({AckedBelow(), sent_below_, FirstHeld()});
   if (below >= next_seq_) return next_seq_;  // everything acknowledged, the last row too
   auto row = rows_.upper_bound(below);
   return row == rows_.begin() ? deleted_below_ : *std::prev(row);
 }
 
-bool StageRunner::DeleteAcked(state::WriteBatch& wb) {
-  const uint64_t until = DeletableBelow();
+bool StageRunner::DeleteAcked(state::WriteBatch& wb, uint64_t until) {
   if (until <= deleted_below_) return false;
   wb.DeleteRange(state::Family::kOutbox, OutboxKey(deleted_below_), OutboxKey(until));
   deleted_below_ = until;
   rows_.erase(rows_.begin(), rows_.lower_bound(until));
+  row_task_keys_.erase(row_task_keys_.begin(), row_task_keys_.lower_bound(until));
   return true;
 }
 
@@ -258,7 +390,8 @@ void StageRunner::Loop() {
   Status st;
   try {
     while (!stop_ && st.ok()) {
-      st = consumer_->PollBatch(options_.max_batch, options_.poll_timeout_ms, &batch);
+      // Held records wait for acknowledgements that take a millisecond or so on a quiet link.
+      st = consumer_->PollBatch(options_.max_batch, held_.empty() ? options_.poll_timeout_ms : 1, &batch);
       if (!st.ok()) break;
       for (const auto& loss : consumer_->TakeDataLoss()) metrics_.lost_records += loss.to - loss.from;
       busy_ = true;
@@ -268,9 +401,20 @@ void StageRunner::Loop() {
       }
       if (st.ok()) st = producer_.FatalError();
       if (st.ok()) st = SetAsideRejected();
+      if (st.ok()) st = ReleaseHeld();
       if (st.ok() && (!batch.empty() || DeletableBelow() > deleted_below_)) st = RunBatch(batch.records());
       batch.Clear();
       busy_ = false;
+    }
+    // Stopping: the held records whose changelog records are on their way go too.
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (st.ok() && !held_.empty() && std::chrono::steady_clock::now() < deadline) {
+      {
+        std::lock_guard<std::mutex> lock(acked_mu_);
+        st = delivery_error_;
+      }
+      if (st.ok()) st = ReleaseHeld();
+      if (!held_.empty()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
     }
   } catch (const std::exception& e) {
     st = Status::Internal(std::string("stage ") + std::string(stage_->name()) + ": " + e.what());
@@ -291,6 +435,13 @@ Status StageRunner::RunBatch(const std::vector<InRecord>& records) {
   ctx.set_task_epochs(&task_epochs_);
   const bool changelog = options_.changelog && stage_->KeepsChangelog();
   if (changelog) ctx.RecordChanges();
+  for (auto& adopted : adopted_) {  // a former owner's records, under this owner's epoch
+    for (OutRecord& r : adopted.records) {
+      std::erase_if(r.headers, [](const auto& h) { return h.first == kTaskHeader || h.first == kEpochHeader; });
+      ctx.Emit(adopted.task, std::move(r));
+    }
+    ctx.Delete(adopted.task, state::Family::kOutbox, adopted.key);
+  }
   if (!records.empty()) RETURN_IF_ERROR(stage_->Process(records, ctx).WithContext(std::string(stage_->name())));
   std::vector<int64_t> next(input_partitions_, -1);
   for (const auto& r : records) {
@@ -312,8 +463,26 @@ Status StageRunner::RunBatch(const std::vector<InRecord>& records) {
     w.PutFixed64BE(seq);
     ctx.Put(p, state::Family::kMeta, TaskSeqKey(stage_->name(), p), w.str());
   }
-  if (changelog) RETURN_IF_ERROR(AddChangelog(ctx));
   auto& out = ctx.emitted();
+  const uint64_t delete_below = DeletableBelow();
+  std::vector<std::pair<int32_t, std::string>> task_keys;
+  if (changelog) {
+    // The stage's records, per task, for a new owner to re-send; the ones of the rows this
+    // commit deletes (acknowledged) are forgotten.
+    std::vector<std::string> values;
+    task_keys = TaskOutboxKeys(out, next_seq_, &values);
+    for (size_t i = 0; i < task_keys.size(); ++i) {
+      ctx.changes().push_back({task_keys[i].first, state::Family::kOutbox, task_keys[i].second, std::move(values[i])});
+    }
+    for (auto row = row_task_keys_.begin(); row != row_task_keys_.end() && row->first < delete_below; ++row) {
+      for (const auto& [task, key] : row->second) ctx.changes().push_back({task, state::Family::kOutbox, key, std::nullopt});
+    }
+    // The changelog records first in the row: they are sent first, the stage's records after
+    // they are acknowledged (Dispatch).
+    const size_t own = out.size();
+    RETURN_IF_ERROR(AddChangelog(ctx));
+    std::rotate(out.begin(), out.begin() + static_cast<std::ptrdiff_t>(own), out.end());
+  }
   if (!out.empty()) {
     wb.Put(state::Family::kOutbox, OutboxKey(next_seq_), codec::EncodeOutBatch(out));
     w.str().clear();
@@ -321,7 +490,7 @@ Status StageRunner::RunBatch(const std::vector<InRecord>& records) {
     wb.Put(state::Family::kMeta, SeqKey(), w.str());
   }
   const uint64_t deleted_from = deleted_below_;
-  DeleteAcked(wb);
+  DeleteAcked(wb, delete_below);
   RETURN_IF_ERROR(store_.Write(wb));
   ++metrics_.commits;
   ++batches_;
@@ -336,12 +505,13 @@ Status StageRunner::RunBatch(const std::vector<InRecord>& records) {
   log_positions_ = false;
   const uint64_t first = next_seq_;
   if (!out.empty()) rows_.insert(first);
+  if (!task_keys.empty()) row_task_keys_[first] = std::move(task_keys);
+  adopted_.clear();
   {
     std::lock_guard<std::mutex> lock(acked_mu_);
     next_seq_ += out.size();  // AckedBelow reads it under the same lock
   }
-  for (size_t i = 0; i < out.size(); ++i) RETURN_IF_ERROR(Send(out[i], first + i));
-  return Status::Ok();
+  return Dispatch(out, first);
 }
 
 Status StageRunner::AddChangelog(BatchContext& ctx) {
@@ -378,8 +548,11 @@ Status StageRunner::Join() {
 }
 
 Status StageRunner::CommitAcked() {
+  // With a changelog, a deleted row's records leave the changelog in the same commit (RunBatch);
+  // the rows stay for the next start, which re-sends them (receivers drop the copies).
+  if (options_.changelog && stage_->KeepsChangelog()) return Status::Ok();
   state::WriteBatch wb(store_);
-  if (!DeleteAcked(wb)) return Status::Ok();
+  if (!DeleteAcked(wb, DeletableBelow())) return Status::Ok();
   return store_.Write(wb);
 }
 

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <atomic>
+#include <deque>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -65,6 +66,12 @@ class StageRunner {
   //! kMeta key of task (stage, partition)'s next record seq (Fixed64BE; BatchContext::NextTaskOrigin):
   //! the seq receivers deduplicate by, which moves with the task.
   static std::string TaskSeqKey(std::string_view stage, int32_t partition);
+  //! kOutbox key of part `part` of the records task (stage, partition) emitted in the commit whose
+  //! outbox row starts at `row`. Such keys exist only in the changelog (and in a store restored
+  //! from it): a new owner of the task re-sends what they hold (docs/scale-out.md §4).
+  static std::string TaskOutboxKey(std::string_view stage, int32_t partition, uint64_t row, uint32_t part);
+  //! What every TaskOutboxKey of one stage starts with: "task-out/<stage>/".
+  static std::string TaskOutboxPrefix(std::string_view stage);
 
   const Stage& stage() const { return *stage_; }
   int32_t input_partitions() const { return input_partitions_; }
@@ -80,8 +87,18 @@ class StageRunner {
  private:
   void Loop();
   Status RunBatch(const std::vector<InRecord>& records);
-  //! Sends a committed record; it stays in the outbox until acknowledged.
-  Status Send(const OutRecord& record, uint64_t seq);
+  //! Sends a committed record; it stays in the outbox until acknowledged. `counted`: unacked_
+  //! counts it already (it was held).
+  Status Send(const OutRecord& record, uint64_t seq, bool counted = false);
+  //! Sends the records of one outbox row, `first` being the seq of recs[0]: its changelog records
+  //! now, the others once those are acknowledged (docs/scale-out.md §5, step 4: a batch's outputs
+  //! exist only after its changelog records do), and after every earlier row's.
+  Status Dispatch(std::vector<OutRecord>& recs, uint64_t first);
+  //! Sends the held records whose changelog records are acknowledged, oldest row first.
+  Status ReleaseHeld();
+  bool IsChangelog(const OutRecord& record) const;
+  //! The first held record's seq (UINT64_MAX when none is held).
+  uint64_t FirstHeld() const;
   //! A record Kafka will never take: logged, counted, and replaced under the same seq by a dead
   //! letter describing it, so it leaves the outbox once that is acknowledged and never blocks
   //! the records after it (nor a restart).
@@ -94,8 +111,15 @@ class StageRunner {
   uint64_t AckedBelow();
   //! Outbox rows below this seq hold only acknowledged records (runner thread).
   uint64_t DeletableBelow();
-  //! Adds the deletion of every acknowledged outbox row not deleted yet; true if any.
-  bool DeleteAcked(state::WriteBatch& wb);
+  //! Adds the deletion of the outbox rows below `until` (DeletableBelow) not deleted yet; true if any.
+  bool DeleteAcked(state::WriteBatch& wb, uint64_t until);
+  //! Changelog mode: the TaskOutboxKey records of a row's records (stage records only, in row
+  //! order), each part within the changelog's record budget. Recomputed the same way at start.
+  std::vector<std::pair<int32_t, std::string>> TaskOutboxKeys(const std::vector<OutRecord>& recs, uint64_t row,
+                                                              std::vector<std::string>* values) const;
+  //! Changelog mode: the records restored from a former owner's TaskOutboxKeys (Start), re-sent
+  //! under this owner's epoch by the first commit.
+  Status LoadAdopted();
   std::string OffsetKey(int32_t partition) const;
   std::string OutboxKey(uint64_t seq) const;
   std::string SeqKey() const;
@@ -134,6 +158,22 @@ class StageRunner {
   bool started_ = false;          // Start resent the whole outbox; until then nothing of it is deleted
   bool log_positions_ = false;    // the next commit puts every task's position into the changelog
   std::map<int32_t, uint64_t> task_seqs_;  // next seq of each task, as committed (runner thread)
+  //! Records of a committed row waiting for its changelog records [gate_from, gate_to) to be
+  //! acknowledged (runner thread), in row order.
+  struct Held {
+    uint64_t gate_from = 0, gate_to = 0;
+    std::vector<std::pair<uint64_t, OutRecord>> records;
+  };
+  std::deque<Held> held_;
+  //! Changelog mode: per outbox row not deleted yet, its TaskOutboxKeys (task, key): their
+  //! tombstones go to the changelog with the commit that deletes the row (runner thread).
+  std::map<uint64_t, std::vector<std::pair<int32_t, std::string>>> row_task_keys_;
+  struct Adopted {
+    int32_t task;
+    std::string key;  // TaskOutboxKey in the restored store
+    std::vector<OutRecord> records;
+  };
+  std::vector<Adopted> adopted_;
   std::map<int32_t, uint64_t> task_epochs_;  // epoch of each task (fence.h; absent: 0), as at Start
 };
 

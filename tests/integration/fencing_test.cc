@@ -52,7 +52,7 @@ class Member {
     producer_ = std::move(producer).value();
   }
   ~Member() {
-    Stop();
+    if (!crashed_) Stop();
     runners_.clear();
     producer_.reset();
     store_.reset();
@@ -86,8 +86,17 @@ class Member {
     if (producer_) EXPECT_TRUE(producer_->Flush(10000).ok());
     for (auto& r : runners_) EXPECT_TRUE(r->CommitAcked().ok());
   }
-  //! Waits until every runner has read its input to `ends` (per runner, per partition) and
-  //! every record it sent is acknowledged.
+  //! Stops like a killed process: what the producer holds is never delivered, nothing more is
+  //! committed.
+  void Crash() {
+    for (auto& r : runners_) r->RequestStop();
+    for (auto& r : runners_) r->Join();
+    crashed_ = true;
+    runners_.clear();
+    producer_.reset();
+  }
+  //! Waits until every runner has read its input to its end and every record it committed is
+  //! acknowledged.
   void WaitFor(kafka::Admin& admin) {
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
     while (std::chrono::steady_clock::now() < deadline) {
@@ -115,6 +124,7 @@ class Member {
   std::unique_ptr<kafka::Producer> producer_;
   pipeline::Metrics metrics_;
   std::vector<std::unique_ptr<pipeline::StageRunner>> runners_;
+  bool crashed_ = false;
 };
 
 Cells Family(state::Store& store, state::Family f, const std::string& prefix = "") {
@@ -136,90 +146,13 @@ Cells TableCells(state::Store& store) {
   return out;
 }
 
-TEST(FencingTest, AFormerOwnerThatGoesOnWritingChangesNeitherTheTableNorTheRestoredState) {
-  const uint64_t seed = RandomTestSeeds({5}).front();
-  SCOPED_TRACE("seed " + std::to_string(seed));
-  std::cout << "fencing, seed " << seed << std::endl;
-  std::mt19937_64 rng(seed);
-
-  auto broker = kafka::EmbeddedBroker::Start();
-  ASSERT_TRUE(broker.ok());
-  const std::string brokers = (*broker)->bootstrap_servers();
-  const pipeline::TopicNames names;
-  for (const std::string& t : {names.uri_deltas, names.domain_deltas, names.exports,
-                               pipeline::ChangelogTopic("webindex.changelog.", "uri")}) {
-    ASSERT_TRUE((*broker)->CreateTopic(t, kPartitions).ok());
-  }
-  ASSERT_TRUE((*broker)->CreateTopic(names.dead_letters, 1).ok());
-  kafka::ClientConfig config{brokers, {}};
-  auto admin = kafka::Admin::Create(config);
-  ASSERT_TRUE(admin.ok());
-
-  // What a page stage would send: deltas of a few uris in a few domains, keyed by uri.
-  auto feeder = kafka::Producer::Create(config, [](uint64_t, const Status& st) { ASSERT_TRUE(st.ok()); });
-  ASSERT_TRUE(feeder.ok());
-  std::map<std::string, model::UriInfo> expected;
-  uint64_t seq = 0;
-  auto feed = [&](int n) {
-    for (int i = 0; i < n; ++i) {
-      const std::string uri = "com.d" + std::to_string(rng() % 4) + ">>o>/p" + std::to_string(rng() % 12);
-      model::UriInfo delta;
-      model::UriInfo& now = expected[uri];
-      delta.links_to = (now.links_to > 0 && rng() % 3 == 0) ? -1 : 1;
-      if (rng() % 5 == 0) delta.docs = now.docs > 0 ? -1 : 1;
-      now.links_to += delta.links_to;
-      now.docs += delta.docs;
-      codec::UriDelta d{{"page.0", ++seq, 1, ""}, uri, delta};
-      ASSERT_TRUE((*feeder)->Produce({names.uri_deltas, pipeline::PartitionFor(uri, kPartitions), uri, codec::Encode(d), {}}, 0).ok());
-    }
-    ASSERT_TRUE((*feeder)->Flush(10000).ok());
-  };
-
-  // Downstream: the domain stage and the sink, in a data dir of their own.
-  Member c("c", brokers);
-  c.Add(std::make_unique<pipeline::DomainStage>(c.Layout(false)), 1000);
-  c.Add(std::make_unique<sink::SinkStage>(c.Layout(false)), 1000);
-  c.Start();
-
-  // A owns the uri tasks and commits in small batches.
-  auto a = std::make_unique<Member>("a", brokers);
-  a->Add(std::make_unique<pipeline::UriStage>(a->Layout()), 1 + rng() % 7);
-  a->Start();
-  feed(200);
-  a->WaitFor(**admin);
-
-  // B takes the tasks over: reads their changelogs, fences at the next epoch, claims, reads on.
-  Member b("b", brokers);
-  const std::string changelog = pipeline::ChangelogTopic("webindex.changelog.", "uri");
-  for (int32_t task = 0; task < kPartitions; ++task) {
-    pipeline::TaskRestore restore(config, **admin, *b.store_, changelog, task, 1, "");
-    ASSERT_TRUE(restore.CatchUp().ok());
-    const uint64_t epoch = restore.epoch() + 1;
-    EXPECT_EQ(epoch, 1u);
-    pipeline::ClaimSpec spec{"uri", task, 1, "b", changelog, {{names.domain_deltas, kPartitions}, {names.exports, kPartitions}}};
-    ASSERT_TRUE(pipeline::ClaimTask(config, spec, epoch).ok());
-    ASSERT_TRUE(restore.CatchUp().ok());
-    EXPECT_EQ(restore.epoch(), epoch);
-    EXPECT_EQ(restore.claimed_by(), "b");
-  }
-  b.Add(std::make_unique<pipeline::UriStage>(b.Layout()), 1000);
-  b.Start();
-
-  // A goes on as if it still owned them, in batches of its own: a different history.
-  feed(200);
-  a->WaitFor(**admin);
-  b.WaitFor(**admin);
-  a.reset();  // it learns that it lost its tasks
-  feed(200);
-  b.WaitFor(**admin);
-  c.WaitFor(**admin);
-  EXPECT_GT(c.metrics_.fenced_records.load(), 0u) << "A's records after the fence reached the receivers";
-
-  // The table is the one the deltas define.
+//! The table that uri counts `expected` define: what the sink must hold.
+Cells ExpectedTable(const std::map<std::string, model::UriInfo>& expected) {
+  const std::string dir = MakeTempDir("fencing-expected");
+  Cells cells;
   {
-    const std::string dir = MakeTempDir("fencing-expected");
     auto store = state::Store::Open(dir + "/db", state::StoreOptions{});
-    ASSERT_TRUE(store.ok());
+    EXPECT_TRUE(store.ok());
     state::WriteBatch wb(**store);
     {
       sink::TableWriter table(**store, wb);
@@ -231,14 +164,131 @@ TEST(FencingTest, AFormerOwnerThatGoesOnWritingChangesNeitherTheTableNorTheResto
       }
       for (const auto& [domain, count] : pages) table.SetDomainCount(domain, count);
     }
-    ASSERT_TRUE((*store)->Write(wb).ok());
-    EXPECT_EQ(TableCells(*c.store_), TableCells(**store));
-    store->reset();
-    std::filesystem::remove_all(dir);
+    EXPECT_TRUE((*store)->Write(wb).ok());
+    cells = TableCells(**store);
   }
+  std::filesystem::remove_all(dir);
+  return cells;
+}
+
+//! Produces uri deltas as a page stage would, keyed by uri, and keeps their sums.
+class DeltaFeeder {
+ public:
+  DeltaFeeder(const kafka::ClientConfig& config, uint64_t seed) : rng_(seed) {
+    auto producer = kafka::Producer::Create(config, [](uint64_t, const Status& st) { ASSERT_TRUE(st.ok()); });
+    EXPECT_TRUE(producer.ok());
+    producer_ = std::move(producer).value();
+  }
+  void Feed(int n) {
+    const pipeline::TopicNames names;
+    for (int i = 0; i < n; ++i) {
+      const std::string uri = "com.d" + std::to_string(rng_() % 4) + ">>o>/p" + std::to_string(rng_() % 12);
+      model::UriInfo delta;
+      model::UriInfo& now = expected_[uri];
+      delta.links_to = (now.links_to > 0 && rng_() % 3 == 0) ? -1 : 1;
+      if (rng_() % 5 == 0) delta.docs = now.docs > 0 ? -1 : 1;
+      now.links_to += delta.links_to;
+      now.docs += delta.docs;
+      codec::UriDelta d{{"page.0", ++seq_, 1, ""}, uri, delta};
+      ASSERT_TRUE(
+          producer_->Produce({names.uri_deltas, pipeline::PartitionFor(uri, kPartitions), uri, codec::Encode(d), {}}, 0)
+              .ok());
+    }
+    ASSERT_TRUE(producer_->Flush(10000).ok());
+  }
+  const std::map<std::string, model::UriInfo>& expected() const { return expected_; }
+  std::mt19937_64& rng() { return rng_; }
+
+ private:
+  std::mt19937_64 rng_;
+  std::unique_ptr<kafka::Producer> producer_;
+  std::map<std::string, model::UriInfo> expected_;
+  uint64_t seq_ = 0;
+};
+
+//! Member `b` takes the uri stage's tasks over: reads their changelogs, fences at the next
+//! epoch, claims, reads on (what a member given the partitions does).
+void TakeOver(Member& b, kafka::Admin& admin, const kafka::ClientConfig& config, uint64_t want_epoch) {
+  const pipeline::TopicNames names;
+  const std::string changelog = pipeline::ChangelogTopic("webindex.changelog.", "uri");
+  for (int32_t task = 0; task < kPartitions; ++task) {
+    pipeline::TaskRestore restore(config, admin, *b.store_, changelog, task, 1, "");
+    ASSERT_TRUE(restore.CatchUp().ok());
+    const uint64_t epoch = restore.epoch() + 1;
+    EXPECT_EQ(epoch, want_epoch);
+    pipeline::ClaimSpec spec{"uri", task, 1, b.name_, changelog,
+                             {{names.domain_deltas, kPartitions}, {names.exports, kPartitions}}};
+    ASSERT_TRUE(pipeline::ClaimTask(config, spec, epoch).ok());
+    ASSERT_TRUE(restore.CatchUp().ok());
+    EXPECT_EQ(restore.epoch(), epoch);
+    EXPECT_EQ(restore.claimed_by(), b.name_);
+  }
+}
+
+//! Which broker of the embedded cluster leads the partitions of the uri stage's input, its
+//! changelog and its outputs (and dead letters).
+struct Leaders {
+  int input = 1, changelog = 1, outputs = 1;
+};
+
+//! An embedded broker with the topics of the uri stage's tasks, led as `leaders` says.
+std::unique_ptr<kafka::EmbeddedBroker> StartBroker(Leaders leaders = {}) {
+  auto broker = kafka::EmbeddedBroker::Start(std::max({leaders.input, leaders.changelog, leaders.outputs}));
+  EXPECT_TRUE(broker.ok());
+  const pipeline::TopicNames names;
+  const std::string changelog = pipeline::ChangelogTopic("webindex.changelog.", "uri");
+  for (const std::string& t : {names.uri_deltas, names.domain_deltas, names.exports, changelog, names.dead_letters}) {
+    const int32_t partitions = t == names.dead_letters ? 1 : kPartitions;
+    EXPECT_TRUE((*broker)->CreateTopic(t, partitions).ok());
+    const int leader = t == names.uri_deltas ? leaders.input : t == changelog ? leaders.changelog : leaders.outputs;
+    for (int32_t p = 0; p < partitions; ++p) EXPECT_TRUE((*broker)->SetPartitionLeader(t, p, leader).ok());
+  }
+  return std::move(broker).value();
+}
+
+TEST(FencingTest, AFormerOwnerThatGoesOnWritingChangesNeitherTheTableNorTheRestoredState) {
+  const uint64_t seed = RandomTestSeeds({5}).front();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::cout << "fencing, seed " << seed << std::endl;
+  auto broker = StartBroker();
+  const std::string brokers = broker->bootstrap_servers();
+  kafka::ClientConfig config{brokers, {}};
+  auto admin = kafka::Admin::Create(config);
+  ASSERT_TRUE(admin.ok());
+  DeltaFeeder feeder(config, seed);
+
+  // Downstream: the domain stage and the sink, in a data dir of their own.
+  Member c("c", brokers);
+  c.Add(std::make_unique<pipeline::DomainStage>(c.Layout(false)), 1000);
+  c.Add(std::make_unique<sink::SinkStage>(c.Layout(false)), 1000);
+  c.Start();
+
+  // A owns the uri tasks and commits in small batches.
+  auto a = std::make_unique<Member>("a", brokers);
+  a->Add(std::make_unique<pipeline::UriStage>(a->Layout()), 1 + feeder.rng()() % 7);
+  a->Start();
+  feeder.Feed(200);
+  a->WaitFor(**admin);
+
+  Member b("b", brokers);
+  TakeOver(b, **admin, config, 1);
+  b.Add(std::make_unique<pipeline::UriStage>(b.Layout()), 1000);
+  b.Start();
+
+  // A goes on as if it still owned them, in batches of its own: a different history.
+  feeder.Feed(200);
+  a->WaitFor(**admin);
+  b.WaitFor(**admin);
+  a.reset();  // it learns that it lost its tasks
+  feeder.Feed(200);
+  b.WaitFor(**admin);
+  c.WaitFor(**admin);
+  EXPECT_GT(c.metrics_.fenced_records.load(), 0u) << "A's records after the fence reached the receivers";
+  EXPECT_EQ(TableCells(*c.store_), ExpectedTable(feeder.expected()));
 
   // Restoring the changelogs gives B's state: A's records after the claim are void.
   b.Stop();
+  const std::string changelog = pipeline::ChangelogTopic("webindex.changelog.", "uri");
   const std::string dir = MakeTempDir("fencing-restore");
   {
     auto store = state::Store::Open(dir + "/db", state::StoreOptions{});
@@ -257,6 +307,134 @@ TEST(FencingTest, AFormerOwnerThatGoesOnWritingChangesNeitherTheTableNorTheResto
     EXPECT_EQ(Family(**store, state::Family::kMeta, "task-"), Family(*b.store_, state::Family::kMeta, "task-"));
   }
   std::filesystem::remove_all(dir);
+}
+
+// §4 and §5: a commit counts once its changelog records are in, whether or not its owner then
+// sent its records. A's last commits reach the changelog (broker 2) while the outputs' broker 1
+// is down, and A dies with their records undelivered. B restores the tasks with those commits
+// and must send their records itself.
+TEST(FencingTest, ANewOwnerSendsTheRecordsOfRestoredCommitsThatTheirOwnerNeverSent) {
+  const uint64_t seed = RandomTestSeeds({7}).front();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::cout << "adoption, seed " << seed << std::endl;
+  auto broker = StartBroker({.input = 2, .changelog = 2, .outputs = 1});
+  const std::string brokers = broker->bootstrap_servers();
+  kafka::ClientConfig config{brokers, {}};
+  auto admin = kafka::Admin::Create(config);
+  ASSERT_TRUE(admin.ok());
+  DeltaFeeder feeder(config, seed);
+
+  Member c("c", brokers);
+  c.Add(std::make_unique<pipeline::DomainStage>(c.Layout(false)), 1000);
+  c.Add(std::make_unique<sink::SinkStage>(c.Layout(false)), 1000);
+  c.Start();
+
+  auto a = std::make_unique<Member>("a", brokers);
+  a->Add(std::make_unique<pipeline::UriStage>(a->Layout()), 1 + feeder.rng()() % 20);
+  a->Start();
+  feeder.Feed(100);
+  a->WaitFor(**admin);
+
+  ASSERT_TRUE(broker->SetBrokerUp(false, 1).ok());
+  feeder.Feed(100);
+  // Wait until A has read it all and its changelog stopped growing: its commits are in.
+  const std::string changelog = pipeline::ChangelogTopic("webindex.changelog.", "uri");
+  auto changelog_end = [&] {
+    int64_t n = 0;
+    for (int32_t p = 0; p < kPartitions; ++p) {
+      auto marks = (*admin)->Watermarks(changelog, p, 5000);
+      EXPECT_TRUE(marks.ok());
+      if (marks.ok()) n += marks->second;
+    }
+    return n;
+  };
+  auto read = [&] {
+    int64_t n = 0;
+    for (int64_t position : a->runners_[0]->Positions()) n += std::max<int64_t>(position, 0);
+    return n;
+  };
+  for (int i = 0; i < 1000 && read() < 200; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  ASSERT_EQ(read(), 200);
+  for (int64_t before = -1, now = changelog_end(); now != before; before = now, now = changelog_end()) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  }
+  EXPECT_GT(a->runners_[0]->unacked(), 0u) << "A's records were delivered although their broker is down";
+  a->Crash();
+  a.reset();
+  ASSERT_TRUE(broker->SetBrokerUp(true, 1).ok());
+
+  Member b("b", brokers);
+  TakeOver(b, **admin, config, 1);
+  b.Add(std::make_unique<pipeline::UriStage>(b.Layout()), 1000);
+  b.Start();
+  feeder.Feed(100);
+  b.WaitFor(**admin);
+  c.WaitFor(**admin);
+  EXPECT_EQ(TableCells(*c.store_), ExpectedTable(feeder.expected()));
+  // Nothing of A's is left for a later owner to send again.
+  b.Stop();
+  EXPECT_EQ(Family(*b.store_, state::Family::kOutbox, pipeline::StageRunner::TaskOutboxPrefix("uri")), Cells{});
+}
+
+// Step 4 of docs/scale-out.md §5: a batch's records exist only after its changelog records do, so
+// that a batch a claim voids can never have reached a receiver before the fence. The changelog's
+// partitions are led by a second broker, which goes down: until it is back, nothing of the batch
+// may appear in the output topics, led by the first.
+TEST(FencingTest, ABatchsRecordsAreSentOnlyAfterItsChangelogRecordsAreAcknowledged) {
+  auto broker = StartBroker({.input = 1, .changelog = 2, .outputs = 1});
+  const std::string brokers = broker->bootstrap_servers();
+  const pipeline::TopicNames names;
+  kafka::ClientConfig config{brokers, {}};
+  auto admin = kafka::Admin::Create(config);
+  ASSERT_TRUE(admin.ok());
+
+  Member a("a", brokers);
+  a.Add(std::make_unique<pipeline::UriStage>(a.Layout()), 1000);
+  a.Start();
+  a.WaitFor(**admin);  // the start's commit, acknowledged
+  auto& runner = *a.runners_[0];
+  ASSERT_TRUE(broker->SetBrokerUp(false, 2).ok());
+
+  auto feeder = kafka::Producer::Create(config, [](uint64_t, const Status& st) { ASSERT_TRUE(st.ok()); });
+  ASSERT_TRUE(feeder.ok());
+  for (int i = 0; i < 20; ++i) {
+    const std::string uri = "com.d" + std::to_string(i % 3) + ">>o>/p" + std::to_string(i);
+    codec::UriDelta d{{"page.0", static_cast<uint64_t>(i + 1), 1, ""}, uri, {1, 1}};
+    ASSERT_TRUE((*feeder)->Produce({names.uri_deltas, pipeline::PartitionFor(uri, kPartitions), uri, codec::Encode(d), {}}, 0).ok());
+  }
+  ASSERT_TRUE((*feeder)->Flush(10000).ok());
+
+  auto output_records = [&] {
+    int64_t n = 0;
+    for (const std::string& t : {names.exports, names.domain_deltas}) {
+      for (int32_t p = 0; p < kPartitions; ++p) {
+        auto marks = (*admin)->Watermarks(t, p, 5000);
+        EXPECT_TRUE(marks.ok());
+        if (marks.ok()) n += marks->second;
+      }
+    }
+    return n;
+  };
+  auto read = [&] {
+    int64_t n = 0;
+    for (int64_t position : runner.Positions()) n += std::max<int64_t>(position, 0);
+    return n;
+  };
+  for (int i = 0; i < 1000 && read() < 20; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  ASSERT_EQ(read(), 20) << "the batch was not committed";
+  // Committed, its changelog records sent to a broker that is down: its outputs wait (sent at
+  // once, they appear within a second).
+  int64_t outputs = 0;
+  for (int i = 0; i < 20 && outputs == 0; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    outputs = output_records();
+  }
+  EXPECT_EQ(outputs, 0) << "outputs were sent before the changelog records were acknowledged";
+  EXPECT_GT(runner.unacked(), 0u);
+
+  ASSERT_TRUE(broker->SetBrokerUp(true, 2).ok());
+  a.WaitFor(**admin);  // the changelog answers: the outputs go
+  EXPECT_GT(output_records(), 0);
 }
 
 }  // namespace
