@@ -82,10 +82,6 @@ Status TaskRestore::CatchUp() {
 }
 
 Status TaskRestore::Apply(const InRecord& r) {
-  if (!instance_.empty() && r.Header("inst") != std::optional<std::string_view>(instance_)) {
-    ++stats_.other_generation;
-    return Status::Ok();
-  }
   const auto key = ParseChangelogKey(r.key);
   if (!key) return Status::Corruption("changelog record at " + Where(r.offset) + " has no generation and family in its key");
   if (key->generation != generation_) {
@@ -94,12 +90,14 @@ Status TaskRestore::Apply(const InRecord& r) {
   }
   const auto epoch = EpochOf(r);
   if (!epoch) return Status::Corruption("changelog record at " + Where(r.offset) + " has an unreadable epoch");
+  // Claims and the epochs they end count whoever wrote them.
   if (r.Header(kClaimHeader)) {
-    if (*epoch <= claim_epoch_) {  // lost to an earlier claim of the same epoch or a later one
+    if (*epoch <= std::max(claim_epoch_, epoch_)) {  // lost to an earlier claim of the same epoch or a later one
       ++stats_.void_records;
       return Status::Ok();
     }
-    if (key->family != static_cast<uint8_t>(state::Family::kMeta)) {
+    const size_t end = key->state_key.find('\0');
+    if (key->family != static_cast<uint8_t>(state::Family::kMeta) || end == std::string_view::npos) {
       return Status::Corruption("claim at " + Where(r.offset) + " is not a task epoch key");
     }
     // Whatever the old owner had begun and not closed before the claim never counts.
@@ -109,12 +107,18 @@ Status TaskRestore::Apply(const InRecord& r) {
     const auto inst = r.Header("inst");
     claimed_by_ = inst ? std::string(*inst) : std::string();
     ++stats_.claims;
+    BytesWriter value;
+    value.PutFixed64BE(*epoch);
     state::WriteBatch wb(store_);
-    wb.Put(state::Family::kMeta, key->state_key, r.value);
+    wb.Put(state::Family::kMeta, key->state_key.substr(0, end), value.str());
     return store_.Write(wb).WithContext("restoring the claim at " + Where(r.offset));
   }
   if (*epoch < claim_epoch_) {  // the old owner, after the claim: void
     ++stats_.void_records;
+    return Status::Ok();
+  }
+  if (!instance_.empty() && r.Header("inst") != std::optional<std::string_view>(instance_)) {
+    ++stats_.other_generation;
     return Status::Ok();
   }
   epoch_ = std::max(epoch_, *epoch);

@@ -5,6 +5,7 @@
 
 #include "codec/json_writer.h"
 #include "common/bytes.h"
+#include "common/log.h"
 #include "pipeline/changelog.h"
 #include "pipeline/stage.h"
 
@@ -130,6 +131,14 @@ bool Admitted(FenceMarks& marks, const InRecord& record, BatchContext& ctx) {
   return false;
 }
 
+std::string ClaimKey(uint64_t generation, std::string_view stage, int32_t task, uint64_t epoch) {
+  BytesWriter w;
+  w.str() = TaskEpochKey(stage, task);
+  w.str().push_back('\0');
+  w.PutFixed64BE(epoch);
+  return ChangelogKey(generation, state::Family::kMeta, w.str());
+}
+
 Status ClaimTask(const kafka::ClientConfig& config, const ClaimSpec& spec, uint64_t epoch) {
   std::mutex mu;
   Status failed;
@@ -156,7 +165,7 @@ Status ClaimTask(const kafka::ClientConfig& config, const ClaimSpec& spec, uint6
   value.PutFixed64BE(epoch);
   OutRecord claim{spec.changelog_topic,
                   spec.task,
-                  ChangelogKey(spec.generation, state::Family::kMeta, TaskEpochKey(spec.stage, spec.task)),
+                  ClaimKey(spec.generation, spec.stage, spec.task, epoch),
                   value.Take(),
                   {{kClaimHeader, task},
                    {kEpochHeader, std::to_string(epoch)},
@@ -164,6 +173,24 @@ Status ClaimTask(const kafka::ClientConfig& config, const ClaimSpec& spec, uint6
                    {"inst", spec.instance}}};
   RETURN_IF_ERROR(producer->Produce(claim, 0));
   return wait("claiming task " + task + " at epoch " + std::to_string(epoch));
+}
+
+Result<TakeOverStats> TakeOverTask(const kafka::ClientConfig& config, kafka::Admin& admin, state::Store& store,
+                                   const ClaimSpec& spec) {
+  TaskRestore restore(config, admin, store, spec.changelog_topic, spec.task, spec.generation, "");
+  RETURN_IF_ERROR(restore.CatchUp());
+  const uint64_t epoch = restore.epoch() + 1;
+  RETURN_IF_ERROR(ClaimTask(config, spec, epoch));
+  RETURN_IF_ERROR(restore.CatchUp());
+  const std::string task = TaskName(spec.stage, spec.task);
+  if (restore.epoch() != epoch || restore.claimed_by() != spec.instance) {
+    return Status::Unavailable("task " + task + " was claimed by data dir '" + restore.claimed_by() + "' at epoch " +
+                               std::to_string(restore.epoch()) + " while this one claimed epoch " +
+                               std::to_string(epoch) + "; it is not ours");
+  }
+  LOG_INFO("task {} taken over at epoch {}: {} changelog records read, {} commits restored, {} void", task, epoch,
+           restore.stats().records, restore.stats().commits, restore.stats().void_records);
+  return TakeOverStats{epoch, restore.stats()};
 }
 
 }  // namespace webindex::pipeline

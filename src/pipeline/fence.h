@@ -17,6 +17,7 @@
 #include "common/record.h"
 #include "common/status.h"
 #include "kafka/client.h"
+#include "pipeline/changelog.h"
 #include "state/store.h"
 
 namespace webindex::pipeline {
@@ -92,5 +93,19 @@ struct ClaimSpec {
 //! and so are those that reach a receiver after the fence marker. The caller then reads the
 //! changelog to its end (TaskRestore::CatchUp) and checks that the claim held (epoch()).
 Status ClaimTask(const kafka::ClientConfig& config, const ClaimSpec& spec, uint64_t epoch);
+//! The changelog key of the claim of `task` at `epoch`: the task's epoch key (kMeta
+//! TaskEpochKey), '\0', the epoch (8 bytes, big-endian). One key per epoch, so that compaction
+//! keeps every claim: of two claims of one epoch, the first in the log wins.
+std::string ClaimKey(uint64_t generation, std::string_view stage, int32_t task, uint64_t epoch);
+
+struct TakeOverStats {
+  uint64_t epoch = 0;  //!< the task's epoch now, this owner's
+  RestoreStats restore;
+};
+//! What a member given a task does before it processes: reads the task's changelog into `store`,
+//! claims the next epoch (ClaimTask) and reads on to the end. Unavailable when another claim of
+//! that epoch came first (the task is not this member's; nothing of it may be written).
+Result<TakeOverStats> TakeOverTask(const kafka::ClientConfig& config, kafka::Admin& admin, state::Store& store,
+                                   const ClaimSpec& spec);
 
 }  // namespace webindex::pipeline

@@ -51,8 +51,10 @@ BatchContext::TaskOrigin BatchContext::NextTaskOrigin(int32_t partition) {
 }
 
 void BatchContext::Emit(int32_t task, OutRecord record) {
-  record.headers.emplace_back(kTaskHeader, TaskName(stage_, task));
-  if (const uint64_t epoch = EpochOf(task)) record.headers.emplace_back(kEpochHeader, std::to_string(epoch));
+  if (task_epochs_) {
+    record.headers.emplace_back(kTaskHeader, TaskName(stage_, task));
+    if (const uint64_t epoch = EpochOf(task)) record.headers.emplace_back(kEpochHeader, std::to_string(epoch));
+  }
   out_.push_back(std::move(record));
 }
 

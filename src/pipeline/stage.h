@@ -33,10 +33,13 @@ class BatchContext {
   state::WriteBatch& batch() { return batch_; }
   Metrics& metrics() { return metrics_; }
   void Emit(OutRecord record) { out_.push_back(std::move(record)); }
-  //! Emits a record of task (stage, `task`): it names the task and carries the task's epoch, so
-  //! that receivers can drop it once the task has moved on (fence.h).
+  //! Emits a record of task (stage, `task`). When tasks can move (set_task_epochs), it names the
+  //! task and carries the task's epoch, so that receivers can drop it once the task has moved on
+  //! (fence.h).
   void Emit(int32_t task, OutRecord record);
-  //! The epoch of each task (absent: 0), as the runner committed them; not owned, may be null.
+  //! The epoch of each task (absent: 0), as the runner committed them; not owned. Null (tasks
+  //! stay in this data dir: no changelog) leaves records without the task headers, which cost
+  //! the clients an allocation or two per record.
   void set_task_epochs(const std::map<int32_t, uint64_t>* epochs) { task_epochs_ = epochs; }
   uint64_t EpochOf(int32_t task) const;
 

@@ -58,12 +58,42 @@ std::string StageRunner::TaskSeqKey(std::string_view stage, int32_t partition) {
 
 std::string StageRunner::TaskOutboxPrefix(std::string_view stage) { return "task-out/" + std::string(stage) + "/"; }
 
-std::string StageRunner::TaskOutboxKey(std::string_view stage, int32_t partition, uint64_t row, uint32_t part) {
+std::string StageRunner::TaskOutboxKey(std::string_view stage, int32_t partition, uint64_t epoch, uint64_t row,
+                                       uint32_t part) {
   BytesWriter w;
   w.str() = TaskOutboxPrefix(stage) + std::to_string(partition) + "/";
+  w.PutFixed64BE(epoch);
   w.PutFixed64BE(row);
   w.PutFixed64BE(part);
   return w.Take();
+}
+
+std::string StageRunner::TaskOutboxListKey(uint64_t row) const {
+  BytesWriter w;
+  w.str() = "task-out-keys/" + std::string(stage_->name()) + "/";
+  w.PutFixed64BE(row);
+  return w.Take();
+}
+
+std::string StageRunner::EncodeKeyList(const std::vector<std::pair<int32_t, std::string>>& keys) {
+  BytesWriter w;
+  for (const auto& [task, key] : keys) {
+    w.PutVarint(static_cast<uint64_t>(task));
+    w.PutString(key);
+  }
+  return w.Take();
+}
+
+Result<std::vector<std::pair<int32_t, std::string>>> StageRunner::DecodeKeyList(std::string_view bytes) {
+  std::vector<std::pair<int32_t, std::string>> keys;
+  BytesReader r(bytes);
+  while (!r.empty()) {
+    uint64_t task;
+    std::string key;
+    if (!r.GetVarint(&task) || !r.GetString(&key)) return Status::Corruption("list of a commit's changelog outbox keys");
+    keys.emplace_back(static_cast<int32_t>(task), std::move(key));
+  }
+  return keys;
 }
 
 std::string StageRunner::OutboxKey(uint64_t seq) const { return OutboxKey(stage_->name(), seq); }
@@ -102,15 +132,20 @@ Status StageRunner::Start() {
     if (rows_.empty()) deleted_below_ = sent_below_ = first;
     rows_.insert(first);
     ASSIGN_OR_RETURN(std::vector<OutRecord> recs, codec::DecodeOutBatch(it->value()));
-    if (options_.changelog && stage_->KeepsChangelog()) {
-      auto keys = TaskOutboxKeys(recs, first, nullptr);
-      if (!keys.empty()) row_task_keys_[first] = std::move(keys);
-    }
     RETURN_IF_ERROR(Dispatch(recs, first));
     resent += recs.size();
   }
   RETURN_IF_ERROR(it->status());
   sent_below_ = next_seq_;  // every row sent, or held (FirstHeld)
+  const std::string lists = TaskOutboxListKey(0).substr(0, TaskOutboxListKey(0).size() - 8);
+  auto list = store_.NewIterator(state::Family::kMeta);
+  for (list->Seek(lists); list->Valid() && list->key().starts_with(lists); list->Next()) {
+    BytesReader r(list->key().substr(lists.size()));
+    uint64_t row;
+    if (!r.GetFixed64BE(&row) || !r.empty()) return Status::Corruption("key " + std::string(list->key()));
+    ASSIGN_OR_RETURN(row_task_keys_[row], DecodeKeyList(list->value()));
+  }
+  RETURN_IF_ERROR(list->status());
   // Normal after any stop: the acknowledgements of the last records sent were not committed
   // (or never came); receivers drop the copies they already have by seq.
   if (resent) {
@@ -189,11 +224,10 @@ Status StageRunner::ReleaseHeld() {
   return Status::Ok();
 }
 
-std::vector<std::pair<int32_t, std::string>> StageRunner::TaskOutboxKeys(const std::vector<OutRecord>& recs,
-                                                                         uint64_t row,
-                                                                         std::vector<std::string>* values) const {
+std::vector<std::pair<int32_t, std::string>> StageRunner::TaskOutbox(const std::vector<OutRecord>& recs, uint64_t row,
+                                                                     std::vector<std::string>* values) const {
   const std::string own = std::string(stage_->name()) + ".";
-  std::map<int32_t, std::vector<const OutRecord*>> by_task;  // the stage's records, per task, in row order
+  std::map<int32_t, std::vector<OutRecord>> by_task;  // the stage's records, per task, in row order
   for (const auto& r : recs) {
     if (IsChangelog(r)) continue;
     for (const auto& [name, value] : r.headers) {
@@ -202,52 +236,63 @@ std::vector<std::pair<int32_t, std::string>> StageRunner::TaskOutboxKeys(const s
       const std::string_view number = std::string_view(value).substr(std::min(value.size(), own.size()));
       if (value.starts_with(own) &&
           std::from_chars(number.data(), number.data() + number.size(), task).ec == std::errc() && task >= 0) {
-        by_task[task].push_back(&r);
+        by_task[task].push_back(r);
       }
       break;
     }
   }
-  // Parts within the changelog's record budget, less room for the key, headers and framing.
+  // Parts of the encoded records, each within the changelog's record budget less room for the
+  // key and headers: a record as large as its own topic takes still fits in two.
   const size_t budget = options_.limits.BudgetOf(ChangelogTopic(options_.changelog_prefix, stage_->name()));
   const size_t room = budget > 4096 ? budget - 1024 : budget;
   std::vector<std::pair<int32_t, std::string>> keys;
   for (const auto& [task, list] : by_task) {
-    uint32_t part = 0;
-    std::vector<OutRecord> chunk;
-    size_t records = 0, bytes = 0;
-    auto close = [&] {
-      keys.emplace_back(task, TaskOutboxKey(stage_->name(), task, row, part++));
-      if (values) values->push_back(codec::EncodeOutBatch(chunk));
-      chunk.clear();
-      records = bytes = 0;
-    };
-    for (const OutRecord* r : list) {
-      const size_t n = kafka::RecordBytes(*r) + r->topic.size() + 32;
-      if (records > 0 && bytes + n > room) close();
-      if (values) chunk.push_back(*r);
-      ++records;
-      bytes += n;
+    const std::string bytes = codec::EncodeOutBatch(list);
+    auto epoch = task_epochs_.find(task);
+    for (uint32_t part = 0; size_t{part} * room < bytes.size(); ++part) {
+      keys.emplace_back(task, TaskOutboxKey(stage_->name(), task, epoch == task_epochs_.end() ? 0 : epoch->second,
+                                            row, part));
+      values->push_back(bytes.substr(size_t{part} * room, room));
     }
-    if (records > 0) close();
   }
   return keys;
 }
 
 Status StageRunner::LoadAdopted() {
+  // Keys in order: per task, epoch and row, the parts of one encoded batch of records.
   const std::string prefix = TaskOutboxPrefix(stage_->name());
+  std::string batch, batch_of;  // the parts read so far, and the key they share but for the part number
+  std::vector<std::string> keys;
+  int32_t task = -1;
+  auto finish = [&]() -> Status {
+    if (keys.empty()) return Status::Ok();
+    auto records = codec::DecodeOutBatch(batch);
+    if (!records.ok()) return records.status().WithContext("restored outbox of task " + TaskName(stage_->name(), task));
+    adopted_.push_back({task, std::move(keys), std::move(records).value()});
+    keys.clear();
+    batch.clear();
+    return Status::Ok();
+  };
   auto it = store_.NewIterator(state::Family::kOutbox);
   for (it->Seek(prefix); it->Valid() && it->key().starts_with(prefix); it->Next()) {
-    const std::string_view rest = it->key().substr(prefix.size());
-    int32_t task = -1;
-    const auto parsed = std::from_chars(rest.data(), rest.data() + rest.size(), task);
-    if (parsed.ec != std::errc() || task < 0 || parsed.ptr == rest.data() + rest.size() || *parsed.ptr != '/') {
-      return Status::Corruption("restored outbox key " + std::string(it->key()));
+    const std::string_view key = it->key();
+    const std::string_view rest = key.substr(prefix.size());
+    int32_t t = -1;
+    const auto parsed = std::from_chars(rest.data(), rest.data() + rest.size(), t);
+    if (parsed.ec != std::errc() || t < 0 || rest.end() - parsed.ptr != 1 + 8 + 8 + 8 || *parsed.ptr != '/') {
+      return Status::Corruption("restored outbox key " + std::string(key));
     }
-    auto records = codec::DecodeOutBatch(it->value());
-    if (!records.ok()) return records.status().WithContext("restored outbox of task " + TaskName(stage_->name(), task));
-    adopted_.push_back({task, std::string(it->key()), std::move(records).value()});
+    const std::string_view of = key.substr(0, key.size() - 8);
+    if (of != batch_of) {
+      RETURN_IF_ERROR(finish());
+      batch_of.assign(of);
+      task = t;
+    }
+    keys.emplace_back(key);
+    batch.append(it->value());
   }
   RETURN_IF_ERROR(it->status());
+  RETURN_IF_ERROR(finish());
   if (!adopted_.empty()) {
     size_t n = 0;
     for (const auto& a : adopted_) n += a.records.size();
@@ -372,10 +417,14 @@ uint64_t StageRunner::DeletableBelow() {
 
 bool StageRunner::DeleteAcked(state::WriteBatch& wb, uint64_t until) {
   if (until <= deleted_below_) return false;
+  const uint64_t deleted_from = deleted_below_;
   wb.DeleteRange(state::Family::kOutbox, OutboxKey(deleted_below_), OutboxKey(until));
   deleted_below_ = until;
   rows_.erase(rows_.begin(), rows_.lower_bound(until));
-  row_task_keys_.erase(row_task_keys_.begin(), row_task_keys_.lower_bound(until));
+  if (!row_task_keys_.empty() && row_task_keys_.begin()->first < until) {
+    wb.DeleteRange(state::Family::kMeta, TaskOutboxListKey(deleted_from), TaskOutboxListKey(until));
+    row_task_keys_.erase(row_task_keys_.begin(), row_task_keys_.lower_bound(until));
+  }
   return true;
 }
 
@@ -391,7 +440,7 @@ void StageRunner::Loop() {
   try {
     while (!stop_ && st.ok()) {
       // Held records wait for acknowledgements that take a millisecond or so on a quiet link.
-      st = consumer_->PollBatch(options_.max_batch, held_.empty() ? options_.poll_timeout_ms : 1, &batch);
+      st = consumer_->PollBatch(options_.max_batch, held_.empty() ? options_.poll_timeout_ms : 5, &batch);
       if (!st.ok()) break;
       for (const auto& loss : consumer_->TakeDataLoss()) metrics_.lost_records += loss.to - loss.from;
       busy_ = true;
@@ -432,15 +481,17 @@ Status StageRunner::RunBatch(const std::vector<InRecord>& records) {
   state::WriteBatch wb(store_);
   BatchContext ctx(store_, wb, stage_->name(), metrics_, options_.generation, &options_.limits);
   ctx.task_seqs() = task_seqs_;
-  ctx.set_task_epochs(&task_epochs_);
   const bool changelog = options_.changelog && stage_->KeepsChangelog();
-  if (changelog) ctx.RecordChanges();
+  if (changelog) {
+    ctx.RecordChanges();
+    ctx.set_task_epochs(&task_epochs_);  // tasks can move only with their changelog
+  }
   for (auto& adopted : adopted_) {  // a former owner's records, under this owner's epoch
     for (OutRecord& r : adopted.records) {
       std::erase_if(r.headers, [](const auto& h) { return h.first == kTaskHeader || h.first == kEpochHeader; });
       ctx.Emit(adopted.task, std::move(r));
     }
-    ctx.Delete(adopted.task, state::Family::kOutbox, adopted.key);
+    for (const std::string& key : adopted.keys) ctx.Delete(adopted.task, state::Family::kOutbox, key);
   }
   if (!records.empty()) RETURN_IF_ERROR(stage_->Process(records, ctx).WithContext(std::string(stage_->name())));
   std::vector<int64_t> next(input_partitions_, -1);
@@ -470,7 +521,8 @@ Status StageRunner::RunBatch(const std::vector<InRecord>& records) {
     // The stage's records, per task, for a new owner to re-send; the ones of the rows this
     // commit deletes (acknowledged) are forgotten.
     std::vector<std::string> values;
-    task_keys = TaskOutboxKeys(out, next_seq_, &values);
+    task_keys = TaskOutbox(out, next_seq_, &values);
+    if (!task_keys.empty()) wb.Put(state::Family::kMeta, TaskOutboxListKey(next_seq_), EncodeKeyList(task_keys));
     for (size_t i = 0; i < task_keys.size(); ++i) {
       ctx.changes().push_back({task_keys[i].first, state::Family::kOutbox, task_keys[i].second, std::move(values[i])});
     }
@@ -516,7 +568,7 @@ Status StageRunner::RunBatch(const std::vector<InRecord>& records) {
 
 Status StageRunner::AddChangelog(BatchContext& ctx) {
   // Per task, in the order they were made: its changes, then the record that closes them.
-  // They go out in this commit's outbox row, after the stage's own records.
+  // RunBatch puts them first in this commit's outbox row.
   const std::string topic = ChangelogTopic(options_.changelog_prefix, stage_->name());
   const size_t budget = options_.limits.BudgetOf(topic);
   std::map<int32_t, std::vector<BatchContext::StateChange*>> by_task;

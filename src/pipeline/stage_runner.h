@@ -66,10 +66,13 @@ class StageRunner {
   //! kMeta key of task (stage, partition)'s next record seq (Fixed64BE; BatchContext::NextTaskOrigin):
   //! the seq receivers deduplicate by, which moves with the task.
   static std::string TaskSeqKey(std::string_view stage, int32_t partition);
-  //! kOutbox key of part `part` of the records task (stage, partition) emitted in the commit whose
-  //! outbox row starts at `row`. Such keys exist only in the changelog (and in a store restored
-  //! from it): a new owner of the task re-sends what they hold (docs/scale-out.md §4).
-  static std::string TaskOutboxKey(std::string_view stage, int32_t partition, uint64_t row, uint32_t part);
+  //! kOutbox key of part `part` of the records task (stage, partition) emitted at `epoch` in the
+  //! commit whose outbox row starts at `row` (the parts of EncodeOutBatch of those records, cut to
+  //! fit the changelog's records). Such keys exist only in the changelog and in a store restored
+  //! from it: a new owner of the task re-sends what they hold (docs/scale-out.md §4). The epoch
+  //! keeps two owners' keys apart: a former owner's row numbers are not this one's.
+  static std::string TaskOutboxKey(std::string_view stage, int32_t partition, uint64_t epoch, uint64_t row,
+                                   uint32_t part);
   //! What every TaskOutboxKey of one stage starts with: "task-out/<stage>/".
   static std::string TaskOutboxPrefix(std::string_view stage);
 
@@ -113,10 +116,15 @@ class StageRunner {
   uint64_t DeletableBelow();
   //! Adds the deletion of the outbox rows below `until` (DeletableBelow) not deleted yet; true if any.
   bool DeleteAcked(state::WriteBatch& wb, uint64_t until);
-  //! Changelog mode: the TaskOutboxKey records of a row's records (stage records only, in row
-  //! order), each part within the changelog's record budget. Recomputed the same way at start.
-  std::vector<std::pair<int32_t, std::string>> TaskOutboxKeys(const std::vector<OutRecord>& recs, uint64_t row,
-                                                              std::vector<std::string>* values) const;
+  //! Changelog mode: the TaskOutboxKeys of a commit's records (the stage's, per task, in row
+  //! order) with their values.
+  std::vector<std::pair<int32_t, std::string>> TaskOutbox(const std::vector<OutRecord>& recs, uint64_t row,
+                                                          std::vector<std::string>* values) const;
+  //! kMeta key listing the TaskOutboxKeys of the commit whose outbox row starts at `row`, so that
+  //! the commit deleting the row sends their tombstones, whenever that is (deleted with the row).
+  std::string TaskOutboxListKey(uint64_t row) const;
+  static std::string EncodeKeyList(const std::vector<std::pair<int32_t, std::string>>& keys);
+  static Result<std::vector<std::pair<int32_t, std::string>>> DecodeKeyList(std::string_view bytes);
   //! Changelog mode: the records restored from a former owner's TaskOutboxKeys (Start), re-sent
   //! under this owner's epoch by the first commit.
   Status LoadAdopted();
@@ -170,7 +178,7 @@ class StageRunner {
   std::map<uint64_t, std::vector<std::pair<int32_t, std::string>>> row_task_keys_;
   struct Adopted {
     int32_t task;
-    std::string key;  // TaskOutboxKey in the restored store
+    std::vector<std::string> keys;  // its TaskOutboxKeys (parts) in the restored store
     std::vector<OutRecord> records;
   };
   std::vector<Adopted> adopted_;

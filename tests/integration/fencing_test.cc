@@ -212,16 +212,11 @@ void TakeOver(Member& b, kafka::Admin& admin, const kafka::ClientConfig& config,
   const pipeline::TopicNames names;
   const std::string changelog = pipeline::ChangelogTopic("webindex.changelog.", "uri");
   for (int32_t task = 0; task < kPartitions; ++task) {
-    pipeline::TaskRestore restore(config, admin, *b.store_, changelog, task, 1, "");
-    ASSERT_TRUE(restore.CatchUp().ok());
-    const uint64_t epoch = restore.epoch() + 1;
-    EXPECT_EQ(epoch, want_epoch);
     pipeline::ClaimSpec spec{"uri", task, 1, b.name_, changelog,
                              {{names.domain_deltas, kPartitions}, {names.exports, kPartitions}}};
-    ASSERT_TRUE(pipeline::ClaimTask(config, spec, epoch).ok());
-    ASSERT_TRUE(restore.CatchUp().ok());
-    EXPECT_EQ(restore.epoch(), epoch);
-    EXPECT_EQ(restore.claimed_by(), b.name_);
+    auto took = pipeline::TakeOverTask(config, admin, *b.store_, spec);
+    ASSERT_TRUE(took.ok()) << took.status().ToString();
+    EXPECT_EQ(took->epoch, want_epoch);
   }
 }
 
@@ -365,8 +360,13 @@ TEST(FencingTest, ANewOwnerSendsTheRecordsOfRestoredCommitsThatTheirOwnerNeverSe
 
   Member b("b", brokers);
   TakeOver(b, **admin, config, 1);
+  EXPECT_FALSE(Family(*b.store_, state::Family::kOutbox, pipeline::StageRunner::TaskOutboxPrefix("uri")).empty())
+      << "the changelog holds no records of A's last commits";
   b.Add(std::make_unique<pipeline::UriStage>(b.Layout()), 1000);
   b.Start();
+  b.WaitFor(**admin);
+  c.WaitFor(**admin);
+  EXPECT_EQ(TableCells(*c.store_), ExpectedTable(feeder.expected())) << "before more input";
   feeder.Feed(100);
   b.WaitFor(**admin);
   c.WaitFor(**admin);
@@ -374,6 +374,68 @@ TEST(FencingTest, ANewOwnerSendsTheRecordsOfRestoredCommitsThatTheirOwnerNeverSe
   // Nothing of A's is left for a later owner to send again.
   b.Stop();
   EXPECT_EQ(Family(*b.store_, state::Family::kOutbox, pipeline::StageRunner::TaskOutboxPrefix("uri")), Cells{});
+}
+
+// The claim rules of TaskRestore on a changelog written by hand: a claim cuts off the unfinished
+// commit before it, a former owner's records after it are void whoever restores, and of two
+// claims of one epoch the first wins.
+TEST(FencingTest, RestoreCountsTheFirstClaimOfAnEpochAndVoidsWhatTheFormerOwnerWritesAfterIt) {
+  auto broker = StartBroker();
+  kafka::ClientConfig config{broker->bootstrap_servers(), {}};
+  const std::string topic = pipeline::ChangelogTopic("webindex.changelog.", "uri");
+  auto producer = kafka::Producer::Create(config, [](uint64_t, const Status& st) { EXPECT_TRUE(st.ok()); });
+  ASSERT_TRUE(producer.ok());
+  auto hdr = [](const std::string& inst, uint64_t ep) {
+    std::vector<std::pair<std::string, std::string>> h = {{"gen", "1"}, {"inst", inst}};
+    if (ep) h.emplace_back(pipeline::kEpochHeader, std::to_string(ep));
+    return h;
+  };
+  auto put = [&](const std::string& k, const std::string& v, const std::string& inst, uint64_t ep) {
+    return OutRecord{topic, 0, pipeline::ChangelogKey(1, state::Family::kUris, k), v, hdr(inst, ep)};
+  };
+  auto close = [&](const std::string& inst, uint64_t ep) {
+    return OutRecord{topic, 0, pipeline::ChangelogCommitKey(1), "", hdr(inst, ep)};
+  };
+  auto claim = [&](const std::string& inst, uint64_t ep) {
+    BytesWriter v;
+    v.PutFixed64BE(ep);
+    auto h = hdr(inst, ep);
+    h.emplace_back(pipeline::kClaimHeader, "uri.0");
+    return OutRecord{topic, 0, pipeline::ClaimKey(1, "uri", 0, ep), v.Take(), h};
+  };
+  const std::vector<OutRecord> records = {
+      put("a", "1", "A", 0), close("A", 0),  // A's commit
+      put("b", "2", "A", 0),                 // A's next, unfinished when B claims
+      claim("B", 1),
+      put("a", "9", "A", 0), close("A", 0),  // A, not knowing: void
+      claim("C", 1),                         // too late for epoch 1: void
+      put("c", "3", "B", 1), close("B", 1),  // B's commit
+  };
+  for (const auto& r : records) ASSERT_TRUE((*producer)->Produce(r, 0).ok());
+  ASSERT_TRUE((*producer)->Flush(10000).ok());
+  auto admin = kafka::Admin::Create(config);
+  ASSERT_TRUE(admin.ok());
+
+  for (const std::string instance : {"", "A"}) {
+    SCOPED_TRACE("restoring the records of data dir '" + instance + "'");
+    const std::string dir = MakeTempDir("fencing-claims");
+    {
+      auto store = state::Store::Open(dir + "/db", state::StoreOptions{});
+      ASSERT_TRUE(store.ok());
+      pipeline::TaskRestore restore(config, **admin, **store, topic, 0, 1, instance);
+      ASSERT_TRUE(restore.CatchUp().ok());
+      EXPECT_EQ(restore.epoch(), 1u);
+      EXPECT_EQ(restore.claimed_by(), "B");
+      EXPECT_EQ(restore.stats().claims, 1u);
+      EXPECT_EQ(restore.stats().interrupted, 1u);
+      EXPECT_EQ(restore.stats().void_records, 3u);
+      EXPECT_EQ(Family(**store, state::Family::kUris), instance.empty() ? (Cells{{"a", "1"}, {"c", "3"}}) : (Cells{{"a", "1"}}));
+      BytesWriter one;
+      one.PutFixed64BE(1);
+      EXPECT_EQ(Family(**store, state::Family::kMeta), (Cells{{pipeline::TaskEpochKey("uri", 0), one.str()}}));
+    }
+    std::filesystem::remove_all(dir);
+  }
 }
 
 // Step 4 of docs/scale-out.md §5: a batch's records exist only after its changelog records do, so
