@@ -194,6 +194,7 @@ Status BenchRun::ThroughputPhase() {
     report_.stages.push_back(std::move(busy));
   }
   report_.peak_rss_bytes = PeakRssBytes();  // before the raw consumer adds its own buffers
+  report_.pagerank_computations = running_->processor().rank_stats().computations;
   LOG_INFO(
       "bench: throughput phase {:.0f} pages/s, {:.0f} links/s over {:.2f} s ({} producer pauses, {:.2f} s "
       "asking for lag)",

@@ -63,6 +63,11 @@ std::string FormatText(const BenchReport& r) {
     }
     out += "\n";
   }
+  if (r.pagerank_computations > 0) {
+    out += fmt::format("    the background PageRank computed {} results meanwhile (on the same cores; `[pagerank] "
+                       "interval_s = 0` turns it off)\n",
+                       r.pagerank_computations);
+  }
   out += fmt::format("(b) event-to-query latency at {:.0f} events/s (achieved {:.0f}):\n", r.latency_rate,
                      r.latency_achieved_rate);
   out += LatencyLine("page row (p:<uri>|page|cur)", r.page_latency);
@@ -97,8 +102,9 @@ std::string FormatJson(const BenchReport& r) {
                           st.batches, st.busy_seconds, st.busy_share);
   }
   out += fmt::format(R"("throughput":{{"seconds":{:.3f},"pages_per_s":{:.1f},"links_per_s":{:.1f},)"
-                     R"("page_stage_seconds":{:.3f},"cpu_cores":{:.2f},"stages":[{}]}},)",
-                     r.throughput_seconds, r.pages_per_s, r.links_per_s, r.page_stage_seconds, r.cpu_cores, stages);
+                     R"("page_stage_seconds":{:.3f},"cpu_cores":{:.2f},"stages":[{}],"pagerank_computations":{}}},)",
+                     r.throughput_seconds, r.pages_per_s, r.links_per_s, r.page_stage_seconds, r.cpu_cores, stages,
+                     r.pagerank_computations);
   out += fmt::format(R"("latency":{{"rate":{:.1f},"achieved_rate":{:.1f},"page":{},"count":{},"full":{}}},)",
                      r.latency_rate, r.latency_achieved_rate, LatencyJson(r.page_latency), LatencyJson(r.count_latency),
                      LatencyJson(r.full_latency));

@@ -42,6 +42,9 @@ struct BenchReport {
     double busy_share = 0;  //!< busy_seconds / throughput_seconds
   };
   std::vector<StageBusy> stages;
+  //! Results the background PageRank (`[pagerank] interval_s`) computed by the end of the
+  //! phase: it shares the cores and holds the graph in memory while it runs.
+  uint64_t pagerank_computations = 0;
 
   // (b) latency phase at a fixed produce rate.
   double latency_rate = 0, latency_achieved_rate = 0;

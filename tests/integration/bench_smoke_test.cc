@@ -95,7 +95,7 @@ TEST(BenchSmokeTest, CommandPrintsAJsonReportWithEveryEventConsumed) {
   EXPECT_EQ(number("consumed"), 1100);
   EXPECT_EQ(number("lost"), 0);
   for (const char* field : {"pages_per_s", "links_per_s", "p50_ms", "p99_ms", "peak_rss_bytes", "rocksdb_bytes",
-                            "distinct_uris", "records_per_s", "pipeline_ratio"}) {
+                            "distinct_uris", "records_per_s", "pipeline_ratio", "pagerank_computations"}) {
     EXPECT_GE(number(field), 0) << field << " missing in " << out;
   }
   EXPECT_EQ(out.front(), '{');
