@@ -142,7 +142,13 @@ std::string ClaimKey(uint64_t generation, std::string_view stage, int32_t task, 
 Status ClaimTask(const kafka::ClientConfig& config, const ClaimSpec& spec, uint64_t epoch) {
   std::mutex mu;
   Status failed;
-  ASSIGN_OR_RETURN(auto producer, kafka::Producer::Create(config, [&](uint64_t, const Status& st) {
+  // Not idempotent: nothing here needs it (the markers are awaited before the claim is sent; a
+  // marker or claim sent twice changes nothing), and a fresh idempotent producer first waits for
+  // its producer id (20 ms of the 100 ms a claim takes on the embedded broker).
+  kafka::ClientConfig plain = config;
+  plain.properties.emplace("enable.idempotence", "false");
+  plain.properties.emplace("linger.ms", "0");
+  ASSIGN_OR_RETURN(auto producer, kafka::Producer::Create(plain, [&](uint64_t, const Status& st) {
                      std::lock_guard<std::mutex> lock(mu);
                      if (!st.ok() && failed.ok()) failed = st;
                    }));
@@ -151,6 +157,11 @@ Status ClaimTask(const kafka::ClientConfig& config, const ClaimSpec& spec, uint6
     std::lock_guard<std::mutex> lock(mu);
     return failed.WithContext(std::string(what));
   };
+  // The partitions of every topic written below, learnt at once: asked one by one, the claim's
+  // topic would wait a second for the next metadata refresh.
+  std::vector<std::string> topics = {spec.changelog_topic};
+  for (const auto& output : spec.outputs) topics.push_back(output.first);
+  RETURN_IF_ERROR(producer->WarmUp(topics, kAckTimeoutMs));
   const std::string task = TaskName(spec.stage, spec.task);
   // 1. Fence markers, every one acknowledged: whatever the old owner produces from now on lands
   // after them.

@@ -2,7 +2,9 @@
 // how fast a member that takes a task over rebuilds its state. The changelog holds real page
 // states (the page stage's, ~0.8 KB each) in commits of 1,000 changes, spread over 8 partitions
 // of the embedded broker (which keeps ~5 MiB per partition); each iteration restores all of them
-// into an empty store.
+// into an empty store. The takeover benchmarks add what a new owner does around the restore
+// (pipeline::TakeOverTask, docs/scale-out.md §5): fence markers into the 16 partitions of two
+// output topics, the claim, and reading the changelog on to its end.
 #include <benchmark/benchmark.h>
 
 #include <cstdio>
@@ -12,6 +14,7 @@
 #include "codec/state_codec.h"
 #include "kafka/client.h"
 #include "pipeline/changelog.h"
+#include "pipeline/fence.h"
 #include "pipeline/stage_runner.h"
 
 namespace webindex::benchmarks {
@@ -21,6 +24,7 @@ constexpr int kPartitions = 8;
 constexpr uint64_t kStatesPerPartition = 4000;
 constexpr uint64_t kCommit = 1000;
 const std::string kTopic = "webindex.changelog.page";
+const std::string kOutputs[] = {"webindex.uri-deltas", "webindex.exports"};
 
 void Check(const Status& st, const char* what) {
   if (!st.ok()) {
@@ -40,6 +44,7 @@ struct Changelog {
     broker = std::move(b).value();
     config.brokers = broker->bootstrap_servers();
     Check(broker->CreateTopic(kTopic, kPartitions), "topic");
+    for (const std::string& output : kOutputs) Check(broker->CreateTopic(output, kPartitions), "output topic");
     auto producer = kafka::Producer::Create(config, [](uint64_t, const Status& st) { Check(st, "delivery"); });
     Check(producer.status(), "producer");
     const std::vector<std::pair<std::string, std::string>> headers = {{"gen", "1"}, {"inst", "bench"}};
@@ -82,6 +87,39 @@ void BM_RestorePageStates(benchmark::State& state) {
   state.counters["changelog_MB"] = static_cast<double>(changelog.bytes) / 1e6;
 }
 BENCHMARK(BM_RestorePageStates)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+pipeline::ClaimSpec Spec(int32_t task) {
+  pipeline::ClaimSpec spec{"page", task, 1, "bench", kTopic, {}};
+  for (const std::string& output : kOutputs) spec.outputs.emplace_back(output, kPartitions);
+  return spec;
+}
+
+//! A new owner's whole step for one task of 4,000 page states: restore, fence, claim, read on.
+void BM_TakeOverOneTask(benchmark::State& state) {
+  static Changelog& changelog = *new Changelog();
+  auto admin = kafka::Admin::Create(changelog.config);
+  Check(admin.status(), "admin");
+  uint64_t changes = 0;
+  for (auto _ : state) {
+    state.PauseTiming();
+    TempStore store;
+    state.ResumeTiming();
+    auto took = pipeline::TakeOverTask(changelog.config, **admin, store.store(), Spec(0));
+    Check(took.status(), "take over");
+    changes += took->restore.changes;
+  }
+  state.SetItemsProcessed(static_cast<int64_t>(changes));
+  state.counters["task_MB"] = static_cast<double>(changelog.bytes) / kPartitions / 1e6;
+}
+BENCHMARK(BM_TakeOverOneTask)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+//! What the takeover adds to the restore: 16 fence markers and the claim, each acknowledged.
+void BM_FenceAndClaim(benchmark::State& state) {
+  static Changelog& changelog = *new Changelog();
+  uint64_t epoch = 1000;
+  for (auto _ : state) Check(pipeline::ClaimTask(changelog.config, Spec(1), ++epoch), "claim");
+}
+BENCHMARK(BM_FenceAndClaim)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 }  // namespace
 }  // namespace webindex::benchmarks
