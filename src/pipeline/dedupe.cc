@@ -1,56 +1,49 @@
 #include "pipeline/dedupe.h"
 
+#include <charconv>
+
 #include "common/bytes.h"
 
 namespace webindex::pipeline {
 
-std::string Dedupe::Key(int32_t partition, const std::string& src) const {
-  return stage_ + "/" + std::to_string(partition) + "/" + src;
-}
-
-Status Dedupe::Load(state::Store& store) {
-  const std::string prefix = stage_ + "/";
+Status PartitionMarks::Load(state::Store& store) {
   auto it = store.NewIterator(state::Family::kDedupe);
-  for (it->Seek(prefix); it->Valid() && it->key().starts_with(prefix); it->Next()) {
-    std::string_view rest = it->key().substr(prefix.size());
-    const size_t slash = rest.find('/');
-    if (slash == std::string_view::npos) return Status::Corruption("dedupe key " + std::string(it->key()));
-    const int32_t partition = std::stoi(std::string(rest.substr(0, slash)));
-    uint64_t seq;
+  for (it->Seek(prefix_); it->Valid() && it->key().starts_with(prefix_); it->Next()) {
+    const std::string_view rest = it->key().substr(prefix_.size());
+    int32_t partition = -1;
+    const auto parsed = std::from_chars(rest.data(), rest.data() + rest.size(), partition);
+    uint64_t mark;
     BytesReader r(it->value());
-    if (!r.GetFixed64BE(&seq)) return Status::Corruption("dedupe value of " + std::string(it->key()));
-    marks_[{partition, std::string(rest.substr(slash + 1))}] = seq;
+    if (parsed.ec != std::errc() || partition < 0 || parsed.ptr == rest.data() + rest.size() || *parsed.ptr != '/' ||
+        !r.GetFixed64BE(&mark)) {
+      return Status::Corruption("mark " + std::string(it->key()) + " in the dedupe family");
+    }
+    marks_[{partition, std::string(parsed.ptr + 1, rest.data() + rest.size())}] = mark;
   }
   return it->status();
 }
 
-bool Dedupe::Accept(int32_t partition, const std::string& src, uint64_t seq) {
-  auto key = std::make_pair(partition, src);
-  auto dirty = dirty_.find(key);
-  uint64_t mark = 0;
-  bool known = false;
-  if (dirty != dirty_.end()) {
-    mark = dirty->second;
-    known = true;
-  } else if (auto it = marks_.find(key); it != marks_.end()) {
-    mark = it->second;
-    known = true;
-  }
-  if (known && seq <= mark) return false;
-  dirty_[key] = seq;
-  return true;
+std::optional<uint64_t> PartitionMarks::Get(const Key& key) const {
+  if (auto dirty = dirty_.find(key); dirty != dirty_.end()) return dirty->second;
+  if (auto it = marks_.find(key); it != marks_.end()) return it->second;
+  return std::nullopt;
 }
 
-void Dedupe::Flush(BatchContext& ctx) {
-  for (auto& [key, seq] : dirty_) {
+void PartitionMarks::Flush(BatchContext& ctx) {
+  for (auto& [key, mark] : dirty_) {
     BytesWriter w;
-    w.PutFixed64BE(seq);
-    ctx.Put(key.first, state::Family::kDedupe, Key(key.first, key.second), w.str());
-    marks_[key] = seq;
+    w.PutFixed64BE(mark);
+    ctx.Put(key.first, state::Family::kDedupe, prefix_ + std::to_string(key.first) + "/" + key.second, w.str());
+    marks_[key] = mark;
   }
   dirty_.clear();
 }
 
-void Dedupe::Rollback() { dirty_.clear(); }
+bool Dedupe::Accept(int32_t partition, const std::string& src, uint64_t seq) {
+  auto key = std::make_pair(partition, src);
+  if (const auto mark = marks_.Get(key); mark && seq <= *mark) return false;
+  marks_.Set(std::move(key), seq);
+  return true;
+}
 
 }  // namespace webindex::pipeline

@@ -57,69 +57,23 @@ OutRecord FenceRecord(const std::string& topic, int32_t partition, std::string_v
            {"inst", std::string(instance)}}};
 }
 
-std::string FenceMarks::Key(int32_t partition, const std::string& task) const {
-  return "fence/" + stage_ + "/" + std::to_string(partition) + "/" + task;
-}
-
-Status FenceMarks::Load(state::Store& store) {
-  const std::string prefix = "fence/" + stage_ + "/";
-  auto it = store.NewIterator(state::Family::kDedupe);
-  for (it->Seek(prefix); it->Valid() && it->key().starts_with(prefix); it->Next()) {
-    std::string_view rest = it->key().substr(prefix.size());
-    const size_t slash = rest.find('/');
-    const auto partition = ParseUint(rest.substr(0, slash));
-    uint64_t epoch;
-    BytesReader r(it->value());
-    if (slash == std::string_view::npos || !partition || !r.GetFixed64BE(&epoch)) {
-      return Status::Corruption("fence mark " + std::string(it->key()));
-    }
-    marks_[{static_cast<int32_t>(*partition), std::string(rest.substr(slash + 1))}] = epoch;
-  }
-  return it->status();
-}
-
 FenceMarks::Verdict FenceMarks::Admit(const InRecord& record) {
   if (auto fenced = record.Header(kFenceHeader)) {
     const auto epoch = EpochOf(record);
     const auto gen = record.Header("gen");
     if (!epoch || !gen || ParseUint(*gen) != generation_) return Verdict::kMarker;  // another generation's
     auto key = std::make_pair(record.partition, std::string(*fenced));
-    auto dirty = dirty_.find(key);
-    uint64_t mark = 0;
-    if (dirty != dirty_.end()) {
-      mark = dirty->second;
-    } else if (auto it = marks_.find(key); it != marks_.end()) {
-      mark = it->second;
-    }
-    if (*epoch > mark) dirty_[std::move(key)] = *epoch;
+    if (*epoch > marks_.Get(key).value_or(0)) marks_.Set(std::move(key), *epoch);
     return Verdict::kMarker;
   }
-  if (marks_.empty() && dirty_.empty()) return Verdict::kAccept;
+  if (marks_.empty()) return Verdict::kAccept;
   const auto task = record.Header(kTaskHeader);
   if (!task) return Verdict::kAccept;
-  // Look up without building a key string when possible: marks are few.
-  auto key = std::make_pair(record.partition, std::string(*task));
-  uint64_t mark = 0;
-  if (auto dirty = dirty_.find(key); dirty != dirty_.end()) {
-    mark = dirty->second;
-  } else if (auto it = marks_.find(key); it != marks_.end()) {
-    mark = it->second;
-  } else {
-    return Verdict::kAccept;
-  }
+  const auto mark = marks_.Get({record.partition, std::string(*task)});
+  if (!mark) return Verdict::kAccept;
   const auto epoch = EpochOf(record);
   // A record whose epoch cannot be read cannot be shown to be current: it counts as fenced.
-  return epoch && *epoch >= mark ? Verdict::kAccept : Verdict::kFenced;
-}
-
-void FenceMarks::Flush(BatchContext& ctx) {
-  for (auto& [key, epoch] : dirty_) {
-    BytesWriter w;
-    w.PutFixed64BE(epoch);
-    ctx.Put(key.first, state::Family::kDedupe, Key(key.first, key.second), w.str());
-    marks_[key] = epoch;
-  }
-  dirty_.clear();
+  return epoch && *epoch >= *mark ? Verdict::kAccept : Verdict::kFenced;
 }
 
 bool Admitted(FenceMarks& marks, const InRecord& record, BatchContext& ctx) {

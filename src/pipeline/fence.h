@@ -8,7 +8,6 @@
 #pragma once
 
 #include <cstdint>
-#include <map>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -18,11 +17,11 @@
 #include "common/status.h"
 #include "kafka/client.h"
 #include "pipeline/changelog.h"
+#include "pipeline/dedupe.h"
 #include "state/store.h"
 
 namespace webindex::pipeline {
 
-class BatchContext;
 
 //! Header naming the task that wrote a record: "<stage>.<input partition>".
 inline constexpr char kTaskHeader[] = "task";
@@ -50,8 +49,8 @@ OutRecord FenceRecord(const std::string& topic, int32_t partition, std::string_v
 //! "fence/<stage>/<partition>/<task>", committed with the batch like dedupe marks. One thread.
 class FenceMarks {
  public:
-  FenceMarks(std::string stage, uint64_t generation) : stage_(std::move(stage)), generation_(generation) {}
-  Status Load(state::Store& store);
+  FenceMarks(const std::string& stage, uint64_t generation) : marks_("fence/" + stage + "/"), generation_(generation) {}
+  Status Load(state::Store& store) { return marks_.Load(store); }
   enum class Verdict {
     kAccept,  //!< a record to process
     kMarker,  //!< a fence marker: noted (Flush writes it); not a record to process
@@ -59,16 +58,13 @@ class FenceMarks {
   };
   Verdict Admit(const InRecord& record);
   //! Adds the marks changed since the last Flush to the batch, each to its input partition's task.
-  void Flush(BatchContext& ctx);
+  void Flush(BatchContext& ctx) { marks_.Flush(ctx); }
   //! Forgets marks not yet flushed.
-  void Rollback() { dirty_.clear(); }
+  void Rollback() { marks_.Rollback(); }
 
  private:
-  std::string Key(int32_t partition, const std::string& task) const;
-  std::string stage_;
+  PartitionMarks marks_;
   uint64_t generation_;
-  std::map<std::pair<int32_t, std::string>, uint64_t> marks_;
-  std::map<std::pair<int32_t, std::string>, uint64_t> dirty_;
 };
 
 //! FenceMarks::Admit for a stage: true for a record to process; a fenced record is counted
