@@ -75,8 +75,6 @@ class TaskRestore {
   uint64_t epoch() const { return epoch_; }
   //! The data dir (inst header) of the claim that set epoch(); "" when no claim did.
   const std::string& claimed_by() const { return claimed_by_; }
-  //! The next changelog offset to read.
-  int64_t next_offset() const { return next_; }
 
  private:
   struct Change {

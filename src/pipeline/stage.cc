@@ -56,6 +56,7 @@ void BatchContext::Emit(int32_t task, OutRecord record) {
     if (const uint64_t epoch = EpochOf(task)) record.headers.emplace_back(kEpochHeader, std::to_string(epoch));
   }
   out_.push_back(std::move(record));
+  out_tasks_.push_back(task);
 }
 
 uint64_t BatchContext::EpochOf(int32_t task) const {

@@ -32,7 +32,10 @@ class BatchContext {
   state::Store& store() { return store_; }
   state::WriteBatch& batch() { return batch_; }
   Metrics& metrics() { return metrics_; }
-  void Emit(OutRecord record) { out_.push_back(std::move(record)); }
+  void Emit(OutRecord record) {
+    out_.push_back(std::move(record));
+    out_tasks_.push_back(-1);
+  }
   //! Emits a record of task (stage, `task`). When tasks can move (set_task_epochs), it names the
   //! task and carries the task's epoch, so that receivers can drop it once the task has moved on
   //! (fence.h).
@@ -75,6 +78,8 @@ class BatchContext {
   //! Sends the input record to the dead-letter topic with the reason, cut to fit (MakeDeadLetter).
   void DeadLetter(const InRecord& in, const std::string& dead_letter_topic, std::string_view reason);
   std::vector<OutRecord>& emitted() { return out_; }
+  //! The task of each emitted record (Emit(task, ...)), -1 for the others, in emitted() order.
+  const std::vector<int32_t>& emitted_tasks() const { return out_tasks_; }
 
  private:
   state::Store& store_;
@@ -84,6 +89,7 @@ class BatchContext {
   uint64_t generation_;
   const kafka::RecordLimits* limits_;
   std::vector<OutRecord> out_;
+  std::vector<int32_t> out_tasks_;
   std::map<int32_t, uint64_t> task_seqs_;
   const std::map<int32_t, uint64_t>* task_epochs_ = nullptr;
   bool record_changes_ = false;

@@ -68,9 +68,11 @@ std::string StageRunner::TaskOutboxKey(std::string_view stage, int32_t partition
   return w.Take();
 }
 
+std::string StageRunner::TaskOutboxListPrefix() const { return "task-out-keys/" + std::string(stage_->name()) + "/"; }
+
 std::string StageRunner::TaskOutboxListKey(uint64_t row) const {
   BytesWriter w;
-  w.str() = "task-out-keys/" + std::string(stage_->name()) + "/";
+  w.str() = TaskOutboxListPrefix();
   w.PutFixed64BE(row);
   return w.Take();
 }
@@ -137,7 +139,7 @@ Status StageRunner::Start() {
   }
   RETURN_IF_ERROR(it->status());
   sent_below_ = next_seq_;  // every row sent, or held (FirstHeld)
-  const std::string lists = TaskOutboxListKey(0).substr(0, TaskOutboxListKey(0).size() - 8);
+  const std::string lists = TaskOutboxListPrefix();
   auto list = store_.NewIterator(state::Family::kMeta);
   for (list->Seek(lists); list->Valid() && list->key().starts_with(lists); list->Next()) {
     BytesReader r(list->key().substr(lists.size()));
@@ -224,22 +226,12 @@ Status StageRunner::ReleaseHeld() {
   return Status::Ok();
 }
 
-std::vector<std::pair<int32_t, std::string>> StageRunner::TaskOutbox(const std::vector<OutRecord>& recs, uint64_t row,
+std::vector<std::pair<int32_t, std::string>> StageRunner::TaskOutbox(const std::vector<OutRecord>& recs,
+                                                                     const std::vector<int32_t>& tasks, uint64_t row,
                                                                      std::vector<std::string>* values) const {
-  const std::string own = std::string(stage_->name()) + ".";
   std::map<int32_t, std::vector<OutRecord>> by_task;  // the stage's records, per task, in row order
-  for (const auto& r : recs) {
-    if (IsChangelog(r)) continue;
-    for (const auto& [name, value] : r.headers) {
-      if (name != kTaskHeader) continue;
-      int32_t task = -1;
-      const std::string_view number = std::string_view(value).substr(std::min(value.size(), own.size()));
-      if (value.starts_with(own) &&
-          std::from_chars(number.data(), number.data() + number.size(), task).ec == std::errc() && task >= 0) {
-        by_task[task].push_back(r);
-      }
-      break;
-    }
+  for (size_t i = 0; i < recs.size(); ++i) {
+    if (tasks[i] >= 0) by_task[tasks[i]].push_back(recs[i]);
   }
   // Parts of the encoded records, each within the changelog's record budget less room for the
   // key and headers: a record as large as its own topic takes still fits in two.
@@ -308,7 +300,7 @@ uint64_t StageRunner::FirstHeld() const {
 }
 
 Status StageRunner::SetAside(const OutRecord& record, uint64_t seq, const Status& why) {
-  if (options_.changelog && record.topic.starts_with(options_.changelog_prefix)) {
+  if (IsChangelog(record)) {
     // A changelog with a hole restores a wrong state: stop instead of describing it.
     return Status::Unavailable("stage " + std::string(stage_->name()) + ": changelog record to " + record.topic + "[" +
                                std::to_string(record.partition) + "] (" + std::to_string(kafka::RecordBytes(record)) +
@@ -521,7 +513,7 @@ Status StageRunner::RunBatch(const std::vector<InRecord>& records) {
     // The stage's records, per task, for a new owner to re-send; the ones of the rows this
     // commit deletes (acknowledged) are forgotten.
     std::vector<std::string> values;
-    task_keys = TaskOutbox(out, next_seq_, &values);
+    task_keys = TaskOutbox(out, ctx.emitted_tasks(), next_seq_, &values);
     if (!task_keys.empty()) wb.Put(state::Family::kMeta, TaskOutboxListKey(next_seq_), EncodeKeyList(task_keys));
     for (size_t i = 0; i < task_keys.size(); ++i) {
       ctx.changes().push_back({task_keys[i].first, state::Family::kOutbox, task_keys[i].second, std::move(values[i])});

@@ -116,13 +116,15 @@ class StageRunner {
   uint64_t DeletableBelow();
   //! Adds the deletion of the outbox rows below `until` (DeletableBelow) not deleted yet; true if any.
   bool DeleteAcked(state::WriteBatch& wb, uint64_t until);
-  //! Changelog mode: the TaskOutboxKeys of a commit's records (the stage's, per task, in row
-  //! order) with their values.
-  std::vector<std::pair<int32_t, std::string>> TaskOutbox(const std::vector<OutRecord>& recs, uint64_t row,
+  //! Changelog mode: the TaskOutboxKeys of a commit's records (those of a task, `tasks` giving
+  //! each record's or -1; per task, in row order) with their values.
+  std::vector<std::pair<int32_t, std::string>> TaskOutbox(const std::vector<OutRecord>& recs,
+                                                          const std::vector<int32_t>& tasks, uint64_t row,
                                                           std::vector<std::string>* values) const;
   //! kMeta key listing the TaskOutboxKeys of the commit whose outbox row starts at `row`, so that
   //! the commit deleting the row sends their tombstones, whenever that is (deleted with the row).
   std::string TaskOutboxListKey(uint64_t row) const;
+  std::string TaskOutboxListPrefix() const;
   static std::string EncodeKeyList(const std::vector<std::pair<int32_t, std::string>>& keys);
   static Result<std::vector<std::pair<int32_t, std::string>>> DecodeKeyList(std::string_view bytes);
   //! Changelog mode: the records restored from a former owner's TaskOutboxKeys (Start), re-sent
