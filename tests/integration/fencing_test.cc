@@ -80,6 +80,27 @@ class Member {
   void Start() {
     for (auto& r : runners_) ASSERT_TRUE(r->Start().ok());
   }
+  //! Owns the uri stage's tasks, committing at most `max_batch` records at a time.
+  void RunUriStage(size_t max_batch) {
+    Add(std::make_unique<pipeline::UriStage>(Layout()), max_batch);
+    Start();
+  }
+  //! Downstream of the uri stage: the domain stage and the sink.
+  void RunDownstream() {
+    Add(std::make_unique<pipeline::DomainStage>(Layout(false)), 1000);
+    Add(std::make_unique<sink::SinkStage>(Layout(false)), 1000);
+    Start();
+  }
+  //! Waits until the first runner has committed positions `n` records into its input in all.
+  void WaitRead(int64_t n) {
+    auto read = [&] {
+      int64_t sum = 0;
+      for (int64_t position : runners_[0]->Positions()) sum += std::max<int64_t>(position, 0);
+      return sum;
+    };
+    for (int i = 0; i < 1000 && read() < n; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    ASSERT_EQ(read(), n) << "member " << name_ << " did not commit its input";
+  }
   void Stop() {
     for (auto& r : runners_) r->RequestStop();
     for (auto& r : runners_) EXPECT_TRUE(r->Join().ok());
@@ -226,58 +247,76 @@ struct Leaders {
   int input = 1, changelog = 1, outputs = 1;
 };
 
-//! An embedded broker with the topics of the uri stage's tasks, led as `leaders` says.
-std::unique_ptr<kafka::EmbeddedBroker> StartBroker(Leaders leaders = {}) {
-  auto broker = kafka::EmbeddedBroker::Start(std::max({leaders.input, leaders.changelog, leaders.outputs}));
-  EXPECT_TRUE(broker.ok());
-  const pipeline::TopicNames names;
-  const std::string changelog = pipeline::ChangelogTopic("webindex.changelog.", "uri");
-  for (const std::string& t : {names.uri_deltas, names.domain_deltas, names.exports, changelog, names.dead_letters}) {
-    const int32_t partitions = t == names.dead_letters ? 1 : kPartitions;
-    EXPECT_TRUE((*broker)->CreateTopic(t, partitions).ok());
-    const int leader = t == names.uri_deltas ? leaders.input : t == changelog ? leaders.changelog : leaders.outputs;
-    for (int32_t p = 0; p < partitions; ++p) EXPECT_TRUE((*broker)->SetPartitionLeader(t, p, leader).ok());
+//! An embedded broker with the topics of the uri stage's tasks, led as `leaders` says, and an
+//! admin client of it.
+struct Cluster {
+  explicit Cluster(Leaders leaders = {}) {
+    auto started = kafka::EmbeddedBroker::Start(std::max({leaders.input, leaders.changelog, leaders.outputs}));
+    EXPECT_TRUE(started.ok());
+    broker = std::move(started).value();
+    const pipeline::TopicNames names;
+    const std::string changelog = pipeline::ChangelogTopic("webindex.changelog.", "uri");
+    for (const std::string& t : {names.uri_deltas, names.domain_deltas, names.exports, changelog, names.dead_letters}) {
+      const int32_t partitions = t == names.dead_letters ? 1 : kPartitions;
+      EXPECT_TRUE(broker->CreateTopic(t, partitions).ok());
+      const int leader = t == names.uri_deltas ? leaders.input : t == changelog ? leaders.changelog : leaders.outputs;
+      for (int32_t p = 0; p < partitions; ++p) EXPECT_TRUE(broker->SetPartitionLeader(t, p, leader).ok());
+    }
+    brokers = broker->bootstrap_servers();
+    config.brokers = brokers;
+    auto created = kafka::Admin::Create(config);
+    EXPECT_TRUE(created.ok());
+    admin = std::move(created).value();
   }
-  return std::move(broker).value();
-}
+  //! The high watermarks of every partition of `topics`, summed: records appended in all.
+  int64_t Ends(const std::vector<std::string>& topics) {
+    int64_t n = 0;
+    for (const std::string& t : topics) {
+      for (int32_t p = 0; p < kPartitions; ++p) {
+        auto marks = admin->Watermarks(t, p, 5000);
+        EXPECT_TRUE(marks.ok());
+        if (marks.ok()) n += marks->second;
+      }
+    }
+    return n;
+  }
+
+  std::unique_ptr<kafka::EmbeddedBroker> broker;
+  std::string brokers;
+  kafka::ClientConfig config;
+  std::unique_ptr<kafka::Admin> admin;
+};
 
 TEST(FencingTest, AFormerOwnerThatGoesOnWritingChangesNeitherTheTableNorTheRestoredState) {
   const uint64_t seed = RandomTestSeeds({5}).front();
   SCOPED_TRACE("seed " + std::to_string(seed));
   std::cout << "fencing, seed " << seed << std::endl;
-  auto broker = StartBroker();
-  const std::string brokers = broker->bootstrap_servers();
-  kafka::ClientConfig config{brokers, {}};
-  auto admin = kafka::Admin::Create(config);
-  ASSERT_TRUE(admin.ok());
-  DeltaFeeder feeder(config, seed);
+  Cluster cluster;
+  kafka::Admin& admin = *cluster.admin;
+  DeltaFeeder feeder(cluster.config, seed);
 
   // Downstream: the domain stage and the sink, in a data dir of their own.
-  Member c("c", brokers);
-  c.Add(std::make_unique<pipeline::DomainStage>(c.Layout(false)), 1000);
-  c.Add(std::make_unique<sink::SinkStage>(c.Layout(false)), 1000);
-  c.Start();
+  Member c("c", cluster.brokers);
+  c.RunDownstream();
 
   // A owns the uri tasks and commits in small batches.
-  auto a = std::make_unique<Member>("a", brokers);
-  a->Add(std::make_unique<pipeline::UriStage>(a->Layout()), 1 + feeder.rng()() % 7);
-  a->Start();
+  auto a = std::make_unique<Member>("a", cluster.brokers);
+  a->RunUriStage(1 + feeder.rng()() % 7);
   feeder.Feed(200);
-  a->WaitFor(**admin);
+  a->WaitFor(admin);
 
-  Member b("b", brokers);
-  TakeOver(b, **admin, config, 1);
-  b.Add(std::make_unique<pipeline::UriStage>(b.Layout()), 1000);
-  b.Start();
+  Member b("b", cluster.brokers);
+  TakeOver(b, admin, cluster.config, 1);
+  b.RunUriStage(1000);
 
   // A goes on as if it still owned them, in batches of its own: a different history.
   feeder.Feed(200);
-  a->WaitFor(**admin);
-  b.WaitFor(**admin);
+  a->WaitFor(admin);
+  b.WaitFor(admin);
   a.reset();  // it learns that it lost its tasks
   feeder.Feed(200);
-  b.WaitFor(**admin);
-  c.WaitFor(**admin);
+  b.WaitFor(admin);
+  c.WaitFor(admin);
   EXPECT_GT(c.metrics_.fenced_records.load(), 0u) << "A's records after the fence reached the receivers";
   EXPECT_EQ(TableCells(*c.store_), ExpectedTable(feeder.expected()));
 
@@ -290,7 +329,7 @@ TEST(FencingTest, AFormerOwnerThatGoesOnWritingChangesNeitherTheTableNorTheResto
     ASSERT_TRUE(store.ok());
     uint64_t void_records = 0;
     for (int32_t task = 0; task < kPartitions; ++task) {
-      pipeline::TaskRestore restore(config, **admin, **store, changelog, task, 1, "");
+      pipeline::TaskRestore restore(cluster.config, admin, **store, changelog, task, 1, "");
       ASSERT_TRUE(restore.CatchUp().ok());
       EXPECT_EQ(restore.epoch(), 1u);
       void_records += restore.stats().void_records;
@@ -312,64 +351,42 @@ TEST(FencingTest, ANewOwnerSendsTheRecordsOfRestoredCommitsThatTheirOwnerNeverSe
   const uint64_t seed = RandomTestSeeds({7}).front();
   SCOPED_TRACE("seed " + std::to_string(seed));
   std::cout << "adoption, seed " << seed << std::endl;
-  auto broker = StartBroker({.input = 2, .changelog = 2, .outputs = 1});
-  const std::string brokers = broker->bootstrap_servers();
-  kafka::ClientConfig config{brokers, {}};
-  auto admin = kafka::Admin::Create(config);
-  ASSERT_TRUE(admin.ok());
-  DeltaFeeder feeder(config, seed);
+  Cluster cluster({.input = 2, .changelog = 2, .outputs = 1});
+  kafka::Admin& admin = *cluster.admin;
+  DeltaFeeder feeder(cluster.config, seed);
 
-  Member c("c", brokers);
-  c.Add(std::make_unique<pipeline::DomainStage>(c.Layout(false)), 1000);
-  c.Add(std::make_unique<sink::SinkStage>(c.Layout(false)), 1000);
-  c.Start();
+  Member c("c", cluster.brokers);
+  c.RunDownstream();
 
-  auto a = std::make_unique<Member>("a", brokers);
-  a->Add(std::make_unique<pipeline::UriStage>(a->Layout()), 1 + feeder.rng()() % 20);
-  a->Start();
+  auto a = std::make_unique<Member>("a", cluster.brokers);
+  a->RunUriStage(1 + feeder.rng()() % 20);
   feeder.Feed(100);
-  a->WaitFor(**admin);
+  a->WaitFor(admin);
 
-  ASSERT_TRUE(broker->SetBrokerUp(false, 1).ok());
+  ASSERT_TRUE(cluster.broker->SetBrokerUp(false, 1).ok());
   feeder.Feed(100);
   // Wait until A has read it all and its changelog stopped growing: its commits are in.
-  const std::string changelog = pipeline::ChangelogTopic("webindex.changelog.", "uri");
-  auto changelog_end = [&] {
-    int64_t n = 0;
-    for (int32_t p = 0; p < kPartitions; ++p) {
-      auto marks = (*admin)->Watermarks(changelog, p, 5000);
-      EXPECT_TRUE(marks.ok());
-      if (marks.ok()) n += marks->second;
-    }
-    return n;
-  };
-  auto read = [&] {
-    int64_t n = 0;
-    for (int64_t position : a->runners_[0]->Positions()) n += std::max<int64_t>(position, 0);
-    return n;
-  };
-  for (int i = 0; i < 1000 && read() < 200; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  ASSERT_EQ(read(), 200);
-  for (int64_t before = -1, now = changelog_end(); now != before; before = now, now = changelog_end()) {
+  a->WaitRead(200);
+  const std::vector<std::string> changelog = {pipeline::ChangelogTopic("webindex.changelog.", "uri")};
+  for (int64_t before = -1, now = cluster.Ends(changelog); now != before; before = now, now = cluster.Ends(changelog)) {
     std::this_thread::sleep_for(std::chrono::milliseconds(300));
   }
   EXPECT_GT(a->runners_[0]->unacked(), 0u) << "A's records were delivered although their broker is down";
   a->Crash();
   a.reset();
-  ASSERT_TRUE(broker->SetBrokerUp(true, 1).ok());
+  ASSERT_TRUE(cluster.broker->SetBrokerUp(true, 1).ok());
 
-  Member b("b", brokers);
-  TakeOver(b, **admin, config, 1);
+  Member b("b", cluster.brokers);
+  TakeOver(b, admin, cluster.config, 1);
   EXPECT_FALSE(Family(*b.store_, state::Family::kOutbox, pipeline::StageRunner::TaskOutboxPrefix("uri")).empty())
       << "the changelog holds no records of A's last commits";
-  b.Add(std::make_unique<pipeline::UriStage>(b.Layout()), 1000);
-  b.Start();
-  b.WaitFor(**admin);
-  c.WaitFor(**admin);
+  b.RunUriStage(1000);
+  b.WaitFor(admin);
+  c.WaitFor(admin);
   EXPECT_EQ(TableCells(*c.store_), ExpectedTable(feeder.expected())) << "before more input";
   feeder.Feed(100);
-  b.WaitFor(**admin);
-  c.WaitFor(**admin);
+  b.WaitFor(admin);
+  c.WaitFor(admin);
   EXPECT_EQ(TableCells(*c.store_), ExpectedTable(feeder.expected()));
   // Nothing of A's is left for a later owner to send again.
   b.Stop();
@@ -380,8 +397,8 @@ TEST(FencingTest, ANewOwnerSendsTheRecordsOfRestoredCommitsThatTheirOwnerNeverSe
 // commit before it, a former owner's records after it are void whoever restores, and of two
 // claims of one epoch the first wins.
 TEST(FencingTest, RestoreCountsTheFirstClaimOfAnEpochAndVoidsWhatTheFormerOwnerWritesAfterIt) {
-  auto broker = StartBroker();
-  kafka::ClientConfig config{broker->bootstrap_servers(), {}};
+  Cluster cluster;
+  const kafka::ClientConfig& config = cluster.config;
   const std::string topic = pipeline::ChangelogTopic("webindex.changelog.", "uri");
   auto producer = kafka::Producer::Create(config, [](uint64_t, const Status& st) { EXPECT_TRUE(st.ok()); });
   ASSERT_TRUE(producer.ok());
@@ -413,8 +430,6 @@ TEST(FencingTest, RestoreCountsTheFirstClaimOfAnEpochAndVoidsWhatTheFormerOwnerW
   };
   for (const auto& r : records) ASSERT_TRUE((*producer)->Produce(r, 0).ok());
   ASSERT_TRUE((*producer)->Flush(10000).ok());
-  auto admin = kafka::Admin::Create(config);
-  ASSERT_TRUE(admin.ok());
 
   for (const std::string instance : {"", "A"}) {
     SCOPED_TRACE("restoring the records of data dir '" + instance + "'");
@@ -422,7 +437,7 @@ TEST(FencingTest, RestoreCountsTheFirstClaimOfAnEpochAndVoidsWhatTheFormerOwnerW
     {
       auto store = state::Store::Open(dir + "/db", state::StoreOptions{});
       ASSERT_TRUE(store.ok());
-      pipeline::TaskRestore restore(config, **admin, **store, topic, 0, 1, instance);
+      pipeline::TaskRestore restore(config, *cluster.admin, **store, topic, 0, 1, instance);
       ASSERT_TRUE(restore.CatchUp().ok());
       EXPECT_EQ(restore.epoch(), 1u);
       EXPECT_EQ(restore.claimed_by(), "B");
@@ -443,60 +458,31 @@ TEST(FencingTest, RestoreCountsTheFirstClaimOfAnEpochAndVoidsWhatTheFormerOwnerW
 // partitions are led by a second broker, which goes down: until it is back, nothing of the batch
 // may appear in the output topics, led by the first.
 TEST(FencingTest, ABatchsRecordsAreSentOnlyAfterItsChangelogRecordsAreAcknowledged) {
-  auto broker = StartBroker({.input = 1, .changelog = 2, .outputs = 1});
-  const std::string brokers = broker->bootstrap_servers();
+  Cluster cluster({.input = 1, .changelog = 2, .outputs = 1});
+  kafka::Admin& admin = *cluster.admin;
   const pipeline::TopicNames names;
-  kafka::ClientConfig config{brokers, {}};
-  auto admin = kafka::Admin::Create(config);
-  ASSERT_TRUE(admin.ok());
+  Member a("a", cluster.brokers);
+  a.RunUriStage(1000);
+  a.WaitFor(admin);  // the start's commit, acknowledged
+  ASSERT_TRUE(cluster.broker->SetBrokerUp(false, 2).ok());
 
-  Member a("a", brokers);
-  a.Add(std::make_unique<pipeline::UriStage>(a.Layout()), 1000);
-  a.Start();
-  a.WaitFor(**admin);  // the start's commit, acknowledged
-  auto& runner = *a.runners_[0];
-  ASSERT_TRUE(broker->SetBrokerUp(false, 2).ok());
-
-  auto feeder = kafka::Producer::Create(config, [](uint64_t, const Status& st) { ASSERT_TRUE(st.ok()); });
-  ASSERT_TRUE(feeder.ok());
-  for (int i = 0; i < 20; ++i) {
-    const std::string uri = "com.d" + std::to_string(i % 3) + ">>o>/p" + std::to_string(i);
-    codec::UriDelta d{{"page.0", static_cast<uint64_t>(i + 1), 1, ""}, uri, {1, 1}};
-    ASSERT_TRUE((*feeder)->Produce({names.uri_deltas, pipeline::PartitionFor(uri, kPartitions), uri, codec::Encode(d), {}}, 0).ok());
-  }
-  ASSERT_TRUE((*feeder)->Flush(10000).ok());
-
-  auto output_records = [&] {
-    int64_t n = 0;
-    for (const std::string& t : {names.exports, names.domain_deltas}) {
-      for (int32_t p = 0; p < kPartitions; ++p) {
-        auto marks = (*admin)->Watermarks(t, p, 5000);
-        EXPECT_TRUE(marks.ok());
-        if (marks.ok()) n += marks->second;
-      }
-    }
-    return n;
-  };
-  auto read = [&] {
-    int64_t n = 0;
-    for (int64_t position : runner.Positions()) n += std::max<int64_t>(position, 0);
-    return n;
-  };
-  for (int i = 0; i < 1000 && read() < 20; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  ASSERT_EQ(read(), 20) << "the batch was not committed";
+  DeltaFeeder feeder(cluster.config, 1);
+  feeder.Feed(20);
+  a.WaitRead(20);
   // Committed, its changelog records sent to a broker that is down: its outputs wait (sent at
   // once, they appear within a second).
-  int64_t outputs = 0;
-  for (int i = 0; i < 20 && outputs == 0; ++i) {
+  const std::vector<std::string> outputs = {names.exports, names.domain_deltas};
+  int64_t sent = 0;
+  for (int i = 0; i < 20 && sent == 0; ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    outputs = output_records();
+    sent = cluster.Ends(outputs);
   }
-  EXPECT_EQ(outputs, 0) << "outputs were sent before the changelog records were acknowledged";
-  EXPECT_GT(runner.unacked(), 0u);
+  EXPECT_EQ(sent, 0) << "outputs were sent before the changelog records were acknowledged";
+  EXPECT_GT(a.runners_[0]->unacked(), 0u);
 
-  ASSERT_TRUE(broker->SetBrokerUp(true, 2).ok());
-  a.WaitFor(**admin);  // the changelog answers: the outputs go
-  EXPECT_GT(output_records(), 0);
+  ASSERT_TRUE(cluster.broker->SetBrokerUp(true, 2).ok());
+  a.WaitFor(admin);  // the changelog answers: the outputs go
+  EXPECT_GT(cluster.Ends(outputs), 0);
 }
 
 }  // namespace
