@@ -9,12 +9,14 @@
 #include <rocksdb/write_batch.h>
 #include <rocksdb/write_buffer_manager.h>
 
+#include <signal.h>
 #include <sys/statvfs.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <array>
 #include <chrono>
+#include <cerrno>
 #include <cstdarg>
 #include <cstdio>
 #include <cstdlib>
@@ -96,7 +98,72 @@ class RocksIterator final : public Iterator {
 };
 
 constexpr char kIngestDir[] = "ingest";
+constexpr char kViewsDir[] = "views";
 constexpr int kReadOnlyOpenAttempts = 100;  // 10 ms apart
+
+// Read-only views of a database that another process writes. RocksDB's read-only open reads the
+// MANIFEST and then opens every file it names; the writer's flushes and compactions delete files
+// in between, and under a busy writer an open of many files can lose that race again and again.
+// A view is a directory of hard links to the live files, made before the MANIFEST is copied: a
+// linked file stays readable whatever the writer deletes, so the open can only miss files created
+// in the short time between linking and copying, and is then tried again on a new view. Views
+// live in <dir>/views/<pid>.<n> (the writer ignores subdirectories) and are removed on close; those
+// of readers that died are removed by the next open.
+bool ProcessAlive(long pid) { return ::kill(static_cast<pid_t>(pid), 0) == 0 || errno == EPERM; }
+
+void RemoveStaleViews(const std::filesystem::path& dir) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  for (fs::directory_iterator it(dir / kViewsDir, ec), end; !ec && it != end; it.increment(ec)) {
+    const long pid = std::strtol(it->path().filename().c_str(), nullptr, 10);
+    std::error_code ignored;
+    if (pid > 0 && !ProcessAlive(pid)) fs::remove_all(it->path(), ignored);
+  }
+}
+
+// Makes a new view of the database in `dir`; an empty result when the file system refuses links.
+std::string LinkView(const std::filesystem::path& dir) {
+  namespace fs = std::filesystem;
+  static std::atomic<int> views{0};
+  const fs::path view = dir / kViewsDir / fmt::format("{}.{}", ::getpid(), views++);
+  std::error_code ec;
+  fs::remove_all(view, ec);
+  if (!fs::create_directories(view, ec) || ec) return {};
+  const auto fail = [&view] {
+    std::error_code ignored;
+    fs::remove_all(view, ignored);
+    return std::string();
+  };
+  // Tables, WALs, OPTIONS and IDENTITY: linked (never changed in place, or only appended to).
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    if (!it->is_regular_file(ec) || name == "LOCK" || name == "CURRENT" || name.starts_with("LOG") ||
+        name.starts_with("MANIFEST-")) {
+      continue;
+    }
+    std::error_code link_ec;
+    fs::create_hard_link(it->path(), view / name, link_ec);
+    if (link_ec && link_ec != std::errc::no_such_file_or_directory) return fail();  // gone already: fine
+  }
+  if (ec) return fail();
+  // Then CURRENT and its MANIFEST as they are now: a copy, which the writer's later edits (naming
+  // files that were not linked) do not reach.
+  std::string current;
+  if (std::FILE* f = std::fopen((dir / "CURRENT").c_str(), "rb")) {
+    char buf[256];
+    current.assign(buf, std::fread(buf, 1, sizeof(buf), f));
+    std::fclose(f);
+  }
+  while (!current.empty() && (current.back() == '\n' || current.back() == '\r')) current.pop_back();
+  if (!current.starts_with("MANIFEST-") || current.find('/') != std::string::npos) return fail();
+  if (!fs::copy_file(dir / current, view / current, ec) || ec) return fail();
+  if (std::FILE* f = std::fopen((view / "CURRENT").c_str(), "wb")) {
+    const std::string line = current + "\n";
+    const bool written = std::fwrite(line.data(), 1, line.size(), f) == line.size();
+    if (std::fclose(f) == 0 && written) return view.string();
+  }
+  return fail();
+}
 
 }  // namespace
 
@@ -130,6 +197,7 @@ struct Store::Impl {
   std::shared_ptr<rocksdb::Env> env;  // outlives db
   std::unique_ptr<rocksdb::DB> db;
   std::vector<rocksdb::ColumnFamilyHandle*> handles;
+  std::string view;  //!< read-only: the directory of links the database was opened from
   rocksdb::WriteOptions write_options;
   //! Set by the first failed write or flush: later ones return that first error (the cause)
   //! instead of going back to a database that stopped taking writes.
@@ -163,9 +231,13 @@ struct Store::Impl {
     return ro;
   }
   ~Impl() {
-    if (!db) return;
-    for (auto* handle : handles) db->DestroyColumnFamilyHandle(handle).PermitUncheckedError();
-    db->Close().PermitUncheckedError();
+    if (db) {
+      for (auto* handle : handles) db->DestroyColumnFamilyHandle(handle).PermitUncheckedError();
+      db->Close().PermitUncheckedError();
+      db.reset();
+    }
+    std::error_code ignored;
+    if (!view.empty()) std::filesystem::remove_all(view, ignored);
   }
 };
 
@@ -275,18 +347,29 @@ Result<std::unique_ptr<Store>> Store::Open(const std::string& dir, const StoreOp
   rocksdb::Status s;
   if (options.read_only) {
     // Another process (`webindex run`) may be writing this database: its flushes and
-    // compactions delete WAL and SST files. Every file is opened when the read-only view opens
-    // (max_open_files = -1), so one deleted afterwards stays readable; one deleted between
-    // reading the MANIFEST and opening it fails the open ("No such file", "Missing WAL"), which
-    // is tried again on the newer MANIFEST. Damage that stays is reported after the last try.
+    // compactions delete WAL and SST files. The open goes through a view of links (LinkView);
+    // where links cannot be made, straight to the directory, with every file opened up front
+    // (max_open_files = -1) so that one deleted afterwards stays readable. An open that raced
+    // the writer ("No such file", "Missing WAL") is tried again on a newer MANIFEST; damage that
+    // stays is reported after the last try.
     db_opts.max_open_files = -1;
+    RemoveStaleViews(dir);
     for (int attempt = 1;; ++attempt) {
-      s = rocksdb::DB::OpenForReadOnly(db_opts, dir, cfs, &handles, &raw);
+      impl->view = LinkView(dir);
+      s = rocksdb::DB::OpenForReadOnly(db_opts, impl->view.empty() ? dir : impl->view, cfs, &handles, &raw);
       const bool maybe_raced = s.IsIOError() || s.IsPathNotFound() || s.IsCorruption();
       if (s.ok() || !maybe_raced || attempt == kReadOnlyOpenAttempts) break;
+      if (!impl->view.empty()) fs::remove_all(impl->view, ec);
+      impl->view.clear();
       std::this_thread::sleep_for(std::chrono::milliseconds(10));
     }
+    if (!s.ok() && !impl->view.empty()) {  // the error names the files of the data dir, not of a view
+      fs::remove_all(impl->view, ec);
+      impl->view.clear();
+      s = rocksdb::DB::OpenForReadOnly(db_opts, dir, cfs, &handles, &raw);
+    }
   } else {
+    RemoveStaleViews(dir);
     s = rocksdb::DB::Open(db_opts, dir, cfs, &handles, &raw);
   }
   if (!s.ok()) {

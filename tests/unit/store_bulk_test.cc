@@ -1,6 +1,7 @@
 // state/store.h's bulk paths: sorted files added to a family in one step (what PageRank's
 // results use), split keys for reading a range on several threads, bounded bulk scans.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -146,6 +147,59 @@ TEST_F(StoreBulkTest, SplitKeysCutARangeIntoPartsThatTogetherReadEveryKeyOnce) {
     store_.reset();
     std::filesystem::remove_all(dir_ + "/db");
   }
+}
+
+// A read-only open reads a view of hard links to the database's files (<db>/views/<pid>.<n>), so
+// that a writer's compactions cannot delete files under it; the view goes with the store, and
+// the views of readers that died (kill -9) are removed by the next open, reader's or writer's.
+TEST_F(StoreBulkTest, ReadOnlyViewsLinkTheFilesAndLeaveNothingBehind) {
+  namespace fs = std::filesystem;
+  WriteBatch wb(*store_);
+  for (int i = 0; i < 100; ++i) wb.Put(Family::kTable, Key(i), "value");
+  ASSERT_TRUE(store_->Write(wb).ok());
+  ASSERT_TRUE(store_->Flush().ok());
+  const fs::path views = fs::path(dir_) / "db" / "views";
+  const fs::path dead = views / "4194305.0";  // above the largest pid Linux allows: no such process
+  const fs::path alive = views / "1.0";       // init's: left alone
+  fs::create_directories(dead);
+  fs::create_directories(alive);
+  std::ofstream(dead / "000001.sst") << "a link that pinned a deleted file";
+  StoreOptions read_only;
+  read_only.read_only = true;
+  {
+    auto view = Store::Open(dir_ + "/db", read_only);
+    ASSERT_TRUE(view.ok()) << view.status().ToString();
+    EXPECT_FALSE(fs::exists(dead));
+    EXPECT_TRUE(fs::exists(alive));
+    std::vector<fs::path> own;
+    for (const auto& entry : fs::directory_iterator(views)) {
+      if (entry.path() != alive) own.push_back(entry.path());
+    }
+    ASSERT_EQ(own.size(), 1u);
+    EXPECT_TRUE(own[0].filename().string().starts_with(std::to_string(::getpid()) + "."));
+    EXPECT_TRUE(fs::exists(own[0] / "CURRENT"));
+    size_t keys = 0;
+    auto it = (*view)->NewIterator(Family::kTable);
+    for (it->SeekToFirst(); it->Valid(); it->Next()) ++keys;
+    EXPECT_EQ(keys, 100u);
+    // The writer goes on: what the view opened does not change.
+    WriteBatch more(*store_);
+    more.Put(Family::kTable, Key(100), "value");
+    ASSERT_TRUE(store_->Write(more).ok());
+    ASSERT_TRUE(store_->Flush().ok());
+    keys = 0;
+    auto again = (*view)->NewIterator(Family::kTable);
+    for (again->SeekToFirst(); again->Valid(); again->Next()) ++keys;
+    EXPECT_EQ(keys, 100u);
+  }
+  std::vector<fs::path> left;
+  for (const auto& entry : fs::directory_iterator(views)) left.push_back(entry.path());
+  EXPECT_EQ(left, std::vector<fs::path>{alive});
+  // A writer's open removes dead readers' views too.
+  fs::create_directories(dead);
+  Reopen();
+  EXPECT_FALSE(fs::exists(dead));
+  EXPECT_TRUE(fs::exists(alive));
 }
 
 // `webindex query` and `pagerank --data-dir` open a data dir read-only while `webindex run`
