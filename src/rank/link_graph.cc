@@ -6,12 +6,8 @@
 namespace webindex::rank {
 
 size_t LinkGraph::MemoryBytes() const {
-  size_t bytes = in_begin.capacity() * sizeof(uint64_t) + in_sources.capacity() * sizeof(uint32_t) +
-                 out_degree.capacity() * sizeof(uint32_t) + names.capacity() * sizeof(std::string);
-  for (const auto& n : names) {
-    if (n.capacity() > 15) bytes += n.capacity() + 1;  // beyond libstdc++'s in-place buffer
-  }
-  return bytes;
+  return name_bytes.capacity() + name_end.capacity() * sizeof(uint64_t) + in_begin.capacity() * sizeof(uint64_t) +
+         in_sources.capacity() * sizeof(uint32_t) + out_degree.capacity() * sizeof(uint32_t);
 }
 
 namespace {
@@ -95,13 +91,20 @@ LinkGraph LinkGraphBuilder::Build() {
     if (!page_[p]) continue;
     for (uint32_t t : outlinks_[p]) in_graph[t] = true;
   }
-  LinkGraph g;
+  size_t m = 0;
   for (size_t u = 0; u < n; ++u) {
-    if (!in_graph[u]) continue;
-    dense[u] = static_cast<uint32_t>(g.names.size());
-    g.names.emplace_back(Name(static_cast<uint32_t>(u)));
+    if (in_graph[u]) dense[u] = static_cast<uint32_t>(m++);
   }
-  const size_t m = g.names.size();
+  LinkGraph g;
+  if (m == n) {  // every name is a node's, in the same order: the arena is the graph's
+    g.name_bytes = std::move(arena_);
+    g.name_end.assign(offsets_.begin() + 1, offsets_.end());
+  } else {
+    g.name_end.reserve(m);
+    for (size_t u = 0; u < n; ++u) {
+      if (in_graph[u]) g.AddName(Name(static_cast<uint32_t>(u)));
+    }
+  }
   g.out_degree.assign(m, 0);
   g.in_begin.assign(m + 1, 0);
   for (size_t p = 0; p < n; ++p) {

@@ -11,14 +11,27 @@
 namespace webindex::rank {
 
 struct LinkGraph {
-  std::vector<std::string> names;    //!< node -> name
+  //! The nodes' names back to back: node u's is name_bytes[name_end[u - 1], name_end[u]) (from 0
+  //! for node 0). One buffer instead of a string per node: 8 bytes of overhead per node instead
+  //! of 32 plus a heap block for every name longer than 15 bytes (most URLs).
+  std::string name_bytes;
+  std::vector<uint64_t> name_end;
   std::vector<uint64_t> in_begin;    //!< node u's in-links are in_sources[in_begin[u], in_begin[u+1])
   std::vector<uint32_t> in_sources;  //!< source nodes, ascending per target
   std::vector<uint32_t> out_degree;  //!< C(node): unique out-links, self links included
 
-  size_t nodes() const { return names.size(); }
+  size_t nodes() const { return name_end.size(); }
   uint64_t edges() const { return in_sources.size(); }
-  //! Bytes of the arrays (names' heap included), for the memory figures.
+  std::string_view name(uint32_t u) const {
+    const uint64_t begin = u == 0 ? 0 : name_end[u - 1];
+    return std::string_view(name_bytes).substr(begin, name_end[u] - begin);
+  }
+  //! Appends a node named `name`.
+  void AddName(std::string_view name) {
+    name_bytes.append(name);
+    name_end.push_back(name_bytes.size());
+  }
+  //! Bytes of the arrays, for the memory figures.
   size_t MemoryBytes() const;
 };
 

@@ -68,7 +68,7 @@ std::vector<uint32_t> RankOrder(const LinkGraph& g, const std::vector<double>& s
   std::iota(order.begin(), order.end(), 0u);
   auto before = [&](uint32_t a, uint32_t b) {
     if (scores[a] != scores[b]) return scores[a] > scores[b];
-    return g.names[a] < g.names[b];
+    return g.name(a) < g.name(b);
   };
   if (limit > 0 && limit < order.size()) {
     std::partial_sort(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(limit), order.end(), before);
@@ -97,7 +97,7 @@ Status WriteRanking(std::FILE* out, const LinkGraph& g, const std::vector<double
     return Status::Ok();
   };
   for (uint32_t u : order) {
-    buf.append(g.names[u]).push_back(' ');
+    buf.append(g.name(u)).push_back(' ');
     buf.append(FormatScore(scores[u])).push_back('\n');
     if (buf.size() >= (1 << 20) - 4096) RETURN_IF_ERROR(flush());
   }

@@ -104,10 +104,10 @@ Result<RankResultInfo> StoreRankResult(state::Store& store, const LinkGraph& g, 
     std::thread rank_sort([&] {
       std::sort(by_rank.begin(), by_rank.end(), [&](uint32_t a, uint32_t b) {
         const uint64_t x = std::bit_cast<uint64_t>(scores[a]), y = std::bit_cast<uint64_t>(scores[b]);
-        return x != y ? x > y : g.names[a] < g.names[b];
+        return x != y ? x > y : g.name(a) < g.name(b);
       });
     });
-    std::sort(by_url.begin(), by_url.end(), [&](uint32_t a, uint32_t b) { return g.names[a] < g.names[b]; });
+    std::sort(by_url.begin(), by_url.end(), [&](uint32_t a, uint32_t b) { return g.name(a) < g.name(b); });
     rank_sort.join();
   }
   ASSIGN_OR_RETURN(auto file, store.NewSortedFile(state::Family::kMeta));
@@ -118,8 +118,8 @@ Result<RankResultInfo> StoreRankResult(state::Store& store, const LinkGraph& g, 
     }
     return file->Put(key, EncodeScore(score));
   };
-  for (uint32_t u : by_rank) RETURN_IF_ERROR(put(RankKey(info.id, scores[u], g.names[u]), scores[u]));
-  for (uint32_t u : by_url) RETURN_IF_ERROR(put(UrlKey(info.id, g.names[u]), scores[u]));
+  for (uint32_t u : by_rank) RETURN_IF_ERROR(put(RankKey(info.id, scores[u], g.name(u)), scores[u]));
+  for (uint32_t u : by_url) RETURN_IF_ERROR(put(UrlKey(info.id, g.name(u)), scores[u]));
   if (cancelled()) return Status::Aborted("stopping: a result was being stored");
   RETURN_IF_ERROR(store.Ingest(std::move(file)));
   state::WriteBatch wb(store);

@@ -132,7 +132,8 @@ Result<LinkGraph> ReadTableGraph(state::Store& store, const state::Snapshot* sna
   for (uint32_t d = 0; d < order.size(); ++d) dense[order[d]] = d;
   LinkGraph g;
   const size_t n = order.size();
-  g.names.resize(n);
+  // The nodes' URLs, each thread a slice of them in a buffer of its own; then one buffer.
+  std::vector<LinkGraph> slices(parts.size());
   std::vector<Status> url_status(parts.size());
   OnThreads(parts.size(), [&](size_t i) {
     for (size_t d = n * i / parts.size(); d < n * (i + 1) / parts.size(); ++d) {
@@ -141,28 +142,48 @@ Result<LinkGraph> ReadTableGraph(state::Store& store, const state::Snapshot* sna
         url_status[i] = Status::Corruption("table: URI '" + std::string(ids.name(order[d])) + "' has no URL form");
         return;
       }
-      g.names[d] = url->ToString();
+      slices[i].AddName(url->ToString());
     }
   });
   for (const auto& st : url_status) RETURN_IF_ERROR(st);
+  size_t name_bytes = 0;
+  for (const auto& slice : slices) name_bytes += slice.name_bytes.size();
+  g.name_bytes.reserve(name_bytes);
+  g.name_end.reserve(n);
+  for (auto& slice : slices) {
+    const uint64_t base = g.name_bytes.size();
+    g.name_bytes.append(slice.name_bytes);
+    for (uint64_t end : slice.name_end) g.name_end.push_back(base + end);
+    slice = LinkGraph();
+  }
+  // From here on the edges need only the dense ids: the interned URIs go (the largest part of
+  // the memory after the edges) once no error needs to name one.
+  for (const auto& [target, source] : all.edges) {
+    if (dense[source] == LinkGraphBuilder::kNoNode) {
+      return Status::Corruption("table: inlinks from '" + std::string(ids.name(source)) + "', which is no page");
+    }
+  }
+  all.ids = LinkGraphBuilder();
+  std::vector<uint8_t>().swap(all.flags);
+  std::vector<uint32_t>().swap(all.rows);
+  std::vector<uint32_t>().swap(order);
 
   g.out_degree.assign(n, 0);
   g.in_begin.assign(n + 1, 0);
   auto& edges = all.edges;
   for (auto& [target, source] : edges) {
-    if (dense[source] == LinkGraphBuilder::kNoNode) {
-      return Status::Corruption("table: inlinks from '" + std::string(ids.name(source)) + "', which is no page");
-    }
     target = dense[target];
     source = dense[source];
     ++g.out_degree[source];
     ++g.in_begin[target + 1];
   }
+  std::vector<uint32_t>().swap(dense);
   for (size_t u = 0; u < n; ++u) g.in_begin[u + 1] += g.in_begin[u];
   // In key order the edges are already by target, then source.
   if (!std::is_sorted(edges.begin(), edges.end())) std::sort(edges.begin(), edges.end());
   g.in_sources.resize(edges.size());
   for (size_t e = 0; e < edges.size(); ++e) g.in_sources[e] = edges[e].second;
+  std::vector<std::pair<uint32_t, uint32_t>>().swap(edges);
   if (stats) {
     const auto done = std::chrono::steady_clock::now();
     stats->cells = all.cells;

@@ -43,7 +43,7 @@ std::string Ranking(const std::vector<Revision>& revs, int iterations, unsigned 
   const LinkGraph g = rg.Build();
   const auto scores = ComputePageRank(g, {iterations, threads});
   std::string out;
-  for (uint32_t u : RankOrder(g, scores)) out += g.names[u] + " " + FormatScore(scores[u]) + "\n";
+  for (uint32_t u : RankOrder(g, scores)) out += std::string(g.name(u)) + " " + FormatScore(scores[u]) + "\n";
   return out;
 }
 
@@ -85,11 +85,11 @@ TEST(PageRankTest, TiesAreOrderedByNameBytesAndLimitTakesTheFirst) {
   const LinkGraph g = rg.Build();
   const auto scores = ComputePageRank(g, {3, 1});
   std::vector<std::string> names;
-  for (uint32_t u : RankOrder(g, scores)) names.push_back(g.names[u]);
+  for (uint32_t u : RankOrder(g, scores)) names.emplace_back(g.name(u));
   EXPECT_EQ(names, (std::vector<std::string>{"c", "B", "a", "b", "\xc3\xa9"}));
   const auto first = RankOrder(g, scores, 2);
   ASSERT_EQ(first.size(), 2u);
-  EXPECT_EQ(g.names[first[1]], "B");
+  EXPECT_EQ(g.name(first[1]), "B");
 }
 
 //! The test's reference over the latest revisions (text order of the fixed-width timestamps is
@@ -143,9 +143,9 @@ TEST(PageRankRandomizedTest, FileThroughReaderAndGraphEqualsTheReference) {
     const auto expected = Reference(revs, until, iterations);
     ASSERT_EQ(g.nodes(), expected.size());
     for (size_t u = 0; u < g.nodes(); ++u) {
-      auto it = expected.find(g.names[u]);
-      ASSERT_NE(it, expected.end()) << g.names[u];
-      EXPECT_NEAR(scores[u], it->second, 1e-12 * it->second) << g.names[u];
+      auto it = expected.find(std::string(g.name(u)));
+      ASSERT_NE(it, expected.end()) << g.name(u);
+      EXPECT_NEAR(scores[u], it->second, 1e-12 * it->second) << g.name(u);
     }
     // Thread counts never change a bit of the result.
     for (unsigned threads : {1u, 3u}) EXPECT_EQ(ComputePageRank(g, {iterations, threads}), scores);
