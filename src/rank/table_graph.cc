@@ -1,7 +1,9 @@
 #include "rank/table_graph.h"
 
 #include <algorithm>
+#include <bits/hash_bytes.h>
 #include <chrono>
+#include <string>
 #include <thread>
 
 #include "model/url.h"
@@ -10,35 +12,53 @@
 namespace webindex::rank {
 namespace {
 
-constexpr uint8_t kPage = 1;    //!< has page|cur: a current page (C = its inlinks cells as source)
-constexpr uint8_t kExists = 2;  //!< has page|incount or inlinks: linked to
 constexpr uint64_t kCancelCheckCells = 1024;
 constexpr int kMaxReaders = 4;
+constexpr int kMaxAttempts = 4;  //!< hash seeds tried before two rows that share a hash are an error
+constexpr uint32_t kNone = UINT32_MAX;
 
-//! What one reader collects from one key range of the p: rows, in ids of its own.
+uint64_t SeededHash(std::string_view name, uint64_t seed) {
+  if (table_graph_hash_for_testing) return table_graph_hash_for_testing(name, seed);
+  return std::_Hash_bytes(name.data(), name.size(), seed);
+}
+
+//! What one reader collects from one key range of the p: rows: its nodes (rows with a page or
+//! inlinks cell), in key order, named by URL, and its edges, whose sources are named by a hash of
+//! their URI, resolved once every node is known. No interning table per reader, no URI kept,
+//! and ranges join by appending.
 struct RangeGraph {
-  LinkGraphBuilder ids;
-  std::vector<uint8_t> flags;
-  std::vector<uint32_t> rows;                        //!< the rows' URIs, in key order
-  std::vector<std::pair<uint32_t, uint32_t>> edges;  //!< (target, source), in key order
+  LinkGraph names;                    //!< the nodes' URLs (only name_bytes and name_end)
+  std::vector<uint64_t> uri_hash;     //!< per node
+  std::vector<uint32_t> edge_target;  //!< node of each inlinks cell, in key order
+  std::vector<uint64_t> edge_source;  //!< hash of its source URI
   uint64_t cells = 0;
   Status status;
+
+  size_t nodes() const { return uri_hash.size(); }
 };
 
 //! Reads the cells in [begin, end) ("" = to the end of the p: rows) into `out`.
 void ReadRange(state::Store& store, const state::Snapshot* snapshot, const std::string& begin, const std::string& end,
-               const std::atomic<bool>* cancel, RangeGraph* out) {
-  auto flag = [&](uint32_t id, uint8_t f) {
-    if (id >= out->flags.size()) out->flags.resize(id + 1, 0);
-    out->flags[id] |= f;
-  };
+               const std::atomic<bool>* cancel, uint64_t seed, RangeGraph* out) {
   state::ScanOptions scan;
   scan.bulk = true;
   scan.upper_bound = end.empty() ? sink::RowPrefixKey("p;") : end;  // ';' follows ':'
   auto it = store.NewIterator(state::Family::kTable, snapshot, scan);
   std::string row_storage, cf_storage, cq_storage;  // for keys with escaped bytes
-  std::string current_row;                          // of `current`
-  uint32_t current = LinkGraphBuilder::kNoNode;
+  std::string current;                              // the row's URI
+  bool started = false, node = false;
+  // A row is a node when it has a page or inlinks cell; it is added when its last cell is read.
+  auto finish_row = [&]() -> bool {
+    if (!node) return true;
+    auto url = model::UrlFromUri(current);
+    if (!url.ok()) {
+      out->status = Status::Corruption("table: URI '" + current + "' has no URL form");
+      return false;
+    }
+    out->names.AddName(url->ToString());
+    out->uri_hash.push_back(SeededHash(current, seed));
+    return true;
+  };
   for (it->Seek(begin); it->Valid(); it->Next()) {
     std::string_view row, cf, cq;
     if (auto view = sink::ViewCellKey(it->key())) {
@@ -54,34 +74,41 @@ void ReadRange(state::Store& store, const state::Snapshot* snapshot, const std::
       out->status = Status::Aborted("stopping: the table was being read");
       return;
     }
-    if (current == LinkGraphBuilder::kNoNode || row != current_row) {
-      current_row.assign(row);
-      current = out->ids.Intern(row.substr(2));
-      out->rows.push_back(current);
+    row.remove_prefix(2);
+    if (!started || row != current) {
+      if (started && !finish_row()) return;
+      current.assign(row);
+      started = true;
+      node = false;
     }
     if (cf == "inlinks") {
-      out->edges.emplace_back(current, out->ids.Intern(cq));
-      flag(current, kExists);
+      out->edge_target.push_back(static_cast<uint32_t>(out->nodes()));  // this row's, once finished
+      out->edge_source.push_back(SeededHash(cq, seed));
+      node = true;
     } else if (cf == "page") {
-      flag(current, cq == "cur" ? kPage : kExists);
+      node = true;
     }
   }
-  out->status = it->status();
-  out->flags.resize(out->ids.interned(), 0);
+  if (!it->status().ok()) {
+    out->status = it->status();
+    return;
+  }
+  if (started) finish_row();
 }
 
-//! Adds `part`'s rows, flags and edges to `into`, in ids of `into`. A row cut in two by the
-//! range border continues `into`'s last row.
-void Merge(RangeGraph& into, RangeGraph& part) {
-  std::vector<uint32_t> id(part.ids.interned());
-  for (uint32_t local = 0; local < id.size(); ++local) id[local] = into.ids.Intern(part.ids.name(local));
-  into.flags.resize(into.ids.interned(), 0);
-  for (uint32_t local = 0; local < id.size(); ++local) into.flags[id[local]] |= part.flags[local];
-  for (uint32_t row : part.rows) {
-    if (into.rows.empty() || into.rows.back() != id[row]) into.rows.push_back(id[row]);
+//! Appends `part` to `into` and empties it. A node cut in two by the range border continues
+//! `into`'s last node.
+void Append(RangeGraph& into, RangeGraph& part) {
+  const auto base = static_cast<uint32_t>(into.nodes());
+  const bool continued = base > 0 && part.nodes() > 0 && part.uri_hash[0] == into.uri_hash.back() &&
+                         part.names.name(0) == into.names.name(base - 1);
+  const uint32_t first = continued ? 1 : 0;
+  for (uint32_t u = first; u < part.nodes(); ++u) {
+    into.names.AddName(part.names.name(u));
+    into.uri_hash.push_back(part.uri_hash[u]);
   }
-  into.edges.reserve(into.edges.size() + part.edges.size());
-  for (const auto& [target, source] : part.edges) into.edges.emplace_back(id[target], id[source]);
+  for (uint32_t target : part.edge_target) into.edge_target.push_back(base + target - first);
+  into.edge_source.insert(into.edge_source.end(), part.edge_source.begin(), part.edge_source.end());
   into.cells += part.cells;
   part = RangeGraph();
 }
@@ -95,95 +122,103 @@ void OnThreads(size_t n, const Fn& fn) {
   for (auto& t : threads) t.join();
 }
 
-}  // namespace
-
-Result<LinkGraph> ReadTableGraph(state::Store& store, const state::Snapshot* snapshot, TableGraphStats* stats,
-                                 const std::atomic<bool>* cancel, int readers) {
-  const auto start = std::chrono::steady_clock::now();
-  std::unique_ptr<state::Snapshot> own;
-  if (!snapshot) {
-    own = store.GetSnapshot();
-    snapshot = own.get();
+//! Node ids by the hash of their URI: open addressing, hash 0 stands for an empty slot (a name
+//! whose hash is 0 is stored as 1; two such names are a collision like any other).
+class NodeIndex {
+ public:
+  explicit NodeIndex(size_t nodes) {
+    size_t size = 1024;
+    while (size < nodes + nodes / 2) size *= 2;
+    keys_.assign(size, 0);
+    ids_.assign(size, kNone);
   }
+  //! false when another node has the same hash.
+  bool Add(uint64_t h, uint32_t id) {
+    const size_t i = Probe(Key(h));
+    if (keys_[i] != 0) return false;
+    keys_[i] = Key(h);
+    ids_[i] = id;
+    return true;
+  }
+  uint32_t Find(uint64_t h) const { return ids_[Probe(Key(h))]; }
+
+ private:
+  static uint64_t Key(uint64_t h) { return h == 0 ? 1 : h; }
+  size_t Probe(uint64_t key) const {
+    const size_t mask = keys_.size() - 1;
+    size_t i = (key * 0x9e3779b97f4a7c15ull) >> 20 & mask;
+    while (keys_[i] != 0 && keys_[i] != key) i = (i + 1) & mask;
+    return i;
+  }
+  std::vector<uint64_t> keys_;
+  std::vector<uint32_t> ids_;
+};
+
+//! Reads the p: rows with hash seed `seed`. NotFound when two node URIs share a hash under it.
+Result<LinkGraph> ReadWithSeed(state::Store& store, const state::Snapshot* snapshot, const std::atomic<bool>* cancel,
+                               int readers, uint64_t seed, TableGraphStats* stats) {
+  const auto start = std::chrono::steady_clock::now();
   // The p: rows in key ranges of about equal size on disk, one reader each.
-  if (readers <= 0) readers = std::clamp(static_cast<int>(std::thread::hardware_concurrency()), 1, kMaxReaders);
   const std::string begin = sink::RowPrefixKey("p:"), end = sink::RowPrefixKey("p;");
   std::vector<std::string> bounds = {begin};
   for (auto& cut : store.SplitKeys(state::Family::kTable, begin, end, readers)) bounds.push_back(std::move(cut));
   bounds.push_back("");
   std::vector<RangeGraph> parts(bounds.size() - 1);
-  OnThreads(parts.size(), [&](size_t i) { ReadRange(store, snapshot, bounds[i], bounds[i + 1], cancel, &parts[i]); });
+  OnThreads(parts.size(), [&](size_t i) {
+    ReadRange(store, snapshot, bounds[i], bounds[i + 1], cancel, seed, &parts[i]);
+  });
   for (auto& part : parts) RETURN_IF_ERROR(part.status);
   RangeGraph& all = parts[0];
-  for (size_t i = 1; i < parts.size(); ++i) Merge(all, parts[i]);
+  for (size_t i = 1; i < parts.size(); ++i) Append(all, parts[i]);
   const auto read = std::chrono::steady_clock::now();
 
-  // Dense node ids in URI order (the table's): the rows' key order is their URIs' byte order,
-  // so equal inputs give equal graphs.
-  const LinkGraphBuilder& ids = all.ids;
-  std::vector<uint32_t> order;
-  order.reserve(all.rows.size());
-  for (uint32_t id : all.rows) {
-    if (all.flags[id]) order.push_back(id);
-  }
-  auto by_name = [&](uint32_t a, uint32_t b) { return ids.name(a) < ids.name(b); };
-  if (!std::is_sorted(order.begin(), order.end(), by_name)) std::sort(order.begin(), order.end(), by_name);
-  std::vector<uint32_t> dense(all.flags.size(), LinkGraphBuilder::kNoNode);
-  for (uint32_t d = 0; d < order.size(); ++d) dense[order[d]] = d;
+  // Nodes in the table's key order, the same whatever the number of readers; sources from
+  // hashes to node ids, every source a node. (A damaged table whose inlinks cell names a URI
+  // without a row, with the hash of another row's URI, would go unnoticed: the one check a
+  // hash gives up.)
+  const size_t n = all.nodes();
+  const size_t m = all.edge_target.size();
   LinkGraph g;
-  const size_t n = order.size();
-  // The nodes' URLs, each thread a slice of them in a buffer of its own; then one buffer.
-  std::vector<LinkGraph> slices(parts.size());
-  std::vector<Status> url_status(parts.size());
-  OnThreads(parts.size(), [&](size_t i) {
-    for (size_t d = n * i / parts.size(); d < n * (i + 1) / parts.size(); ++d) {
-      auto url = model::UrlFromUri(ids.name(order[d]));
-      if (!url.ok()) {
-        url_status[i] = Status::Corruption("table: URI '" + std::string(ids.name(order[d])) + "' has no URL form");
-        return;
+  g.in_sources.resize(m);
+  {
+    NodeIndex index(n);
+    for (uint32_t u = 0; u < n; ++u) {
+      if (!index.Add(all.uri_hash[u], u)) return Status::NotFound("two URIs share a hash");
+    }
+    for (size_t e = 0; e < m; ++e) {
+      const uint32_t source = index.Find(all.edge_source[e]);
+      if (source == kNone) {
+        return Status::Corruption("table: an inlinks cell of '" + std::string(all.names.name(all.edge_target[e])) +
+                                  "' names a source that is no page");
       }
-      slices[i].AddName(url->ToString());
-    }
-  });
-  for (const auto& st : url_status) RETURN_IF_ERROR(st);
-  size_t name_bytes = 0;
-  for (const auto& slice : slices) name_bytes += slice.name_bytes.size();
-  g.name_bytes.reserve(name_bytes);
-  g.name_end.reserve(n);
-  for (auto& slice : slices) {
-    const uint64_t base = g.name_bytes.size();
-    g.name_bytes.append(slice.name_bytes);
-    for (uint64_t end : slice.name_end) g.name_end.push_back(base + end);
-    slice = LinkGraph();
-  }
-  // From here on the edges need only the dense ids: the interned URIs go (the largest part of
-  // the memory after the edges) once no error needs to name one.
-  for (const auto& [target, source] : all.edges) {
-    if (dense[source] == LinkGraphBuilder::kNoNode) {
-      return Status::Corruption("table: inlinks from '" + std::string(ids.name(source)) + "', which is no page");
+      g.in_sources[e] = source;
     }
   }
-  all.ids = LinkGraphBuilder();
-  std::vector<uint8_t>().swap(all.flags);
-  std::vector<uint32_t>().swap(all.rows);
-  std::vector<uint32_t>().swap(order);
+  std::vector<uint64_t>().swap(all.edge_source);
+  std::vector<uint64_t>().swap(all.uri_hash);
+  g.name_bytes = std::move(all.names.name_bytes);
+  g.name_end = std::move(all.names.name_end);
 
+  // In-links by target, then source: in key order they are already (a row's inlinks cells
+  // are its sources' URIs, ascending).
+  auto& targets = all.edge_target;
+  bool sorted = true;
+  for (size_t e = 1; e < m && sorted; ++e) {
+    sorted = targets[e - 1] < targets[e] || (targets[e - 1] == targets[e] && g.in_sources[e - 1] < g.in_sources[e]);
+  }
+  if (!sorted) {
+    std::vector<std::pair<uint32_t, uint32_t>> edges(m);
+    for (size_t e = 0; e < m; ++e) edges[e] = {targets[e], g.in_sources[e]};
+    std::sort(edges.begin(), edges.end());
+    for (size_t e = 0; e < m; ++e) targets[e] = edges[e].first, g.in_sources[e] = edges[e].second;
+  }
   g.out_degree.assign(n, 0);
   g.in_begin.assign(n + 1, 0);
-  auto& edges = all.edges;
-  for (auto& [target, source] : edges) {
-    target = dense[target];
-    source = dense[source];
-    ++g.out_degree[source];
-    ++g.in_begin[target + 1];
+  for (size_t e = 0; e < m; ++e) {
+    ++g.out_degree[g.in_sources[e]];
+    ++g.in_begin[targets[e] + 1];
   }
-  std::vector<uint32_t>().swap(dense);
   for (size_t u = 0; u < n; ++u) g.in_begin[u + 1] += g.in_begin[u];
-  // In key order the edges are already by target, then source.
-  if (!std::is_sorted(edges.begin(), edges.end())) std::sort(edges.begin(), edges.end());
-  g.in_sources.resize(edges.size());
-  for (size_t e = 0; e < edges.size(); ++e) g.in_sources[e] = edges[e].second;
-  std::vector<std::pair<uint32_t, uint32_t>>().swap(edges);
   if (stats) {
     const auto done = std::chrono::steady_clock::now();
     stats->cells = all.cells;
@@ -192,6 +227,30 @@ Result<LinkGraph> ReadTableGraph(state::Store& store, const state::Snapshot* sna
     stats->seconds = std::chrono::duration<double>(done - start).count();
   }
   return g;
+}
+
+}  // namespace
+
+uint64_t (*table_graph_hash_for_testing)(std::string_view name, uint64_t seed) = nullptr;
+
+Result<LinkGraph> ReadTableGraph(state::Store& store, const state::Snapshot* snapshot, TableGraphStats* stats,
+                                 const std::atomic<bool>* cancel, int readers) {
+  std::unique_ptr<state::Snapshot> own;
+  if (!snapshot) {
+    own = store.GetSnapshot();
+    snapshot = own.get();
+  }
+  if (readers <= 0) readers = std::clamp(static_cast<int>(std::thread::hardware_concurrency()), 1, kMaxReaders);
+  // Another seed when two URIs share a hash (about one computation in 10^7 at 3M nodes).
+  for (int attempt = 1;; ++attempt) {
+    if (stats) stats->attempts = attempt;
+    auto g = ReadWithSeed(store, snapshot, cancel, readers, static_cast<uint64_t>(attempt) * 0x9e3779b97f4a7c15ull,
+                          stats);
+    if (g.ok() || g.status().code() != Status::Code::kNotFound) return g;
+    if (attempt == kMaxAttempts) {
+      return Status::Corruption("table: two URIs share a hash under " + std::to_string(kMaxAttempts) + " seeds");
+    }
+  }
 }
 
 }  // namespace webindex::rank

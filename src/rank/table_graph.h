@@ -6,6 +6,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <string_view>
 
 #include "common/status.h"
 #include "rank/link_graph.h"
@@ -18,6 +19,7 @@ struct TableGraphStats {
   int readers = 0;          //!< threads that read key ranges of the p: rows
   double read_seconds = 0;  //!< reading the cells
   double seconds = 0;       //!< reading and building
+  int attempts = 0;         //!< reads: more than one when two URIs shared a hash under a seed
 };
 
 //! Builds the graph from `snapshot` of `store`'s table (nullptr: a snapshot of now), reading key
@@ -25,6 +27,9 @@ struct TableGraphStats {
 //! table spans few files). Corruption when a cell key does not decode or a URI has no URL form;
 //! Aborted soon after `*cancel` turns true (a reader that is stopping need not finish a table of
 //! millions of rows).
+//! Tests only: the hash of a URI under a seed (nullptr: the real one), to make URIs collide.
+extern uint64_t (*table_graph_hash_for_testing)(std::string_view name, uint64_t seed);
+
 Result<LinkGraph> ReadTableGraph(state::Store& store, const state::Snapshot* snapshot,
                                  TableGraphStats* stats = nullptr, const std::atomic<bool>* cancel = nullptr,
                                  int readers = 0);

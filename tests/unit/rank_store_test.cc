@@ -250,5 +250,87 @@ TEST(TableGraphReadersTest, KeyRangesOnSeveralThreadsGiveTheGraphOfOneReader) {
   std::filesystem::remove_all(dir);
 }
 
+//! A small table: a links to b and c, b links to c; d exists only as a linked-to row of
+//! its own (incount), e's row has a cell of another family only (no node).
+class TableGraphHashTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = testing::MakeTempDir("table-graph-hash");
+    auto opened = state::Store::Open(dir_ + "/db", {});
+    ASSERT_TRUE(opened.ok()) << opened.status().ToString();
+    store_ = std::move(opened).value();
+    Put("com.a>>o>/", "page", "cur");
+    Put("com.b>>o>/", "page", "cur");
+    Put("com.b>>o>/", "inlinks", "com.a>>o>/");
+    Put("com.c>>o>/", "inlinks", "com.a>>o>/");
+    Put("com.c>>o>/", "inlinks", "com.b>>o>/");
+    Put("com.d>>o>/", "page", "incount");
+    Put("com.e>>o>/", "other", "x");
+  }
+  void TearDown() override {
+    table_graph_hash_for_testing = nullptr;
+    store_.reset();
+    std::filesystem::remove_all(dir_);
+  }
+  void Put(const std::string& uri, const std::string& cf, const std::string& cq) {
+    state::WriteBatch wb(*store_);
+    wb.Put(state::Family::kTable, sink::EncodeCellKey(sink::PageRow(uri), cf, cq), "");
+    ASSERT_TRUE(store_->Write(wb).ok());
+  }
+  static std::vector<std::string> Names(const LinkGraph& g) {
+    std::vector<std::string> names;
+    for (uint32_t u = 0; u < g.nodes(); ++u) names.emplace_back(g.name(u));
+    return names;
+  }
+  std::string dir_;
+  std::unique_ptr<state::Store> store_;
+};
+
+TEST_F(TableGraphHashTest, NodesInUriOrderEdgesByTargetThenSource) {
+  TableGraphStats stats;
+  auto g = ReadTableGraph(*store_, nullptr, &stats, nullptr, 1);
+  ASSERT_TRUE(g.ok()) << g.status().ToString();
+  EXPECT_EQ(stats.attempts, 1);
+  EXPECT_EQ(Names(*g), (std::vector<std::string>{"http://a.com/", "http://b.com/", "http://c.com/", "http://d.com/"}));
+  EXPECT_EQ(g->in_begin, (std::vector<uint64_t>{0, 0, 1, 3, 3}));
+  EXPECT_EQ(g->in_sources, (std::vector<uint32_t>{0, 0, 1}));
+  EXPECT_EQ(g->out_degree, (std::vector<uint32_t>{2, 1, 0, 0}));
+}
+
+// Sources are resolved by a hash of their URI: two node URIs with the same hash under one seed
+// make the read start again under another, and the graph is the same.
+TEST_F(TableGraphHashTest, URIsThatShareAHashAreReadAgainUnderAnotherSeed) {
+  auto expected = ReadTableGraph(*store_, nullptr, nullptr, nullptr, 1);
+  ASSERT_TRUE(expected.ok());
+  static uint64_t first_seed;
+  first_seed = 0;
+  table_graph_hash_for_testing = [](std::string_view name, uint64_t seed) -> uint64_t {
+    if (first_seed == 0) first_seed = seed;
+    return seed == first_seed ? 42 : std::hash<std::string_view>()(name) ^ seed;
+  };
+  TableGraphStats stats;
+  auto g = ReadTableGraph(*store_, nullptr, &stats, nullptr, 1);
+  ASSERT_TRUE(g.ok()) << g.status().ToString();
+  EXPECT_EQ(stats.attempts, 2);
+  EXPECT_EQ(Names(*g), Names(*expected));
+  EXPECT_EQ(g->in_begin, expected->in_begin);
+  EXPECT_EQ(g->in_sources, expected->in_sources);
+  EXPECT_EQ(g->out_degree, expected->out_degree);
+
+  table_graph_hash_for_testing = [](std::string_view, uint64_t) -> uint64_t { return 7; };
+  auto never = ReadTableGraph(*store_, nullptr, &stats, nullptr, 1);
+  ASSERT_FALSE(never.ok());
+  EXPECT_EQ(never.status().code(), Status::Code::kCorruption) << never.status().ToString();
+  EXPECT_NE(never.status().message().find("share a hash"), std::string::npos) << never.status().ToString();
+}
+
+TEST_F(TableGraphHashTest, AnInlinksCellFromAUriWithoutARowIsCorruptionNamingItsRow) {
+  Put("com.c>>o>/", "inlinks", "com.zz>>o>/");
+  auto g = ReadTableGraph(*store_, nullptr, nullptr, nullptr, 1);
+  ASSERT_FALSE(g.ok());
+  EXPECT_EQ(g.status().code(), Status::Code::kCorruption);
+  EXPECT_NE(g.status().message().find("http://c.com/"), std::string::npos) << g.status().ToString();
+}
+
 }  // namespace
 }  // namespace webindex::rank
