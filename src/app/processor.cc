@@ -239,6 +239,7 @@ Status Processor::Run(bool exit_when_idle, const std::atomic<bool>& stop) {
   using Clock = std::chrono::steady_clock;
   auto last_progress = Clock::now();
   auto last_generation_check = Clock::now();
+  auto last_views_check = Clock::now();
   auto last_rate_sample = Clock::now();
   event_rate_.Sample(last_rate_sample, metrics_.events);
   int idle_checks = 0;
@@ -258,6 +259,10 @@ Status Processor::Run(bool exit_when_idle, const std::atomic<bool>& stop) {
     if (Clock::now() - last_progress > std::chrono::milliseconds(config_.progress_interval_ms)) {
       LogProgress();
       last_progress = Clock::now();
+    }
+    if (Clock::now() - last_views_check > std::chrono::minutes(1)) {
+      if (store_) store_->RemoveStaleViews();  // of `query`, `dump`... processes killed while they read
+      last_views_check = Clock::now();
     }
     if (!exit_when_idle) continue;
     ASSIGN_OR_RETURN(bool idle, Idle());

@@ -1,10 +1,11 @@
 #include "rank/table_graph.h"
 
 #include <algorithm>
-#include <bits/hash_bytes.h>
 #include <chrono>
 #include <string>
 #include <thread>
+#include <unordered_map>
+#include <unordered_set>
 
 #include "model/url.h"
 #include "sink/table.h"
@@ -14,23 +15,29 @@ namespace {
 
 constexpr uint64_t kCancelCheckCells = 1024;
 constexpr int kMaxReaders = 4;
-constexpr int kMaxAttempts = 4;  //!< hash seeds tried before two rows that share a hash are an error
 constexpr uint32_t kNone = UINT32_MAX;
 
-uint64_t SeededHash(std::string_view name, uint64_t seed) {
-  if (table_graph_hash_for_testing) return table_graph_hash_for_testing(name, seed);
-  return std::_Hash_bytes(name.data(), name.size(), seed);
+//! Never 0 (NodeIndex's empty slot).
+uint64_t UriHash(std::string_view uri) {
+  const uint64_t h =
+      table_graph_hash_for_testing ? table_graph_hash_for_testing(uri) : std::hash<std::string_view>()(uri);
+  return h == 0 ? 1 : h;
 }
+
+using HashSet = std::unordered_set<uint64_t>;
 
 //! What one reader collects from one key range of the p: rows: its nodes (rows with a page or
 //! inlinks cell), in key order, named by URL, and its edges, whose sources are named by a hash of
 //! their URI, resolved once every node is known. No interning table per reader, no URI kept,
-//! and ranges join by appending.
+//! and ranges join by appending. A URI is kept only where its hash is ambiguous (a second read,
+//! after two node URIs turned out to share a hash).
 struct RangeGraph {
   LinkGraph names;                    //!< the nodes' URLs (only name_bytes and name_end)
   std::vector<uint64_t> uri_hash;     //!< per node
   std::vector<uint32_t> edge_target;  //!< node of each inlinks cell, in key order
   std::vector<uint64_t> edge_source;  //!< hash of its source URI
+  std::vector<std::pair<uint32_t, std::string>> ambiguous_nodes;    //!< (node, URI), ascending
+  std::vector<std::pair<uint64_t, std::string>> ambiguous_sources;  //!< (edge, source URI), ascending
   uint64_t cells = 0;
   Status status;
 
@@ -39,7 +46,7 @@ struct RangeGraph {
 
 //! Reads the cells in [begin, end) ("" = to the end of the p: rows) into `out`.
 void ReadRange(state::Store& store, const state::Snapshot* snapshot, const std::string& begin, const std::string& end,
-               const std::atomic<bool>* cancel, uint64_t seed, RangeGraph* out) {
+               const std::atomic<bool>* cancel, const HashSet& ambiguous, RangeGraph* out) {
   state::ScanOptions scan;
   scan.bulk = true;
   scan.upper_bound = end.empty() ? sink::RowPrefixKey("p;") : end;  // ';' follows ':'
@@ -55,8 +62,10 @@ void ReadRange(state::Store& store, const state::Snapshot* snapshot, const std::
       out->status = Status::Corruption("table: URI '" + current + "' has no URL form");
       return false;
     }
+    const uint64_t h = UriHash(current);
+    if (ambiguous.contains(h)) out->ambiguous_nodes.emplace_back(static_cast<uint32_t>(out->nodes()), current);
     out->names.AddName(url->ToString());
-    out->uri_hash.push_back(SeededHash(current, seed));
+    out->uri_hash.push_back(h);
     return true;
   };
   for (it->Seek(begin); it->Valid(); it->Next()) {
@@ -82,8 +91,10 @@ void ReadRange(state::Store& store, const state::Snapshot* snapshot, const std::
       node = false;
     }
     if (cf == "inlinks") {
+      const uint64_t h = UriHash(cq);
+      if (ambiguous.contains(h)) out->ambiguous_sources.emplace_back(out->edge_source.size(), cq);
       out->edge_target.push_back(static_cast<uint32_t>(out->nodes()));  // this row's, once finished
-      out->edge_source.push_back(SeededHash(cq, seed));
+      out->edge_source.push_back(h);
       node = true;
     } else if (cf == "page") {
       node = true;
@@ -107,6 +118,12 @@ void Append(RangeGraph& into, RangeGraph& part) {
     into.names.AddName(part.names.name(u));
     into.uri_hash.push_back(part.uri_hash[u]);
   }
+  for (auto& [u, uri] : part.ambiguous_nodes) {
+    if (u >= first) into.ambiguous_nodes.emplace_back(base + u - first, std::move(uri));
+  }
+  for (auto& [e, uri] : part.ambiguous_sources) {
+    into.ambiguous_sources.emplace_back(into.edge_target.size() + e, std::move(uri));
+  }
   for (uint32_t target : part.edge_target) into.edge_target.push_back(base + target - first);
   into.edge_source.insert(into.edge_source.end(), part.edge_source.begin(), part.edge_source.end());
   into.cells += part.cells;
@@ -122,8 +139,7 @@ void OnThreads(size_t n, const Fn& fn) {
   for (auto& t : threads) t.join();
 }
 
-//! Node ids by the hash of their URI: open addressing, hash 0 stands for an empty slot (a name
-//! whose hash is 0 is stored as 1; two such names are a collision like any other).
+//! Node ids by the hash of their URI (never 0): open addressing, 0 is an empty slot.
 class NodeIndex {
  public:
   explicit NodeIndex(size_t nodes) {
@@ -134,29 +150,30 @@ class NodeIndex {
   }
   //! false when another node has the same hash.
   bool Add(uint64_t h, uint32_t id) {
-    const size_t i = Probe(Key(h));
+    const size_t i = Probe(h);
     if (keys_[i] != 0) return false;
-    keys_[i] = Key(h);
+    keys_[i] = h;
     ids_[i] = id;
     return true;
   }
-  uint32_t Find(uint64_t h) const { return ids_[Probe(Key(h))]; }
+  uint32_t Find(uint64_t h) const { return ids_[Probe(h)]; }
 
  private:
-  static uint64_t Key(uint64_t h) { return h == 0 ? 1 : h; }
-  size_t Probe(uint64_t key) const {
+  size_t Probe(uint64_t h) const {
     const size_t mask = keys_.size() - 1;
-    size_t i = (key * 0x9e3779b97f4a7c15ull) >> 20 & mask;
-    while (keys_[i] != 0 && keys_[i] != key) i = (i + 1) & mask;
+    size_t i = (h * 0x9e3779b97f4a7c15ull) >> 20 & mask;
+    while (keys_[i] != 0 && keys_[i] != h) i = (i + 1) & mask;
     return i;
   }
   std::vector<uint64_t> keys_;
   std::vector<uint32_t> ids_;
 };
 
-//! Reads the p: rows with hash seed `seed`. NotFound when two node URIs share a hash under it.
-Result<LinkGraph> ReadWithSeed(state::Store& store, const state::Snapshot* snapshot, const std::atomic<bool>* cancel,
-                               int readers, uint64_t seed, TableGraphStats* stats) {
+//! Reads the p: rows. Node URIs whose hashes are in `ambiguous` are told apart by the URIs
+//! themselves. When two node URIs outside it share a hash, returns an empty graph with their
+//! hashes in `*collided`, for a read that treats them as ambiguous.
+Result<LinkGraph> ReadGraph(state::Store& store, const state::Snapshot* snapshot, const std::atomic<bool>* cancel,
+                            int readers, const HashSet& ambiguous, HashSet* collided, TableGraphStats* stats) {
   const auto start = std::chrono::steady_clock::now();
   // The p: rows in key ranges of about equal size on disk, one reader each.
   const std::string begin = sink::RowPrefixKey("p:"), end = sink::RowPrefixKey("p;");
@@ -165,7 +182,7 @@ Result<LinkGraph> ReadWithSeed(state::Store& store, const state::Snapshot* snaps
   bounds.push_back("");
   std::vector<RangeGraph> parts(bounds.size() - 1);
   OnThreads(parts.size(), [&](size_t i) {
-    ReadRange(store, snapshot, bounds[i], bounds[i + 1], cancel, seed, &parts[i]);
+    ReadRange(store, snapshot, bounds[i], bounds[i + 1], cancel, ambiguous, &parts[i]);
   });
   for (auto& part : parts) RETURN_IF_ERROR(part.status);
   RangeGraph& all = parts[0];
@@ -173,20 +190,32 @@ Result<LinkGraph> ReadWithSeed(state::Store& store, const state::Snapshot* snaps
   const auto read = std::chrono::steady_clock::now();
 
   // Nodes in the table's key order, the same whatever the number of readers; sources from
-  // hashes to node ids, every source a node. (A damaged table whose inlinks cell names a URI
-  // without a row, with the hash of another row's URI, would go unnoticed: the one check a
-  // hash gives up.)
+  // hashes to node ids (ambiguous ones by URI), every source a node. (A damaged table whose
+  // inlinks cell names a URI without a row, with the hash of a row's URI, would go unnoticed:
+  // the one check a hash gives up.)
   const size_t n = all.nodes();
   const size_t m = all.edge_target.size();
   LinkGraph g;
   g.in_sources.resize(m);
   {
     NodeIndex index(n);
+    std::unordered_map<std::string, uint32_t> by_uri;  // the nodes of ambiguous hashes
+    for (auto& [u, uri] : all.ambiguous_nodes) by_uri.emplace(std::move(uri), u);
     for (uint32_t u = 0; u < n; ++u) {
-      if (!index.Add(all.uri_hash[u], u)) return Status::NotFound("two URIs share a hash");
+      if (!ambiguous.contains(all.uri_hash[u]) && !index.Add(all.uri_hash[u], u)) collided->insert(all.uri_hash[u]);
     }
+    if (!collided->empty()) return LinkGraph();
+    auto next_ambiguous = all.ambiguous_sources.begin();
     for (size_t e = 0; e < m; ++e) {
-      const uint32_t source = index.Find(all.edge_source[e]);
+      uint32_t source = kNone;
+      if (ambiguous.contains(all.edge_source[e])) {
+        if (next_ambiguous != all.ambiguous_sources.end() && next_ambiguous->first == e) {
+          if (auto it = by_uri.find(next_ambiguous->second); it != by_uri.end()) source = it->second;
+          ++next_ambiguous;
+        }
+      } else {
+        source = index.Find(all.edge_source[e]);
+      }
       if (source == kNone) {
         return Status::Corruption("table: an inlinks cell of '" + std::string(all.names.name(all.edge_target[e])) +
                                   "' names a source that is no page");
@@ -231,7 +260,7 @@ Result<LinkGraph> ReadWithSeed(state::Store& store, const state::Snapshot* snaps
 
 }  // namespace
 
-uint64_t (*table_graph_hash_for_testing)(std::string_view name, uint64_t seed) = nullptr;
+uint64_t (*table_graph_hash_for_testing)(std::string_view uri) = nullptr;
 
 Result<LinkGraph> ReadTableGraph(state::Store& store, const state::Snapshot* snapshot, TableGraphStats* stats,
                                  const std::atomic<bool>* cancel, int readers) {
@@ -241,16 +270,16 @@ Result<LinkGraph> ReadTableGraph(state::Store& store, const state::Snapshot* sna
     snapshot = own.get();
   }
   if (readers <= 0) readers = std::clamp(static_cast<int>(std::thread::hardware_concurrency()), 1, kMaxReaders);
-  // Another seed when two URIs share a hash (about one computation in 10^7 at 3M nodes).
-  for (int attempt = 1;; ++attempt) {
-    if (stats) stats->attempts = attempt;
-    auto g = ReadWithSeed(store, snapshot, cancel, readers, static_cast<uint64_t>(attempt) * 0x9e3779b97f4a7c15ull,
-                          stats);
-    if (g.ok() || g.status().code() != Status::Code::kNotFound) return g;
-    if (attempt == kMaxAttempts) {
-      return Status::Corruption("table: two URIs share a hash under " + std::to_string(kMaxAttempts) + " seeds");
-    }
-  }
+  // Node URIs that share a hash (by chance: about one read in 4 million at 3M nodes; or made to)
+  // are read again, told apart by their URIs.
+  HashSet collided;
+  if (stats) stats->attempts = 1;
+  ASSIGN_OR_RETURN(LinkGraph g, ReadGraph(store, snapshot, cancel, readers, {}, &collided, stats));
+  if (collided.empty()) return g;
+  if (stats) stats->attempts = 2;
+  HashSet none;
+  ASSIGN_OR_RETURN(g, ReadGraph(store, snapshot, cancel, readers, collided, &none, stats));
+  return g;
 }
 
 }  // namespace webindex::rank

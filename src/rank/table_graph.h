@@ -19,16 +19,17 @@ struct TableGraphStats {
   int readers = 0;          //!< threads that read key ranges of the p: rows
   double read_seconds = 0;  //!< reading the cells
   double seconds = 0;       //!< reading and building
-  int attempts = 0;         //!< reads: more than one when two URIs shared a hash under a seed
+  int attempts = 0;         //!< reads: 2 when node URIs shared a hash (the second tells them apart)
 };
+
+//! Tests only: the hash of a URI (nullptr: the real one), to make URIs collide.
+extern uint64_t (*table_graph_hash_for_testing)(std::string_view uri);
 
 //! Builds the graph from `snapshot` of `store`'s table (nullptr: a snapshot of now), reading key
 //! ranges of the p: rows on up to `readers` threads (0: one per core, at most 4; fewer when the
-//! table spans few files). Corruption when a cell key does not decode or a URI has no URL form;
-//! Aborted soon after `*cancel` turns true (a reader that is stopping need not finish a table of
-//! millions of rows).
-//! Tests only: the hash of a URI under a seed (nullptr: the real one), to make URIs collide.
-extern uint64_t (*table_graph_hash_for_testing)(std::string_view name, uint64_t seed);
+//! table spans few files). Corruption when a cell key does not decode, a URI has no URL form or
+//! an inlinks cell names a source without a row; Aborted soon after `*cancel` turns true (a
+//! reader that is stopping need not finish a table of millions of rows).
 
 Result<LinkGraph> ReadTableGraph(state::Store& store, const state::Snapshot* snapshot,
                                  TableGraphStats* stats = nullptr, const std::atomic<bool>* cancel = nullptr,

@@ -9,7 +9,8 @@
 #include <rocksdb/write_batch.h>
 #include <rocksdb/write_buffer_manager.h>
 
-#include <signal.h>
+#include <fcntl.h>
+#include <sys/file.h>
 #include <sys/statvfs.h>
 #include <unistd.h>
 
@@ -24,6 +25,7 @@
 #include <mutex>
 #include <thread>
 #include <filesystem>
+#include <random>
 
 #include <fmt/format.h>
 
@@ -107,45 +109,94 @@ constexpr int kReadOnlyOpenAttempts = 100;  // 10 ms apart
 // A view is a directory of hard links to the live files, made before the MANIFEST is copied: a
 // linked file stays readable whatever the writer deletes, so the open can only miss files created
 // in the short time between linking and copying, and is then tried again on a new view. Views
-// live in <dir>/views/<pid>.<n> (the writer ignores subdirectories) and are removed on close; those
-// of readers that died are removed by the next open.
-bool ProcessAlive(long pid) { return ::kill(static_cast<pid_t>(pid), 0) == 0 || errno == EPERM; }
+// live in <dir>/views/<pid>.<n>.<random> (the writer ignores subdirectories) and are removed on
+// close. Each reader holds a lock (flock) on its view's lock file while the view is open: a view
+// whose lock can be taken belongs to a reader that is gone (killed, or in a pid namespace of its
+// own), and is removed by the next open and by a running writer (Store::RemoveStaleViews).
+constexpr char kViewLock[] = "reader.lock";
+constexpr auto kUnlockedViewAge = std::chrono::minutes(1);  // a view its reader died making
 
-void RemoveStaleViews(const std::filesystem::path& dir) {
+struct ViewDir {
+  std::string path;
+  int lock_fd = -1;
+  void Remove() {
+    std::error_code ignored;
+    if (!path.empty()) std::filesystem::remove_all(path, ignored);
+    if (lock_fd >= 0) ::close(lock_fd);
+    path.clear();
+    lock_fd = -1;
+  }
+};
+
+void RemoveStaleViewsOf(const std::filesystem::path& dir) {
   namespace fs = std::filesystem;
   std::error_code ec;
   for (fs::directory_iterator it(dir / kViewsDir, ec), end; !ec && it != end; it.increment(ec)) {
-    const long pid = std::strtol(it->path().filename().c_str(), nullptr, 10);
     std::error_code ignored;
-    if (pid > 0 && !ProcessAlive(pid)) fs::remove_all(it->path(), ignored);
+    if (!it->is_directory(ignored)) continue;
+    const int fd = ::open((it->path() / kViewLock).c_str(), O_RDWR | O_CLOEXEC);
+    if (fd < 0) {
+      const bool no_lock = errno == ENOENT;
+      const auto age = fs::file_time_type::clock::now() - fs::last_write_time(it->path(), ignored);
+      if (no_lock && !ignored && age > kUnlockedViewAge) fs::remove_all(it->path(), ignored);
+      continue;
+    }
+    if (::flock(fd, LOCK_EX | LOCK_NB) == 0) fs::remove_all(it->path(), ignored);  // its reader is gone
+    ::close(fd);
   }
 }
 
-// Makes a new view of the database in `dir`; an empty result when the file system refuses links.
-std::string LinkView(const std::filesystem::path& dir) {
+enum class ViewOutcome { kMade, kRaced, kRefused };
+
+// Makes a new view of the database in `dir` into `*view`. kRaced: try again (the writer replaced
+// the MANIFEST, a cleaner took the half-made view, a disk error); kRefused: this file system or
+// these permissions allow no views, open the database directly.
+ViewOutcome LinkView(const std::filesystem::path& dir, ViewDir* view) {
   namespace fs = std::filesystem;
   static std::atomic<int> views{0};
-  const fs::path view = dir / kViewsDir / fmt::format("{}.{}", ::getpid(), views++);
+  static const uint64_t nonce = (uint64_t{std::random_device()()} << 32) | std::random_device()();
   std::error_code ec;
-  fs::remove_all(view, ec);
-  if (!fs::create_directories(view, ec) || ec) return {};
-  const auto fail = [&view] {
-    std::error_code ignored;
-    fs::remove_all(view, ignored);
-    return std::string();
+  fs::create_directories(dir / kViewsDir, ec);
+  if (ec) return ViewOutcome::kRefused;
+  view->path = (dir / kViewsDir / fmt::format("{}.{}.{:016x}", ::getpid(), views++, nonce)).string();
+  if (!fs::create_directory(view->path, ec)) {
+    view->path.clear();
+    return ec ? ViewOutcome::kRefused : ViewOutcome::kRaced;
+  }
+  const fs::path path = view->path;
+  view->lock_fd = ::open((path / kViewLock).c_str(), O_CREAT | O_RDWR | O_CLOEXEC, 0644);
+  if (view->lock_fd < 0) {
+    view->Remove();
+    return ViewOutcome::kRefused;
+  }
+  // A cleaner that opened the lock file before this flock may hold it, or have removed the
+  // view already: then it is not this reader's.
+  if (::flock(view->lock_fd, LOCK_EX | LOCK_NB) != 0 || !fs::exists(path / kViewLock, ec)) {
+    ::close(view->lock_fd);
+    *view = ViewDir();
+    return ViewOutcome::kRaced;
+  }
+  const auto fail = [view](ViewOutcome outcome) {
+    view->Remove();
+    return outcome;
   };
   // Tables, WALs, OPTIONS and IDENTITY: linked (never changed in place, or only appended to).
   for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
     const std::string name = it->path().filename().string();
-    if (!it->is_regular_file(ec) || name == "LOCK" || name == "CURRENT" || name.starts_with("LOG") ||
+    std::error_code type_ec;
+    if (!it->is_regular_file(type_ec) || name == "LOCK" || name == "CURRENT" || name.starts_with("LOG") ||
         name.starts_with("MANIFEST-")) {
       continue;
     }
     std::error_code link_ec;
-    fs::create_hard_link(it->path(), view / name, link_ec);
-    if (link_ec && link_ec != std::errc::no_such_file_or_directory) return fail();  // gone already: fine
+    fs::create_hard_link(it->path(), path / name, link_ec);
+    if (!link_ec || link_ec == std::errc::no_such_file_or_directory) continue;  // gone already: fine
+    const bool refused = link_ec == std::errc::cross_device_link || link_ec == std::errc::operation_not_permitted ||
+                         link_ec == std::errc::operation_not_supported || link_ec == std::errc::too_many_links ||
+                         link_ec == std::errc::permission_denied || link_ec == std::errc::read_only_file_system;
+    return fail(refused ? ViewOutcome::kRefused : ViewOutcome::kRaced);
   }
-  if (ec) return fail();
+  if (ec) return fail(ViewOutcome::kRaced);
   // Then CURRENT and its MANIFEST as they are now: a copy, which the writer's later edits (naming
   // files that were not linked) do not reach.
   std::string current;
@@ -155,14 +206,14 @@ std::string LinkView(const std::filesystem::path& dir) {
     std::fclose(f);
   }
   while (!current.empty() && (current.back() == '\n' || current.back() == '\r')) current.pop_back();
-  if (!current.starts_with("MANIFEST-") || current.find('/') != std::string::npos) return fail();
-  if (!fs::copy_file(dir / current, view / current, ec) || ec) return fail();
-  if (std::FILE* f = std::fopen((view / "CURRENT").c_str(), "wb")) {
+  if (!current.starts_with("MANIFEST-") || current.find('/') != std::string::npos) return fail(ViewOutcome::kRaced);
+  if (!fs::copy_file(dir / current, path / current, ec) || ec) return fail(ViewOutcome::kRaced);
+  if (std::FILE* f = std::fopen((path / "CURRENT").c_str(), "wb")) {
     const std::string line = current + "\n";
     const bool written = std::fwrite(line.data(), 1, line.size(), f) == line.size();
-    if (std::fclose(f) == 0 && written) return view.string();
+    if (std::fclose(f) == 0 && written) return ViewOutcome::kMade;
   }
-  return fail();
+  return fail(ViewOutcome::kRaced);
 }
 
 }  // namespace
@@ -197,7 +248,7 @@ struct Store::Impl {
   std::shared_ptr<rocksdb::Env> env;  // outlives db
   std::unique_ptr<rocksdb::DB> db;
   std::vector<rocksdb::ColumnFamilyHandle*> handles;
-  std::string view;  //!< read-only: the directory of links the database was opened from
+  ViewDir view;  //!< read-only: the directory of links the database was opened from
   rocksdb::WriteOptions write_options;
   //! Set by the first failed write or flush: later ones return that first error (the cause)
   //! instead of going back to a database that stopped taking writes.
@@ -236,8 +287,7 @@ struct Store::Impl {
       db->Close().PermitUncheckedError();
       db.reset();
     }
-    std::error_code ignored;
-    if (!view.empty()) std::filesystem::remove_all(view, ignored);
+    view.Remove();
   }
 };
 
@@ -353,23 +403,35 @@ Result<std::unique_ptr<Store>> Store::Open(const std::string& dir, const StoreOp
     // the writer ("No such file", "Missing WAL") is tried again on a newer MANIFEST; damage that
     // stays is reported after the last try.
     db_opts.max_open_files = -1;
-    RemoveStaleViews(dir);
+    RemoveStaleViewsOf(dir);
+    bool direct = false;  // no views here
     for (int attempt = 1;; ++attempt) {
-      impl->view = LinkView(dir);
-      s = rocksdb::DB::OpenForReadOnly(db_opts, impl->view.empty() ? dir : impl->view, cfs, &handles, &raw);
+      if (!direct) {
+        switch (LinkView(dir, &impl->view)) {
+          case ViewOutcome::kMade:
+            break;
+          case ViewOutcome::kRefused:
+            direct = true;
+            break;
+          case ViewOutcome::kRaced:
+            s = rocksdb::Status::IOError("could not make a view of " + dir);
+            break;
+        }
+      }
+      if (direct || !impl->view.path.empty()) {
+        s = rocksdb::DB::OpenForReadOnly(db_opts, direct ? dir : impl->view.path, cfs, &handles, &raw);
+      }
       const bool maybe_raced = s.IsIOError() || s.IsPathNotFound() || s.IsCorruption();
       if (s.ok() || !maybe_raced || attempt == kReadOnlyOpenAttempts) break;
-      if (!impl->view.empty()) fs::remove_all(impl->view, ec);
-      impl->view.clear();
+      impl->view.Remove();
       std::this_thread::sleep_for(std::chrono::milliseconds(10));
     }
-    if (!s.ok() && !impl->view.empty()) {  // the error names the files of the data dir, not of a view
-      fs::remove_all(impl->view, ec);
-      impl->view.clear();
+    if (!s.ok() && !direct) {  // the error names the files of the data dir, not of a view
+      impl->view.Remove();
       s = rocksdb::DB::OpenForReadOnly(db_opts, dir, cfs, &handles, &raw);
     }
   } else {
-    RemoveStaleViews(dir);
+    RemoveStaleViewsOf(dir);
     s = rocksdb::DB::Open(db_opts, dir, cfs, &handles, &raw);
   }
   if (!s.ok()) {
@@ -540,6 +602,8 @@ Status Store::Flush() {
 }
 
 Status Store::VerifyChecksums() { return FromRocks(impl_->db->VerifyChecksum(), ("verifying " + impl_->dir).c_str()); }
+
+void Store::RemoveStaleViews() const { RemoveStaleViewsOf(impl_->dir); }
 
 const std::string& Store::dir() const { return impl_->dir; }
 

@@ -156,6 +156,10 @@ class Store {
   //! Reads every block of every file and checks its checksum (`webindex verify`).
   Status VerifyChecksums();
   const std::string& dir() const;
+  //! Removes the views that read-only opens of this database left behind when their process
+  //! died (<dir>/views): their links would keep the files this writer deletes on disk. Opens
+  //! do it too; `webindex run` does it every minute.
+  void RemoveStaleViews() const;
 
  private:
   struct Impl;

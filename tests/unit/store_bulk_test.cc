@@ -1,6 +1,8 @@
 // state/store.h's bulk paths: sorted files added to a family in one step (what PageRank's
 // results use), split keys for reading a range on several threads, bounded bulk scans.
 #include <gtest/gtest.h>
+#include <fcntl.h>
+#include <sys/file.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -112,7 +114,9 @@ TEST_F(StoreBulkTest, SplitKeysCutARangeIntoPartsThatTogetherReadEveryKeyOnce) {
         wb.Put(Family::kTable, Key(key), std::string(100, 'x'));
       }
       ASSERT_TRUE(store_->Write(wb).ok());
-      if (layout == 0) ASSERT_TRUE(store_->Flush().ok());
+      if (layout == 0) {
+        ASSERT_TRUE(store_->Flush().ok());
+      }
     }
     ASSERT_TRUE(store_->Flush().ok());
     WriteBatch outside(*store_);
@@ -149,9 +153,10 @@ TEST_F(StoreBulkTest, SplitKeysCutARangeIntoPartsThatTogetherReadEveryKeyOnce) {
   }
 }
 
-// A read-only open reads a view of hard links to the database's files (<db>/views/<pid>.<n>), so
-// that a writer's compactions cannot delete files under it; the view goes with the store, and
-// the views of readers that died (kill -9) are removed by the next open, reader's or writer's.
+// A read-only open reads a view of hard links to the database's files (<db>/views/<name>), so
+// that a writer's compactions cannot delete files under it; the view goes with the store. A
+// reader holds a lock on its view: views whose lock is free belong to readers that died (kill
+// -9), and are removed by the next open and by the writer; those of live readers stay.
 TEST_F(StoreBulkTest, ReadOnlyViewsLinkTheFilesAndLeaveNothingBehind) {
   namespace fs = std::filesystem;
   WriteBatch wb(*store_);
@@ -159,11 +164,17 @@ TEST_F(StoreBulkTest, ReadOnlyViewsLinkTheFilesAndLeaveNothingBehind) {
   ASSERT_TRUE(store_->Write(wb).ok());
   ASSERT_TRUE(store_->Flush().ok());
   const fs::path views = fs::path(dir_) / "db" / "views";
-  const fs::path dead = views / "4194305.0";  // above the largest pid Linux allows: no such process
-  const fs::path alive = views / "1.0";       // init's: left alone
-  fs::create_directories(dead);
-  fs::create_directories(alive);
-  std::ofstream(dead / "000001.sst") << "a link that pinned a deleted file";
+  const fs::path dead = views / "1.0.dead";    // its lock file is free: its reader is gone
+  const fs::path alive = views / "1.0.alive";  // locked, as by a reader in another pid namespace
+  auto make_view = [](const fs::path& view) {
+    fs::create_directories(view);
+    std::ofstream(view / "000001.sst") << "a link that pins a file the writer deleted";
+    return ::open((view / "reader.lock").c_str(), O_CREAT | O_RDWR | O_CLOEXEC, 0644);
+  };
+  ::close(make_view(dead));
+  const int alive_lock = make_view(alive);
+  ASSERT_GE(alive_lock, 0);
+  ASSERT_EQ(::flock(alive_lock, LOCK_EX | LOCK_NB), 0);
   StoreOptions read_only;
   read_only.read_only = true;
   {
@@ -178,28 +189,31 @@ TEST_F(StoreBulkTest, ReadOnlyViewsLinkTheFilesAndLeaveNothingBehind) {
     ASSERT_EQ(own.size(), 1u);
     EXPECT_TRUE(own[0].filename().string().starts_with(std::to_string(::getpid()) + "."));
     EXPECT_TRUE(fs::exists(own[0] / "CURRENT"));
+    // Its lock is taken: a writer's cleaning leaves it alone.
+    store_->RemoveStaleViews();
+    EXPECT_TRUE(fs::exists(own[0]));
     size_t keys = 0;
     auto it = (*view)->NewIterator(Family::kTable);
     for (it->SeekToFirst(); it->Valid(); it->Next()) ++keys;
-    EXPECT_EQ(keys, 100u);
-    // The writer goes on: what the view opened does not change.
-    WriteBatch more(*store_);
-    more.Put(Family::kTable, Key(100), "value");
-    ASSERT_TRUE(store_->Write(more).ok());
-    ASSERT_TRUE(store_->Flush().ok());
-    keys = 0;
-    auto again = (*view)->NewIterator(Family::kTable);
-    for (again->SeekToFirst(); again->Valid(); again->Next()) ++keys;
     EXPECT_EQ(keys, 100u);
   }
   std::vector<fs::path> left;
   for (const auto& entry : fs::directory_iterator(views)) left.push_back(entry.path());
   EXPECT_EQ(left, std::vector<fs::path>{alive});
-  // A writer's open removes dead readers' views too.
-  fs::create_directories(dead);
-  Reopen();
+  // A running writer removes dead readers' views; a live reader's stays until its lock is free.
+  ::close(make_view(dead));
+  store_->RemoveStaleViews();
   EXPECT_FALSE(fs::exists(dead));
   EXPECT_TRUE(fs::exists(alive));
+  ::close(alive_lock);
+  store_->RemoveStaleViews();
+  EXPECT_FALSE(fs::exists(alive));
+  // An open that fails leaves no view behind.
+  store_.reset();
+  std::ofstream(fs::path(dir_) / "db" / "CURRENT", std::ios::trunc) << "MANIFEST-999999\n";
+  auto broken = Store::Open(dir_ + "/db", read_only);
+  EXPECT_FALSE(broken.ok());
+  EXPECT_TRUE(fs::is_empty(views));
 }
 
 // `webindex query` and `pagerank --data-dir` open a data dir read-only while `webindex run`
