@@ -170,8 +170,17 @@ ViewOutcome LinkView(const std::filesystem::path& dir, ViewDir* view) {
     return ViewOutcome::kRefused;
   }
   // A cleaner that opened the lock file before this flock may hold it, or have removed the
-  // view already: then it is not this reader's.
-  if (::flock(view->lock_fd, LOCK_EX | LOCK_NB) != 0 || !fs::exists(path / kViewLock, ec)) {
+  // view already: then it is not this reader's. A file system without flock allows no views.
+  if (::flock(view->lock_fd, LOCK_EX | LOCK_NB) != 0) {
+    if (errno != EWOULDBLOCK) {
+      view->Remove();
+      return ViewOutcome::kRefused;
+    }
+    ::close(view->lock_fd);
+    *view = ViewDir();
+    return ViewOutcome::kRaced;
+  }
+  if (!fs::exists(path / kViewLock, ec)) {
     ::close(view->lock_fd);
     *view = ViewDir();
     return ViewOutcome::kRaced;
