@@ -26,7 +26,10 @@ std::string ReadAll(const std::string& path) {
 }
 
 TEST(DiskFullCliTest, FullDiskStopsCleanlyAndARestartWithSpaceResumes) {
-  CliCluster cluster(WEBINDEX_BINARY, "webindex-diskfull", 2);
+  // Eight partitions: the ~105,000 uri deltas (~160 bytes each) of these events must fit in the
+  // embedded broker's ~5 MiB per partition even when the uri stage reads none of them before
+  // the page stage is done (with two, a lagging uri stage lost deltas to retention).
+  CliCluster cluster(WEBINDEX_BINARY, "webindex-diskfull", 8);
   ASSERT_TRUE(cluster.ok()) << ReadAll(cluster.log());
   const std::string data = cluster.data_dir();
   std::filesystem::create_directories(data);
