@@ -7,6 +7,8 @@
 namespace webindex::pipeline {
 
 Status PartitionMarks::Load(state::Store& store) {
+  marks_.clear();
+  dirty_.clear();
   auto it = store.NewIterator(state::Family::kDedupe);
   for (it->Seek(prefix_); it->Valid() && it->key().starts_with(prefix_); it->Next()) {
     const std::string_view rest = it->key().substr(prefix_.size());

@@ -21,6 +21,7 @@ class PartitionMarks {
  public:
   using Key = std::pair<int32_t, std::string>;
   explicit PartitionMarks(std::string prefix) : prefix_(std::move(prefix)) {}
+  //! (Re)reads every mark; forgets those not flushed.
   Status Load(state::Store& store);
   //! The mark of `key` as this batch left it, else as committed; nullopt when it has none.
   std::optional<uint64_t> Get(const Key& key) const;

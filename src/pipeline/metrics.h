@@ -36,6 +36,9 @@ struct Metrics {
   std::atomic<uint64_t> unparsed_dates{0};  //!< xsd:dateTime objects the temporal index cannot read
   std::atomic<uint64_t> web_statements_skipped{0}; //!< a URL or text that cannot be an RDF term
   std::atomic<uint64_t> commits{0};
+  std::atomic<uint64_t> tasks_taken_over{0};  //!< group mode: tasks restored, fenced and claimed
+  std::atomic<uint64_t> tasks_given_up{0};    //!< group mode: tasks the group took away
+  std::atomic<uint64_t> restored_records{0};  //!< changelog records read by takeovers
 
   std::string Summary() const;
 };

@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "common/record.h"
@@ -125,12 +126,21 @@ class Stage {
   //! Short stable name; prefixes this stage's keys in the offsets, outbox and dedupe families.
   virtual std::string_view name() const = 0;
   virtual const std::string& input_topic() const = 0;
-  //! Loads what the stage keeps in memory across batches; called once before the first batch.
+  //! Loads what the stage keeps in memory across batches: before the first batch, and again
+  //! whenever the runner's set of tasks changes (a task's rows restored or dropped).
   virtual Status Open(state::Store& store) { return Status::Ok(); }
   virtual Status Process(const std::vector<InRecord>& records, BatchContext& ctx) = 0;
   //! True when all the stage's state is written through BatchContext::Put/Delete by task, so
   //! that it can follow its tasks through a changelog.
   virtual bool KeepsChangelog() const { return false; }
+  //! The family of the stage's own state rows, when every row belongs to the task TaskOfKey
+  //! names: a group member drops a task's rows when the task leaves it (StageRunner). nullopt:
+  //! the stage cannot run in a group.
+  virtual std::optional<state::Family> StateFamily() const { return std::nullopt; }
+  virtual int32_t TaskOfKey(std::string_view key) const { return 0; }
+  //! Every topic the stage's tasks write records to, with its partition count (dead letters
+  //! excepted): what a new owner of a task fences before it claims the task (fence.h).
+  virtual std::vector<std::pair<std::string, int32_t>> Outputs() const { return {}; }
 };
 
 }  // namespace webindex::pipeline

@@ -103,14 +103,25 @@ std::string StageRunner::OutboxKey(uint64_t seq) const { return OutboxKey(stage_
 std::string StageRunner::SeqKey() const { return SeqKey(stage_->name()); }
 
 Status StageRunner::Start() {
+  const bool group = options_.group.has_value();
+  if (group) {
+    const char* missing = !options_.changelog || !stage_->KeepsChangelog() ? "a changelog"
+                          : !stage_->StateFamily()                           ? "rows that name their task"
+                          : !options_.admin                                  ? "an admin client"
+                                                                             : nullptr;
+    if (missing) {
+      return Status::InvalidArgument("stage " + std::string(stage_->name()) + " cannot run in consumer group " +
+                                     options_.group->group_id + " without " + missing);
+    }
+  }
   RETURN_IF_ERROR(stage_->Open(store_));
-  // Counters and positions.
+  // Counters and positions (a group member's come with each task it is given: OnAssigned).
   ASSIGN_OR_RETURN(auto seq, state::GetFixed64(store_, state::Family::kMeta, SeqKey(),
                                                "seq counter of stage " + std::string(stage_->name())));
   if (seq) next_seq_ = *seq;
   sent_below_ = next_seq_;
   std::vector<kafka::TopicPartitionOffset> assignment;
-  for (int32_t p = 0; p < input_partitions_; ++p) {
+  for (int32_t p = 0; p < input_partitions_ && !group; ++p) {
     const std::string seq_key = TaskSeqKey(stage_->name(), p);
     ASSIGN_OR_RETURN(auto task_seq, state::GetFixed64(store_, state::Family::kMeta, seq_key, "seq counter " + seq_key));
     task_seqs_[p] = task_seq ? *task_seq : 1;
@@ -156,6 +167,12 @@ Status StageRunner::Start() {
   }
 
   started_ = true;
+  if (group) {
+    ASSIGN_OR_RETURN(consumer_, kafka::Consumer::Join(consumer_config_, *options_.group, &listener_));
+    RETURN_IF_ERROR(consumer_->Subscribe({stage_->input_topic()}));
+    thread_ = std::thread([this] { Loop(); });
+    return Status::Ok();
+  }
   if (options_.changelog && stage_->KeepsChangelog()) {
     // Every task's position and seq counter, as this start found them, in one commit: a task
     // restored from the changelog then starts where this data dir would, even if it never
@@ -250,9 +267,9 @@ std::vector<std::pair<int32_t, std::string>> StageRunner::TaskOutbox(const std::
   return keys;
 }
 
-Status StageRunner::LoadAdopted() {
+Status StageRunner::LoadAdopted(std::optional<int32_t> only) {
   // Keys in order: per task, epoch and row, the parts of one encoded batch of records.
-  const std::string prefix = TaskOutboxPrefix(stage_->name());
+  const std::string prefix = TaskOutboxPrefix(stage_->name()) + (only ? std::to_string(*only) + "/" : "");
   std::string batch, batch_of;  // the parts read so far, and the key they share but for the part number
   std::vector<std::string> keys;
   int32_t task = -1;
@@ -268,7 +285,7 @@ Status StageRunner::LoadAdopted() {
   auto it = store_.NewIterator(state::Family::kOutbox);
   for (it->Seek(prefix); it->Valid() && it->key().starts_with(prefix); it->Next()) {
     const std::string_view key = it->key();
-    const std::string_view rest = key.substr(prefix.size());
+    const std::string_view rest = key.substr(TaskOutboxPrefix(stage_->name()).size());
     int32_t t = -1;
     const auto parsed = std::from_chars(rest.data(), rest.data() + rest.size(), t);
     if (parsed.ec != std::errc() || t < 0 || rest.end() - parsed.ptr != 1 + 8 + 8 + 8 || *parsed.ptr != '/') {
@@ -420,6 +437,155 @@ bool StageRunner::DeleteAcked(state::WriteBatch& wb, uint64_t until) {
   return true;
 }
 
+std::set<int32_t> StageRunner::Owned() const {
+  std::lock_guard<std::mutex> lock(owned_mu_);
+  return owned_;
+}
+
+std::vector<kafka::TopicPartitionOffset> StageRunner::OnAssigned(const std::vector<kafka::TopicPartitionOffset>& given) {
+  std::vector<kafka::TopicPartitionOffset> start;
+  std::set<int32_t> tasks;
+  for (const auto& p : given) {
+    if (p.topic == stage_->input_topic() && p.partition >= 0 && p.partition < input_partitions_) {
+      tasks.insert(p.partition);
+    } else {
+      LOG_WARN("stage {}: the group assigned {}[{}], which is not one of its {} input partitions; not read",
+               stage_->name(), p.topic, p.partition, input_partitions_);
+    }
+  }
+  if (tasks.empty() || !group_error_.ok()) return start;
+  const auto began = std::chrono::steady_clock::now();
+  Status st = DropTasks(tasks);
+  for (int32_t task : tasks) {
+    if (st.ok()) st = TakeOver(task);
+    if (!st.ok()) break;
+    start.push_back({stage_->input_topic(), task, positions_[task].load()});
+  }
+  if (st.ok()) st = stage_->Open(store_);
+  if (!st.ok()) {
+    group_error_ = st;
+    return start;
+  }
+  LOG_INFO("stage {}: took over {} task(s) in {} ms; owns {}", stage_->name(), tasks.size(),
+           std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - began).count(),
+           Owned().size());
+  return start;
+}
+
+Status StageRunner::TakeOver(int32_t task) {
+  const std::string name(stage_->name());
+  const ClaimSpec spec{name,
+                       task,
+                       options_.generation,
+                       options_.instance,
+                       ChangelogTopic(options_.changelog_prefix, name),
+                       stage_->Outputs()};
+  Result<TakeOverStats> took = TakeOverTask(consumer_config_, *options_.admin, store_, spec);
+  // Another claim of the same epoch came first: a member the group has dropped since. The next
+  // epoch is ours unless it claims again.
+  for (int tries = 1; !took.ok() && took.status().code() == Status::Code::kUnavailable && tries < 3; ++tries) {
+    LOG_WARN("stage {}: {}; claiming again", name, took.status().message());
+    RETURN_IF_ERROR(DropTasks({task}));
+    took = TakeOverTask(consumer_config_, *options_.admin, store_, spec);
+  }
+  if (!took.ok()) return took.status().WithContext("taking over task " + TaskName(name, task));
+  metrics_.restored_records += took->restore.records;
+  const std::string seq_key = TaskSeqKey(name, task);
+  ASSIGN_OR_RETURN(auto seq, state::GetFixed64(store_, state::Family::kMeta, seq_key, "seq counter " + seq_key));
+  task_seqs_[task] = seq ? *seq : 1;
+  task_epochs_[task] = took->epoch;
+  const std::string key = OffsetKey(task);
+  ASSIGN_OR_RETURN(auto next, state::GetFixed64(store_, state::Family::kOffsets, key, "offset " + key));
+  positions_[task] = next ? static_cast<int64_t>(*next) : kafka::kBeginning;
+  RETURN_IF_ERROR(LoadAdopted(task));
+  {
+    std::lock_guard<std::mutex> lock(owned_mu_);
+    owned_.insert(task);
+  }
+  ++taken_over_;
+  ++metrics_.tasks_taken_over;
+  return Status::Ok();
+}
+
+void StageRunner::OnRevoked(const std::vector<kafka::TopicPartitionOffset>& taken, bool lost) {
+  std::set<int32_t> tasks;
+  {
+    std::lock_guard<std::mutex> lock(owned_mu_);
+    for (const auto& p : taken) {
+      if (p.topic == stage_->input_topic() && owned_.erase(p.partition)) tasks.insert(p.partition);
+    }
+  }
+  if (tasks.empty()) return;
+  given_up_ += tasks.size();
+  for (int32_t task : tasks) {
+    task_seqs_.erase(task);
+    task_epochs_.erase(task);
+  }
+  if (closing_) return;  // a stop: the rows stay, and the next owner (maybe this data dir) restores
+  for (int32_t task : tasks) positions_[task] = kafka::kBeginning;
+  if (!lost) {
+    // Handed over in order: the task's records held for their changelog records go first, so
+    // that the new owner's fence does not void them. Whatever is still held after this (a slow
+    // changelog) is void once fenced, and the new owner re-sends it from the changelog.
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    Status st;
+    while (st.ok() && !held_.empty() && std::chrono::steady_clock::now() < deadline) {
+      st = ReleaseHeld();
+      if (!held_.empty()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+  }
+  Status st = DropTasks(tasks);
+  if (st.ok()) st = stage_->Open(store_);
+  if (!st.ok()) group_error_ = st;
+  LOG_INFO("stage {}: gave up {} task(s) ({}); owns {}", stage_->name(), tasks.size(), lost ? "lost" : "revoked",
+           Owned().size());
+  metrics_.tasks_given_up += tasks.size();
+}
+
+Status StageRunner::DropTasks(const std::set<int32_t>& tasks) {
+  const std::string name(stage_->name());
+  // The stage's rows: every key of its family whose task is one of `tasks`, in writes of a
+  // bounded size (dropping is idempotent: a crash part-way leaves rows the next drop removes).
+  const state::Family family = *stage_->StateFamily();
+  uint64_t dropped = 0;
+  {
+    std::unique_ptr<state::WriteBatch> wb = std::make_unique<state::WriteBatch>(store_);
+    auto it = store_.NewIterator(family);
+    for (it->Seek(""); it->Valid(); it->Next()) {
+      if (!tasks.count(stage_->TaskOfKey(it->key()))) continue;
+      wb->Delete(family, it->key());
+      if (++dropped % 100000 == 0) {
+        RETURN_IF_ERROR(store_.Write(*wb));
+        wb = std::make_unique<state::WriteBatch>(store_);
+      }
+    }
+    RETURN_IF_ERROR(it->status());
+    RETURN_IF_ERROR(store_.Write(*wb));
+  }
+  // What else a task keeps: position, counters, epoch, marks, restored records.
+  state::WriteBatch wb(store_);
+  Status listed;
+  auto drop_prefix = [&](state::Family f, const std::string& prefix) {  // a few keys each
+    auto it = store_.NewIterator(f);
+    for (it->Seek(prefix); it->Valid() && it->key().starts_with(prefix); it->Next()) wb.Delete(f, it->key());
+    if (listed.ok()) listed = it->status();
+  };
+  for (int32_t task : tasks) {
+    const std::string t = std::to_string(task) + "/";
+    wb.Delete(state::Family::kOffsets, OffsetKey(task));
+    wb.Delete(state::Family::kMeta, TaskSeqKey(name, task));
+    wb.Delete(state::Family::kMeta, TaskEpochKey(name, task));
+    drop_prefix(state::Family::kDedupe, name + "/" + t);
+    drop_prefix(state::Family::kDedupe, "fence/" + name + "/" + t);
+    drop_prefix(state::Family::kOutbox, TaskOutboxPrefix(name) + t);
+  }
+  RETURN_IF_ERROR(listed);
+  RETURN_IF_ERROR(store_.Write(wb));
+  std::erase_if(adopted_, [&](const Adopted& a) { return tasks.count(a.task) > 0; });
+  LOG_DEBUG("stage {}: dropped the local rows of {} task(s): {} state rows", name, tasks.size(), dropped);
+  return Status::Ok();
+}
+
 std::vector<int64_t> StageRunner::Positions() const {
   std::vector<int64_t> out(input_partitions_);
   for (int32_t p = 0; p < input_partitions_; ++p) out[p] = positions_[p];
@@ -443,7 +609,10 @@ void StageRunner::Loop() {
       if (st.ok()) st = producer_.FatalError();
       if (st.ok()) st = SetAsideRejected();
       if (st.ok()) st = ReleaseHeld();
-      if (st.ok() && (!batch.empty() || DeletableBelow() > deleted_below_)) st = RunBatch(batch.records());
+      if (st.ok()) st = group_error_;
+      if (st.ok() && (!batch.empty() || !adopted_.empty() || DeletableBelow() > deleted_below_)) {
+        st = RunBatch(batch.records());
+      }
       batch.Clear();
       busy_ = false;
     }
@@ -456,6 +625,11 @@ void StageRunner::Loop() {
       }
       if (st.ok()) st = ReleaseHeld();
       if (!held_.empty()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    if (options_.group) {
+      // Leaves the group now (the others take the tasks over), keeping the local rows.
+      closing_ = true;
+      consumer_->Close();
     }
   } catch (const std::exception& e) {
     st = Status::Internal(std::string("stage ") + std::string(stage_->name()) + ": " + e.what());
@@ -485,9 +659,18 @@ Status StageRunner::RunBatch(const std::vector<InRecord>& records) {
     }
     for (const std::string& key : adopted.keys) ctx.Delete(adopted.task, state::Family::kOutbox, key);
   }
-  if (!records.empty()) RETURN_IF_ERROR(stage_->Process(records, ctx).WithContext(std::string(stage_->name())));
+  std::vector<InRecord> owned;  // group mode: records of tasks given up since they were fetched are not ours
+  const std::vector<InRecord>* input = &records;
+  if (options_.group) {
+    std::lock_guard<std::mutex> lock(owned_mu_);
+    for (const auto& r : records) {
+      if (owned_.count(r.partition)) owned.push_back(r);
+    }
+    if (owned.size() != records.size()) input = &owned;
+  }
+  if (!input->empty()) RETURN_IF_ERROR(stage_->Process(*input, ctx).WithContext(std::string(stage_->name())));
   std::vector<int64_t> next(input_partitions_, -1);
-  for (const auto& r : records) {
+  for (const auto& r : *input) {
     if (r.partition >= 0 && r.partition < input_partitions_) next[r.partition] = r.offset + 1;
   }
   BytesWriter w;
@@ -540,7 +723,7 @@ Status StageRunner::RunBatch(const std::vector<InRecord>& records) {
   ++batches_;
   batch_nanos_ += static_cast<uint64_t>(
       std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - started).count());
-  LOG_DEBUG("stage {}: committed {} records in, {} out, {} acknowledged", stage_->name(), records.size(), out.size(),
+  LOG_DEBUG("stage {}: committed {} records in, {} out, {} acknowledged", stage_->name(), input->size(), out.size(),
             deleted_below_ - deleted_from);
   for (int32_t p = 0; p < input_partitions_; ++p) {
     if (next[p] >= 0) positions_[p] = next[p];

@@ -9,6 +9,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <thread>
 #include <vector>
@@ -30,6 +31,13 @@ struct RunnerOptions {
   bool changelog = false;
   std::string changelog_prefix = "webindex.changelog.";
   std::string instance;  //!< the data dir's id, on every changelog record
+  //! Set: the runner is a member of this consumer group (docs/scale-out.md §3) and reads only
+  //! the partitions the group assigns it. It takes each task over before reading it (drops its
+  //! local rows, restores them from the changelog, fences and claims the next epoch: fence.h's
+  //! TakeOverTask) and drops a task's local rows when the group takes the task away. Needs
+  //! `changelog`, `admin` and a stage that names its rows' tasks (Stage::StateFamily).
+  std::optional<kafka::GroupMembership> group;
+  kafka::Admin* admin = nullptr;  //!< not owned; for restores
 };
 
 
@@ -76,6 +84,12 @@ class StageRunner {
   //! What every TaskOutboxKey of one stage starts with: "task-out/<stage>/".
   static std::string TaskOutboxPrefix(std::string_view stage);
 
+  //! Group mode: the tasks (input partitions) this runner owns now, and how many it has taken
+  //! over and given up since it started (thread-safe).
+  std::set<int32_t> Owned() const;
+  uint64_t taken_over() const { return taken_over_; }
+  uint64_t given_up() const { return given_up_; }
+
   const Stage& stage() const { return *stage_; }
   int32_t input_partitions() const { return input_partitions_; }
   //! Next offset to read per input partition, as committed.
@@ -89,6 +103,26 @@ class StageRunner {
 
  private:
   void Loop();
+  //! Group mode: the rebalance listener's two halves, on the runner's thread (inside PollBatch).
+  std::vector<kafka::TopicPartitionOffset> OnAssigned(const std::vector<kafka::TopicPartitionOffset>& given);
+  void OnRevoked(const std::vector<kafka::TopicPartitionOffset>& taken, bool lost);
+  //! Takes task `task` over: its local rows dropped, restored from the changelog, claimed at the
+  //! next epoch; loads its counters and position.
+  Status TakeOver(int32_t task);
+  //! Deletes every local row of `tasks`: the stage's rows of those tasks, their positions,
+  //! counters, epochs, dedupe and fence marks and restored records.
+  Status DropTasks(const std::set<int32_t>& tasks);
+  class Listener : public kafka::RebalanceListener {
+   public:
+    explicit Listener(StageRunner& runner) : runner_(runner) {}
+    std::vector<kafka::TopicPartitionOffset> OnAssigned(const std::vector<kafka::TopicPartitionOffset>& p) override {
+      return runner_.OnAssigned(p);
+    }
+    void OnRevoked(const std::vector<kafka::TopicPartitionOffset>& p, bool lost) override { runner_.OnRevoked(p, lost); }
+
+   private:
+    StageRunner& runner_;
+  };
   Status RunBatch(const std::vector<InRecord>& records);
   //! Sends a committed record; it stays in the outbox until acknowledged. `counted`: unacked_
   //! counts it already (it was held).
@@ -129,7 +163,7 @@ class StageRunner {
   static Result<std::vector<std::pair<int32_t, std::string>>> DecodeKeyList(std::string_view bytes);
   //! Changelog mode: the records restored from a former owner's TaskOutboxKeys (Start), re-sent
   //! under this owner's epoch by the first commit.
-  Status LoadAdopted();
+  Status LoadAdopted(std::optional<int32_t> task = std::nullopt);
   std::string OffsetKey(int32_t partition) const;
   std::string OutboxKey(uint64_t seq) const;
   std::string SeqKey() const;
@@ -185,6 +219,14 @@ class StageRunner {
   };
   std::vector<Adopted> adopted_;
   std::map<int32_t, uint64_t> task_epochs_;  // epoch of each task (fence.h; absent: 0), as at Start
+  // Group mode (options_.group).
+  Listener listener_{*this};
+  mutable std::mutex owned_mu_;
+  std::set<int32_t> owned_;     // tasks this runner reads now
+  Status group_error_;          // a takeover or drop failed: the runner stops (runner thread)
+  bool closing_ = false;        // leaving the group: a revocation keeps the local rows
+  std::atomic<uint64_t> taken_over_{0};
+  std::atomic<uint64_t> given_up_{0};
 };
 
 }  // namespace webindex::pipeline

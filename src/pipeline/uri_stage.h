@@ -22,6 +22,13 @@ class UriStage final : public Stage {
   const std::string& input_topic() const override { return layout_.names.uri_deltas; }
   Status Process(const std::vector<InRecord>& records, BatchContext& ctx) override;
   bool KeepsChangelog() const override { return true; }
+  //! A uri's deltas are keyed by the uri: its counts belong to the partition the uri hashes to.
+  std::optional<state::Family> StateFamily() const override { return state::Family::kUris; }
+  int32_t TaskOfKey(std::string_view key) const override { return PartitionFor(key, layout_.uri_delta_partitions); }
+  std::vector<std::pair<std::string, int32_t>> Outputs() const override {
+    return {{layout_.names.domain_deltas, layout_.domain_delta_partitions},
+            {layout_.names.exports, layout_.export_partitions}};
+  }
 
  private:
   TopicLayout layout_;
@@ -43,6 +50,13 @@ class DomainStage final : public Stage {
   const std::string& input_topic() const override { return layout_.names.domain_deltas; }
   Status Process(const std::vector<InRecord>& records, BatchContext& ctx) override;
   bool KeepsChangelog() const override { return true; }
+  std::optional<state::Family> StateFamily() const override { return state::Family::kDomains; }
+  int32_t TaskOfKey(std::string_view key) const override {
+    return PartitionFor(key, layout_.domain_delta_partitions);
+  }
+  std::vector<std::pair<std::string, int32_t>> Outputs() const override {
+    return {{layout_.names.exports, layout_.export_partitions}};
+  }
 
  private:
   TopicLayout layout_;

@@ -1,0 +1,176 @@
+// Stage runners in a consumer group (docs/scale-out.md §9, step 1): uri-stage runners of several
+// data dirs share the stage's partitions through the group protocol. A member given a task drops
+// its local rows of it, restores it from the changelog, fences and claims it before reading; a
+// member losing a task drops its rows. Through joins and leaves, the downstream table must equal
+// the one the deltas define, and no member may keep rows of a task it does not own.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <iostream>
+#include <memory>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "codec/state_codec.h"
+#include "pipeline/uri_stage.h"
+#include "seeds.h"
+#include "task_cluster.h"
+
+namespace webindex::testing {
+namespace {
+
+constexpr int32_t kTasks = 4;
+
+//! A member whose uri-stage runner joins group "g.uri".
+class GroupMember : public Member {
+ public:
+  GroupMember(const std::string& name, Cluster& cluster, size_t max_batch) : Member(name, cluster.brokers, kTasks) {
+    auto admin = kafka::Admin::Create(cluster.config);  // one per member: an admin serves one thread
+    EXPECT_TRUE(admin.ok());
+    admin_ = std::move(admin).value();
+    kafka::GroupMembership group;
+    group.group_id = "g.uri";
+    group.session_timeout_ms = 6000;
+    Add(std::make_unique<pipeline::UriStage>(Layout()), max_batch, group, admin_.get());
+    Start();
+  }
+  ~GroupMember() {  // before the admin the runner uses goes
+    Stop();
+    runners_.clear();
+  }
+  pipeline::StageRunner& runner() { return *runners_[0]; }
+
+ private:
+  std::unique_ptr<kafka::Admin> admin_;
+};
+
+//! Waits until `members` own every task once between them.
+void WaitSettled(const std::vector<GroupMember*>& members) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(90);
+  while (std::chrono::steady_clock::now() < deadline) {
+    std::multiset<int32_t> owned;
+    for (GroupMember* m : members) {
+      ASSERT_FALSE(m->runner().failed());
+      for (int32_t t : m->runner().Owned()) owned.insert(t);
+    }
+    if (owned.size() == kTasks && std::set<int32_t>(owned.begin(), owned.end()).size() == kTasks) return;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  FAIL() << "the group did not settle on one owner per task within 90 s";
+}
+
+//! The uri rows of `m` all belong to tasks it owns: a task that left took its rows along.
+void ExpectOnlyOwnedRows(GroupMember& m) {
+  const std::set<int32_t> owned = m.runner().Owned();
+  size_t rows = 0;
+  for (const auto& [key, value] : Family(*m.store_, state::Family::kUris)) {
+    ++rows;
+    EXPECT_TRUE(owned.count(pipeline::PartitionFor(key, kTasks))) << m.name_ << " keeps " << key;
+  }
+  for (int32_t t = 0; t < kTasks; ++t) {
+    if (owned.count(t)) continue;
+    EXPECT_TRUE(Family(*m.store_, state::Family::kDedupe, "uri/" + std::to_string(t) + "/").empty()) << m.name_;
+    EXPECT_FALSE(m.store_->Get(state::Family::kOffsets, pipeline::StageRunner::OffsetKey("uri", "webindex.uri-deltas", t))
+                     .value())
+        << m.name_ << " keeps the position of task " << t;
+  }
+  std::cout << m.name_ << " owns " << owned.size() << " tasks, " << rows << " uri rows" << std::endl;
+}
+
+TEST(GroupTasksTest, TasksMoveBetweenMembersThroughJoinsAndLeavesAndTheTableStaysExact) {
+  const uint64_t seed = RandomTestSeeds({11}).front();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::cout << "group tasks, seed " << seed << std::endl;
+  Cluster cluster({}, kTasks);
+  kafka::Admin& admin = *cluster.admin;
+  DeltaFeeder feeder(cluster.config, seed, kTasks);
+  auto batch = [&] { return 1 + feeder.rng()() % 50; };
+
+  // Downstream of the group: the domain stage and the sink, in a data dir of their own.
+  Member downstream("downstream", cluster.brokers, kTasks);
+  downstream.RunDownstream();
+
+  // A alone owns every task.
+  auto a = std::make_unique<GroupMember>("a", cluster, batch());
+  feeder.Feed(300);
+  WaitSettled({a.get()});
+  a->WaitFor(admin);
+  EXPECT_EQ(a->runner().Owned().size(), size_t{kTasks});
+
+  // B joins: cooperative-sticky moves half of A's tasks, with their state, to B.
+  auto b = std::make_unique<GroupMember>("b", cluster, batch());
+  feeder.Feed(150);
+  for (int i = 0; i < 100 && b->runner().Owned().empty(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  WaitSettled({a.get(), b.get()});
+  feeder.Feed(150);
+  a->WaitFor(admin);
+  b->WaitFor(admin);
+  EXPECT_GT(a->runner().given_up(), 0u);
+  EXPECT_GT(b->runner().taken_over(), 0u);
+  ExpectOnlyOwnedRows(*a);
+  ExpectOnlyOwnedRows(*b);
+
+  // C joins, then A leaves: its tasks go to the others, restored from the changelog.
+  auto c = std::make_unique<GroupMember>("c", cluster, batch());
+  for (int i = 0; i < 100 && c->runner().Owned().empty(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  feeder.Feed(200);
+  a.reset();
+  feeder.Feed(200);
+  WaitSettled({b.get(), c.get()});
+  b->WaitFor(admin);
+  c->WaitFor(admin);
+  ExpectOnlyOwnedRows(*b);
+  ExpectOnlyOwnedRows(*c);
+
+  // A comes back with its old data dir gone (a new member), B leaves.
+  auto a2 = std::make_unique<GroupMember>("a2", cluster, batch());
+  for (int i = 0; i < 100 && a2->runner().Owned().empty(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  b.reset();
+  feeder.Feed(300);
+  WaitSettled({c.get(), a2.get()});
+  c->WaitFor(admin);
+  a2->WaitFor(admin);
+  downstream.WaitFor(admin);
+  ExpectOnlyOwnedRows(*c);
+  ExpectOnlyOwnedRows(*a2);
+  EXPECT_EQ(TableCells(*downstream.store_), ExpectedTable(feeder.expected()));
+
+  // The members' rows are, together, the counts the deltas define.
+  std::map<std::string, std::string> rows;
+  for (GroupMember* m : {c.get(), a2.get()}) {
+    for (auto& [k, v] : Family(*m->store_, state::Family::kUris)) EXPECT_TRUE(rows.emplace(k, v).second) << k;
+  }
+  size_t live = 0;
+  for (const auto& [uri, info] : feeder.expected()) {
+    if (info.Exists()) ++live;
+  }
+  size_t stored = 0;
+  for (const auto& [uri, bytes] : rows) {
+    auto counted = codec::DecodeCounted(bytes);
+    ASSERT_TRUE(counted.ok());
+    if (counted->info.Exists()) ++stored;
+    EXPECT_EQ(counted->info.links_to, feeder.expected().at(uri).links_to) << uri;
+    EXPECT_EQ(counted->info.docs, feeder.expected().at(uri).docs) << uri;
+  }
+  EXPECT_EQ(stored, live);
+}
+
+TEST(GroupTasksTest, AStageWithoutTaskRowsOrChangelogCannotJoinAGroup) {
+  Cluster cluster({}, kTasks);
+  Member m("m", cluster.brokers, kTasks);
+  kafka::GroupMembership group;
+  group.group_id = "g.uri";
+  pipeline::RunnerOptions options;  // no changelog
+  options.group = group;
+  options.admin = cluster.admin.get();
+  pipeline::StageRunner runner(std::make_unique<pipeline::UriStage>(m.Layout()), 0, kTasks, *m.store_, *m.producer_,
+                               m.config_, m.metrics_, options);
+  const Status st = runner.Start();
+  EXPECT_EQ(st.code(), Status::Code::kInvalidArgument) << st.ToString();
+  EXPECT_NE(st.message().find("without a changelog"), std::string::npos) << st.ToString();
+}
+
+}  // namespace
+}  // namespace webindex::testing
