@@ -72,6 +72,7 @@ Status Processor::Start() {
   RETURN_IF_ERROR(EnsureTopics());
   pipeline::TopicLayout layout;
   layout.names = config_.topics;
+  ASSIGN_OR_RETURN(layout.page_partitions, admin_->PartitionCount(config_.topics.pages, kAdminTimeoutMs));
   ASSIGN_OR_RETURN(layout.uri_delta_partitions, admin_->PartitionCount(config_.topics.uri_deltas, kAdminTimeoutMs));
   ASSIGN_OR_RETURN(layout.domain_delta_partitions,
                    admin_->PartitionCount(config_.topics.domain_deltas, kAdminTimeoutMs));
@@ -106,6 +107,7 @@ Status Processor::Start() {
   const auto& n = config_.topics;
   std::vector<std::string> outputs = {n.uri_deltas, n.domain_deltas, n.exports, n.dead_letters, n.pagerank};
   if (config_.runner.changelog) {
+    outputs.push_back(n.pages);  // the page stage forwards events to their page's task (PageStage)
     // Task (stage, p) writes partition p of its stage's changelog: partitioned like the input.
     for (const auto& [stage, input] : ChangelogInputs(config_)) {
       const std::string topic = pipeline::ChangelogTopic(config_.runner.changelog_prefix, stage);

@@ -93,6 +93,16 @@ void WritePipelineMetrics(const pipeline::Metrics& m, PrometheusWriter& w) {
   w.Counter("webindex_corrupt_records_total", "Undecodable internal records.", m.corrupt_records.load());
   w.Counter("webindex_lost_records_total", "Input removed by retention before it was read.", m.lost_records.load());
   w.Counter("webindex_commits_total", "Stage batch commits.", m.commits.load());
+  w.Counter("webindex_forwarded_events_total",
+            "Crawl events read from another partition than their page's task, forwarded there (tasks that move).",
+            m.forwarded_events.load());
+  w.Counter("webindex_tasks_taken_over_total",
+            "Stage tasks this member was given by its consumer group and took over (restored, fenced, claimed).",
+            m.tasks_taken_over.load());
+  w.Counter("webindex_tasks_given_up_total", "Stage tasks the consumer group took away from this member.",
+            m.tasks_given_up.load());
+  w.Counter("webindex_restored_records_total", "Changelog records read by task takeovers.",
+            m.restored_records.load());
   w.Counter("webindex_undeliverable_records_total",
             "Records Kafka rejected for good (too large, invalid); each was replaced by a dead letter.",
             m.undeliverable_records.load());

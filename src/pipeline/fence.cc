@@ -14,14 +14,14 @@ namespace {
 
 constexpr int kAckTimeoutMs = 30000;
 
+}  // namespace
+
 std::optional<uint64_t> ParseUint(std::string_view s) {
   uint64_t v = 0;
   auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
   if (ec != std::errc() || end != s.data() + s.size() || s.empty()) return std::nullopt;
   return v;
 }
-
-}  // namespace
 
 std::string TaskName(std::string_view stage, int32_t partition) {
   return std::string(stage) + "." + std::to_string(partition);

@@ -36,6 +36,8 @@ inline constexpr char kClaimHeader[] = "claim";
 std::string TaskName(std::string_view stage, int32_t partition);
 //! kMeta key of a task's epoch (Fixed64BE; absent: 0). It is restored from the changelog's claims.
 std::string TaskEpochKey(std::string_view stage, int32_t partition);
+//! A header's decimal number; nullopt when it is not one.
+std::optional<uint64_t> ParseUint(std::string_view s);
 //! The epoch in a record's kEpochHeader: 0 when absent, nullopt when not a number.
 std::optional<uint64_t> EpochOf(const InRecord& record);
 

@@ -35,6 +35,7 @@ struct Metrics {
   std::atomic<uint64_t> web_statements_removed{0};
   std::atomic<uint64_t> unparsed_dates{0};  //!< xsd:dateTime objects the temporal index cannot read
   std::atomic<uint64_t> web_statements_skipped{0}; //!< a URL or text that cannot be an RDF term
+  std::atomic<uint64_t> forwarded_events{0};  //!< read from another partition than their page's task, forwarded there
   std::atomic<uint64_t> commits{0};
   std::atomic<uint64_t> tasks_taken_over{0};  //!< group mode: tasks restored, fenced and claimed
   std::atomic<uint64_t> tasks_given_up{0};    //!< group mode: tasks the group took away

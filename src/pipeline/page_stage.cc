@@ -13,7 +13,7 @@ struct Working {
   std::optional<std::string> original_bytes;  // as stored before this batch
   model::PageState original;
   model::PageState current;
-  int32_t task = 0;  // input partition of the page's last event: the task its deltas belong to
+  int32_t task = 0;  // the page's task (PageTaskOf): its state, deltas and exports belong to it
 };
 
 //! Folds one event into a page's state (spec §3); false when the event is stale.
@@ -65,11 +65,32 @@ Status PageStage::Process(const std::vector<InRecord>& records, BatchContext& ct
   std::vector<Decoded> events;
   events.reserve(records.size());
   for (const auto& r : records) {
-    if (from_ms_ >= 0 && r.timestamp_ms < from_ms_) {
-      ++ctx.metrics().before_from;
-      continue;
+    if (!Admitted(fences_, r, ctx)) continue;
+    const auto forwarder = r.Header(kForwardHeader);
+    if (forwarder) {  // read and counted where it was produced; a copy already applied is skipped
+      const auto seq = ParseUint(r.Header(kForwardSeqHeader).value_or(""));
+      const auto gen = ParseUint(r.Header("gen").value_or(""));
+      if (!seq || !gen) {
+        ++ctx.metrics().corrupt_records;
+        ctx.DeadLetter(r, layout_.names.dead_letters, "forwarded event without a seq or gen header");
+        continue;
+      }
+      RETURN_IF_ERROR(CheckInstance(layout_, r.Header("inst").value_or(""), r));
+      if (*gen != layout_.generation) {
+        ++ctx.metrics().other_generation;
+        continue;
+      }
+      if (!dedupe_.Accept(r.partition, std::string(*forwarder), *seq)) {
+        ++ctx.metrics().duplicates;
+        continue;
+      }
+    } else {
+      if (from_ms_ >= 0 && r.timestamp_ms < from_ms_) {
+        ++ctx.metrics().before_from;
+        continue;
+      }
+      ++ctx.metrics().events;
     }
-    ++ctx.metrics().events;
     auto ev = decoder_.Decode(r.value);
     if (!ev.ok()) {
       ++ctx.metrics().invalid_events;
@@ -82,13 +103,33 @@ Status PageStage::Process(const std::vector<InRecord>& records, BatchContext& ct
       ctx.DeadLetter(r, layout_.names.dead_letters, bounded.status().message());
       continue;
     }
-    ctx.metrics().dropped_links += ev->dropped_links;
-    ctx.metrics().truncated_links += ev->truncated_links;
-    ctx.metrics().dropped_long_urls += bounded->dropped_links;
-    ctx.metrics().truncated_texts += bounded->cut_texts;
+    if (!forwarder) {
+      ctx.metrics().dropped_links += ev->dropped_links;
+      ctx.metrics().truncated_links += ev->truncated_links;
+      ctx.metrics().dropped_long_urls += bounded->dropped_links;
+      ctx.metrics().truncated_texts += bounded->cut_texts;
+    }
+    const int32_t task = PageTaskOf(ev->page.uri, layout_);
+    if (task != r.partition && ctx.tasks_move()) {
+      // Folded here, the event would change task `task`'s state in a commit of this task's
+      // position: a takeover of one of them between the two could tear it apart.
+      auto origin = ctx.NextTaskOrigin(r.partition);
+      ctx.Emit(r.partition, {layout_.names.pages,
+                             task,
+                             std::string(r.key),
+                             std::string(r.value),
+                             {{kForwardHeader, std::move(origin.src)},
+                              {kForwardSeqHeader, std::to_string(origin.seq)},
+                              {"gen", std::to_string(layout_.generation)},
+                              {"inst", layout_.instance}}});
+      ++ctx.metrics().forwarded_events;
+      continue;
+    }
     std::string uri = ev->page.uri;
-    events.push_back({std::move(uri), std::move(ev).value(), r.partition});
+    events.push_back({std::move(uri), std::move(ev).value(), task});
   }
+  dedupe_.Flush(ctx);
+  fences_.Flush(ctx);
 
   // Read the states of every page this batch touches, in one MultiGet.
   std::unordered_map<std::string, Working> pages;

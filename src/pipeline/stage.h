@@ -46,6 +46,9 @@ class BatchContext {
   //! the clients an allocation or two per record.
   void set_task_epochs(const std::map<int32_t, uint64_t>* epochs) { task_epochs_ = epochs; }
   uint64_t EpochOf(int32_t task) const;
+  //! True when tasks can move between data dirs (a changelog follows them): a stage must then
+  //! keep every input record's effects within the record's own task.
+  bool tasks_move() const { return task_epochs_ != nullptr; }
 
   //! Who wrote an internal record, for the receivers' duplicate suppression.
   struct TaskOrigin {
@@ -110,6 +113,7 @@ struct TopicLayout {
   //! The data dir's id (state::DataDir::InstanceId), also on every internal and export record:
   //! a record of another data dir in these topics stops the stage (CheckInstance). "": unchecked.
   std::string instance;
+  int32_t page_partitions = 1;  //!< of the pages topic: a page's task is the partition its URI hashes to
   int32_t uri_delta_partitions = 1;
   int32_t domain_delta_partitions = 1;
   int32_t export_partitions = 1;

@@ -8,13 +8,18 @@
 #include <chrono>
 #include <iostream>
 #include <memory>
+#include <random>
 #include <set>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "batch_model.h"
 #include "codec/state_codec.h"
+#include "event_generator.h"
+#include "pipeline/page_stage.h"
 #include "pipeline/uri_stage.h"
+#include "query/table_reader.h"
 #include "seeds.h"
 #include "task_cluster.h"
 
@@ -23,17 +28,24 @@ namespace {
 
 constexpr int32_t kTasks = 4;
 
-//! A member whose uri-stage runner joins group "g.uri".
+//! A member whose one stage runner (the uri stage's unless said) joins group "g.<stage>".
 class GroupMember : public Member {
  public:
-  GroupMember(const std::string& name, Cluster& cluster, size_t max_batch) : Member(name, cluster.brokers, kTasks) {
+  GroupMember(const std::string& name, Cluster& cluster, size_t max_batch, bool page_stage = false)
+      : Member(name, cluster.brokers, kTasks) {
     auto admin = kafka::Admin::Create(cluster.config);  // one per member: an admin serves one thread
     EXPECT_TRUE(admin.ok());
     admin_ = std::move(admin).value();
+    std::unique_ptr<pipeline::Stage> stage;
+    if (page_stage) {
+      stage = std::make_unique<pipeline::PageStage>(Layout(false), codec::DecodeLimits{});
+    } else {
+      stage = std::make_unique<pipeline::UriStage>(Layout());
+    }
     kafka::GroupMembership group;
-    group.group_id = "g.uri";
+    group.group_id = "g." + std::string(stage->name());
     group.session_timeout_ms = 6000;
-    Add(std::make_unique<pipeline::UriStage>(Layout()), max_batch, group, admin_.get());
+    Add(std::move(stage), max_batch, group, admin_.get());
     Start();
   }
   ~GroupMember() {  // before the admin the runner uses goes
@@ -61,22 +73,23 @@ void WaitSettled(const std::vector<GroupMember*>& members) {
   FAIL() << "the group did not settle on one owner per task within 90 s";
 }
 
-//! The uri rows of `m` all belong to tasks it owns: a task that left took its rows along.
+//! The stage rows of `m` all belong to tasks it owns: a task that left took its rows along.
 void ExpectOnlyOwnedRows(GroupMember& m) {
   const std::set<int32_t> owned = m.runner().Owned();
+  const std::string stage(m.runner().stage().name());
   size_t rows = 0;
-  for (const auto& [key, value] : Family(*m.store_, state::Family::kUris)) {
+  for (const auto& [key, value] : Family(*m.store_, *m.runner().stage().StateFamily())) {
     ++rows;
     EXPECT_TRUE(owned.count(pipeline::PartitionFor(key, kTasks))) << m.name_ << " keeps " << key;
   }
   for (int32_t t = 0; t < kTasks; ++t) {
     if (owned.count(t)) continue;
-    EXPECT_TRUE(Family(*m.store_, state::Family::kDedupe, "uri/" + std::to_string(t) + "/").empty()) << m.name_;
-    EXPECT_FALSE(m.store_->Get(state::Family::kOffsets, pipeline::StageRunner::OffsetKey("uri", "webindex.uri-deltas", t))
-                     .value())
+    EXPECT_TRUE(Family(*m.store_, state::Family::kDedupe, stage + "/" + std::to_string(t) + "/").empty()) << m.name_;
+    const std::string position = pipeline::StageRunner::OffsetKey(stage, m.runner().stage().input_topic(), t);
+    EXPECT_FALSE(m.store_->Get(state::Family::kOffsets, position).value())
         << m.name_ << " keeps the position of task " << t;
   }
-  std::cout << m.name_ << " owns " << owned.size() << " tasks, " << rows << " uri rows" << std::endl;
+  std::cout << m.name_ << " owns " << owned.size() << " " << stage << " tasks, " << rows << " rows" << std::endl;
 }
 
 TEST(GroupTasksTest, TasksMoveBetweenMembersThroughJoinsAndLeavesAndTheTableStaysExact) {
@@ -155,6 +168,84 @@ TEST(GroupTasksTest, TasksMoveBetweenMembersThroughJoinsAndLeavesAndTheTableStay
     EXPECT_EQ(counted->info.docs, feeder.expected().at(uri).docs) << uri;
   }
   EXPECT_EQ(stored, live);
+}
+
+//! Produces crawl events to the pages topic, most of them to another partition than their
+//! page's task (each page to one, so that its events keep their order), and folds them into a
+//! batch model of the table.
+class EventFeeder {
+ public:
+  EventFeeder(const kafka::ClientConfig& config, uint64_t seed) : gen_(seed, kTasks) {
+    auto producer = kafka::Producer::Create(config, [](uint64_t, const Status& st) { ASSERT_TRUE(st.ok()); });
+    EXPECT_TRUE(producer.ok());
+    producer_ = std::move(producer).value();
+  }
+  void Feed(size_t n) {
+    for (auto& ev : gen_.Next(n)) {
+      model_.Apply(ev.value);
+      const int32_t partition = ev.partition_hint == 0 ? 0 : (ev.partition_hint + 1) % kTasks;
+      ASSERT_TRUE(producer_->Produce({"pages", partition, ev.key, ev.value, {}}, 0).ok());
+    }
+    ASSERT_TRUE(producer_->Flush(10000).ok());
+  }
+  const BatchModel& model() const { return model_; }
+
+ private:
+  EventGenerator gen_;
+  BatchModel model_;
+  std::unique_ptr<kafka::Producer> producer_;
+};
+
+std::vector<std::string> TableLines(state::Store& store) {
+  std::vector<std::string> lines;
+  EXPECT_TRUE(query::ScanRows(store, "", [&](const sink::Cell& c) {
+                lines.push_back(query::CellLine(c));
+                return true;
+              }).ok());
+  return lines;
+}
+
+// The page stage in a group: a page's state lives in its URI's task wherever its events arrive.
+// Members forward the events they read for pages of other tasks; through a join and a leave the
+// table equals the batch model. Folding them where they arrive instead gives a member pages of
+// tasks it does not own (the rows check) and state split between members (the table).
+TEST(GroupTasksTest, PageTasksFollowTheirPagesWhereverTheirEventsArrive) {
+  const uint64_t seed = RandomTestSeeds({13}).front();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::cout << "group page tasks, seed " << seed << std::endl;
+  Cluster cluster({}, kTasks);
+  for (const std::string topic : {"pages", "webindex.changelog.page", "webindex.changelog.domain"}) {
+    ASSERT_TRUE(cluster.broker->CreateTopic(topic, kTasks).ok());
+  }
+  kafka::Admin& admin = *cluster.admin;
+  EventFeeder feeder(cluster.config, seed);
+  std::mt19937_64 rng(seed);
+
+  // Downstream of the group: the uri and domain stages and the sink, in a data dir of their own.
+  Member downstream("downstream", cluster.brokers, kTasks);
+  downstream.Add(std::make_unique<pipeline::UriStage>(downstream.Layout(false)), 1000);
+  downstream.RunDownstream();
+
+  auto a = std::make_unique<GroupMember>("a", cluster, 1 + rng() % 30, /*page_stage=*/true);
+  feeder.Feed(150);
+  WaitSettled({a.get()});
+  a->WaitFor(admin);
+  auto b = std::make_unique<GroupMember>("b", cluster, 1 + rng() % 30, /*page_stage=*/true);
+  for (int i = 0; i < 100 && b->runner().Owned().empty(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  feeder.Feed(150);
+  WaitSettled({a.get(), b.get()});
+  a->WaitFor(admin);
+  b->WaitFor(admin);
+  ExpectOnlyOwnedRows(*a);
+  ExpectOnlyOwnedRows(*b);
+  EXPECT_GT(a->metrics_.forwarded_events + b->metrics_.forwarded_events, 0u);
+  a.reset();
+  feeder.Feed(150);
+  WaitSettled({b.get()});
+  b->WaitFor(admin);
+  downstream.WaitFor(admin);
+  ExpectOnlyOwnedRows(*b);
+  EXPECT_EQ(TableLines(*downstream.store_), feeder.model().TableLines());
 }
 
 TEST(GroupTasksTest, AStageWithoutTaskRowsOrChangelogCannotJoinAGroup) {

@@ -59,7 +59,8 @@ class Member {
   pipeline::TopicLayout Layout(bool check = true) const {
     pipeline::TopicLayout layout;
     layout.instance = check ? name_ : "";
-    layout.uri_delta_partitions = layout.domain_delta_partitions = layout.export_partitions = partitions_;
+    layout.page_partitions = layout.uri_delta_partitions = layout.domain_delta_partitions = layout.export_partitions =
+        partitions_;
     return layout;
   }
   //! With `group`, the runner is a member of that consumer group (`admin` for its restores).

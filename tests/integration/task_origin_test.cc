@@ -1,8 +1,9 @@
 // Tasks number their records on their own (docs/scale-out.md §2): the work a stage does on one
-// input partition is a task, the internal records it derives carry src "<stage>.<partition>"
-// and a seq that grows by one per record of that task, across restarts. Deltas are combined
-// within a task, never across tasks, so that a task's records can move to another member with
-// the task. The table stays equal to the batch model.
+// input partition is a task (for the page stage, the partition a page's URI hashes to), the
+// internal records it derives carry src "<stage>.<partition>" and a seq that grows by one per
+// record of that task, across restarts. Deltas are combined within a task, never across tasks,
+// so that a task's records can move to another member with the task. The table stays equal to
+// the batch model.
 #include <gtest/gtest.h>
 
 #include <map>
@@ -81,14 +82,17 @@ void ExpectSeqsCountFromOnePerTask(const std::vector<Delta>& deltas) {
 TEST(TaskOriginTest, DeltasCarryTheirTaskAndAreCombinedWithinATaskOnly) {
   PipelineHarness h(kPartitions);
   BatchModel model;
-  // Two pages on different `pages` partitions link to the same target; a third, on the first
-  // page's partition, links to it too.
+  // Two pages of different page tasks (the partitions their URIs hash to: a.com and b.com 1,
+  // c.com 0) link to the same target; a third, in the first page's task, links to it too. Each
+  // arrives in its task's partition (elsewhere, only where it is folded would differ).
   const std::string target = "http://target.com/x";
   const std::vector<std::tuple<int, std::string, std::string>> first = {
-      {0, "a", Event("http://a.com/1", {target})},
-      {1, "b", Event("http://b.com/1", {target})},
+      {1, "a", Event("http://a.com/1", {target})},
       {0, "c", Event("http://c.com/1", {target})},
+      {1, "b", Event("http://b.com/1", {target})},
   };
+  for (const char* uri : {"com.a>>o>/1", "com.b>>o>/1"}) ASSERT_EQ(pipeline::PartitionFor(uri, kPartitions), 1);
+  ASSERT_EQ(pipeline::PartitionFor("com.c>>o>/1", kPartitions), 0);
   h.ProduceTo(first);
   for (const auto& [p, k, v] : first) model.Apply(v);
   h.RunUntilIdle();
@@ -100,8 +104,8 @@ TEST(TaskOriginTest, DeltasCarryTheirTaskAndAreCombinedWithinATaskOnly) {
     EXPECT_EQ(d.partition, pipeline::PartitionFor(d.key, kPartitions));
     if (d.key == target_uri) to_target[d.src] += d.amount;
   }
-  // One delta per task: pages a and c (partition 0) combined, page b (partition 1) on its own.
-  EXPECT_EQ(to_target, (std::map<std::string, int64_t>{{"page.0", 2}, {"page.1", 1}}));
+  // One delta per task: pages a and b (task 1) combined, page c (task 0) on its own.
+  EXPECT_EQ(to_target, (std::map<std::string, int64_t>{{"page.0", 1}, {"page.1", 2}}));
 
   // Domain deltas come from the uri stage's task of the uri they count.
   for (const auto& d : DomainDeltas(h)) {
@@ -109,7 +113,7 @@ TEST(TaskOriginTest, DeltasCarryTheirTaskAndAreCombinedWithinATaskOnly) {
   }
   std::map<std::string, std::string> domain_src;
   for (const auto& d : DomainDeltas(h)) domain_src[d.key] = d.src;
-  for (const auto& uri : {target_uri, std::string("com.a>>o>/1"), std::string("com.b>>o>/1")}) {
+  for (const auto& uri : {target_uri, std::string("com.a>>o>/1"), std::string("com.c>>o>/1")}) {
     const std::string domain = uri.substr(0, uri.find('>'));
     ASSERT_TRUE(domain_src.count(domain)) << domain;
     EXPECT_EQ(domain_src[domain], "uri." + std::to_string(pipeline::PartitionFor(uri, kPartitions))) << domain;
@@ -117,10 +121,12 @@ TEST(TaskOriginTest, DeltasCarryTheirTaskAndAreCombinedWithinATaskOnly) {
 
   // A second run goes on numbering each task where the first stopped.
   const std::vector<std::tuple<int, std::string, std::string>> second = {
-      {0, "a", Event("http://a.com/1", {})},  // a drops its link
+      {1, "a", Event("http://a.com/1", {})},  // a drops its link
       {1, "d", Event("http://d.com/1", {target, "http://e.com/1"})},
-      {2, "f", Event("http://f.com/1", {"http://e.com/1"})},
+      {2, "m", Event("http://m.com/1", {"http://e.com/1"})},
   };
+  ASSERT_EQ(pipeline::PartitionFor("com.d>>o>/1", kPartitions), 1);
+  ASSERT_EQ(pipeline::PartitionFor("com.m>>o>/1", kPartitions), 2);
   h.ProduceTo(second);
   for (const auto& [p, k, v] : second) model.Apply(v);
   h.RunUntilIdle();
