@@ -83,7 +83,9 @@ Status SetUpGeneration(const ProcessorConfig& config, const InstanceDetails& det
     wb.Put(state::Family::kMeta, kFromMsKey, Fixed64(static_cast<uint64_t>(from_ms)));
   }
   for (const auto& [stage, topic, external] : Inputs(config)) {
-    if (external) continue;
+    // A group's internal topics hold the group's history: a member's stage tasks start where
+    // their changelogs say, its table from the exports' start.
+    if (external || !config.group.empty()) continue;
     ASSIGN_OR_RETURN(int partitions, admin.PartitionCount(*topic, kAdminTimeoutMs));
     for (int32_t p = 0; p < partitions; ++p) {
       ASSIGN_OR_RETURN(auto marks, Watermarks(admin, *topic, p));

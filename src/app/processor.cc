@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <set>
 #include <thread>
 
 #include "app/binding.h"
@@ -69,6 +70,8 @@ Status Processor::EnsureTopics() {
 }
 
 Status Processor::Start() {
+  const bool group = !config_.group.empty();
+  if (group) config_.runner.changelog = true;  // tasks move only with their state
   RETURN_IF_ERROR(EnsureTopics());
   pipeline::TopicLayout layout;
   layout.names = config_.topics;
@@ -84,13 +87,20 @@ Status Processor::Start() {
     generation_ = config_.generation;
   }
   layout.generation = generation_;
-  ASSIGN_OR_RETURN(layout.instance, dir_->InstanceId());
+  ASSIGN_OR_RETURN(const std::string instance, dir_->InstanceId());
+  // Records name their writer: this data dir, or the group whose members' records are each other's.
+  layout.instance = group ? "group:" + config_.group : instance;
   ASSIGN_OR_RETURN(store_, state::Store::Open(dir_->PathOf(generation_), config_.store));
   const std::string where = "generation " + std::to_string(generation_) + " of data dir " + config_.data_dir;
   ASSIGN_OR_RETURN(bool set_up, IsSetUp(*store_));
   if (!set_up) {
-    LOG_INFO("{} is new: reading {} from its start, the internal topics from their current ends", where,
-             config_.topics.pages);
+    if (group) {
+      LOG_INFO("{} is new: its stage tasks start where group {}'s changelogs say, its table from the start of {}",
+               where, config_.group, config_.topics.exports);
+    } else {
+      LOG_INFO("{} is new: reading {} from its start, the internal topics from their current ends", where,
+               config_.topics.pages);
+    }
     RETURN_IF_ERROR(SetUpGeneration(config_, DetailsFromConfig(config_, NowMs()), *admin_, *store_, -1));
   }
   RETURN_IF_ERROR(CheckBinding(config_, *admin_, *store_, where));
@@ -151,7 +161,19 @@ Status Processor::Start() {
     options.generation = generation_;
     options.limits = limits;
     options.dead_letters = n.dead_letters;
-    options.instance = layout.instance;
+    options.instance = instance;  // claims a task for this data dir
+    if (group && stage->StateFamily()) {
+      kafka::GroupMembership membership;
+      membership.group_id = config_.group + "." + std::string(stage->name());
+      if (!config_.group_instance_id.empty()) {
+        membership.instance_id = config_.group_instance_id + "." + std::string(stage->name());
+      }
+      membership.session_timeout_ms = config_.group_session_timeout_ms;
+      options.group = membership;
+      ASSIGN_OR_RETURN(auto admin, kafka::Admin::Create(config_.kafka));  // one per runner thread
+      options.admin = admin.get();
+      group_admins_.push_back(std::move(admin));
+    }
     runners_.push_back(std::make_unique<pipeline::StageRunner>(std::move(stage), index, partitions, *store_,
                                                                *producer_, config_.kafka, metrics_, options));
   }
@@ -178,12 +200,19 @@ Status Processor::Start() {
   }
   LOG_INFO("processing {} -> query table in {} (brokers {})", config_.topics.pages, dir_->PathOf(generation_),
            config_.kafka.brokers);
+  if (group) {
+    LOG_INFO("member of group {}: the page, uri and domain stages read the partitions the groups {}.<stage> assign "
+             "this process; the graph stage and the table read every partition",
+             config_.group, config_.group);
+  }
   return Status::Ok();
 }
 
 Result<bool> Processor::Idle() {
   auto quiet = [this] {
-    return std::all_of(runners_.begin(), runners_.end(), [](const auto& r) { return !r->busy() && r->unacked() == 0; });
+    return std::all_of(runners_.begin(), runners_.end(), [](const auto& r) {
+      return !r->busy() && r->unacked() == 0 && (!r->in_group() || r->joined());
+    });
   };
   if (!quiet()) return false;
   auto lag = Lag();  // runners in flow order: upstream positions are read before downstream ends
@@ -201,7 +230,9 @@ Result<std::vector<Processor::LagSample>> Processor::Lag() {
   std::vector<LagSample> out;
   for (auto& runner : runners_) {
     const auto positions = runner->Positions();
+    const std::set<int32_t> owned = runner->in_group() ? runner->Owned() : std::set<int32_t>{};
     for (int32_t p = 0; p < runner->input_partitions(); ++p) {
+      if (runner->in_group() && !owned.count(p)) continue;  // another member's
       LagSample s{std::string(runner->stage().name()), runner->stage().input_topic(), p};
       ASSIGN_OR_RETURN(auto marks, admin_->Watermarks(s.topic, p, kLagTimeoutMs));
       s.position = positions[p] < 0 ? marks.first : positions[p];
@@ -329,6 +360,7 @@ Status Processor::Stop() {
   rank_.reset();
   publisher_.reset();
   store_.reset();
+  group_admins_.clear();
   admin_.reset();
   return first;
 }

@@ -52,6 +52,13 @@ struct ProcessorConfig {
   bool compute_rank = true;
   //! The indexes derived from statements; recorded like web_triples.
   graph::IndexSet indexes{.temporal = true, .temporal_predicates = {}, .freetext = true};
+  //! Consumer group (docs/scale-out.md): with a name, the page, uri and domain stages of every
+  //! process started with it share their partitions as groups "<group>.<stage>", state following
+  //! each task through its changelog; every member keeps the whole table (graph stage and sink
+  //! read every partition). "": this process runs every partition.
+  std::string group;
+  std::string group_instance_id;  //!< KIP-345 static membership ("" dynamic), suffixed ".<stage>"
+  int group_session_timeout_ms = 10000;
 };
 
 class Processor {
@@ -120,6 +127,7 @@ class Processor {
   pipeline::RateMeter event_rate_;
   std::unique_ptr<state::Store> store_;
   std::unique_ptr<kafka::Admin> admin_;
+  std::vector<std::unique_ptr<kafka::Admin>> group_admins_;  //!< one per group runner (an admin serves one thread)
   std::unique_ptr<kafka::Producer> producer_;
   std::vector<std::unique_ptr<pipeline::StageRunner>> runners_;
   std::unique_ptr<RankPublisher> publisher_;

@@ -241,6 +241,15 @@ int RunProcessor(Settings settings, const RunOptions& options) {
       return Usage(Status::InvalidArgument("--http: " + listen.status().message()));
     }
   }
+  const auto& group = settings.processor;
+  if (!group.group_instance_id.empty() && group.group.empty()) {
+    return Usage(Status::InvalidArgument("--group-instance-id names a member of a group: give --group NAME too"));
+  }
+  if (!group.group.empty() && settings.processor.kafka.brokers == "embedded") {
+    return Usage(Status::InvalidArgument(
+        "--group shares the work with other processes through Kafka, which an in-process broker cannot: start one "
+        "with `webindex broker` (or use a Kafka cluster) and give its address as --brokers"));
+  }
   auto embedded = MaybeEmbedded(&settings);
   if (!embedded.ok()) return Fail(embedded.status());
   const auto& stop = InstallStopSignals();
@@ -295,6 +304,10 @@ int RunReplay(Settings settings, const app::ReplayOptions& options) {
         "replay reads the input topic again: give the --brokers that hold it (an embedded broker starts empty)"));
   }
   if (auto from = app::ParseReplayFrom(options.from); !from.ok()) return Usage(from.status());
+  if (!settings.processor.group.empty()) {
+    return Usage(Status::InvalidArgument("replay does not run in a consumer group yet (docs/scale-out.md §9): "
+                                         "remove [group] id from the configuration for the replay"));
+  }
   if (app::InstanceDetails check; !options.indexes.empty()) {
     if (Status st = app::ChangeIndexes(options.indexes, &check); !st.ok()) return Usage(st);
   }

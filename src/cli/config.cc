@@ -46,6 +46,7 @@ const std::map<std::string, std::vector<std::string>, std::less<>>& KnownKeys() 
        {"block_cache_mb", "write_buffer_mb", "memtable_budget_mb", "max_wal_mb", "min_free_mb", "sync_commits"}},
       {"pipeline", {"max_batch", "poll_timeout_ms", "progress_interval_ms", "changelog"}},
       {"pagerank", {"interval_s", "iterations", "publish_top"}},
+      {"group", {"id", "instance_id", "session_timeout_ms"}},
       {"log", {"level"}},
       {"instance", {"name"}},
       {"indexes", {"web_triples", "temporal", "freetext"}},
@@ -120,6 +121,14 @@ Status ApplyConfig(const toml::table& t, Settings* s) {
   p.runner.poll_timeout_ms = t["pipeline"]["poll_timeout_ms"].value_or(p.runner.poll_timeout_ms);
   p.runner.changelog = t["pipeline"]["changelog"].value_or(p.runner.changelog);
   p.progress_interval_ms = t["pipeline"]["progress_interval_ms"].value_or(p.progress_interval_ms);
+  p.group = t["group"]["id"].value_or(p.group);
+  p.group_instance_id = t["group"]["instance_id"].value_or(p.group_instance_id);
+  if (auto v = t["group"]["session_timeout_ms"].value<int64_t>()) {
+    if (*v < 1000 || *v > 3600000) {
+      return Status::InvalidArgument("group.session_timeout_ms must be between 1000 and 3600000 (ms)");
+    }
+    p.group_session_timeout_ms = static_cast<int>(*v);
+  }
   if (auto v = t["pagerank"]["interval_s"].value<int64_t>()) {
     if (*v < 0) return Status::InvalidArgument("pagerank.interval_s must be 0 (off) or more seconds");
     p.rank.interval = std::chrono::seconds(*v);

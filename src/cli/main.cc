@@ -103,6 +103,13 @@ int main(int argc, char** argv) {
                 "discard the data dir's state and table, then rebuild them from what the input topic still holds");
   std::string http_listen;
   run->add_option("--http", http_listen, "serve the query API (docs/api.md) on [HOST:]PORT; HOST defaults to 127.0.0.1");
+  std::string group, group_instance_id;
+  run->add_option("--group", group,
+                  "share the stages' partitions with every `run` of the same group NAME (a Kafka consumer group "
+                  "per stage; docs/scale-out.md); each keeps the whole table");
+  run->add_option("--group-instance-id", group_instance_id,
+                  "static membership: a member restarted under the same id gets its partitions back without a "
+                  "rebalance (on clusters that support it)");
 
   app::ReplayOptions replay_opts;
   auto* replay = app.add_subcommand(
@@ -215,6 +222,8 @@ int main(int argc, char** argv) {
   if (!brokers.empty()) settings->processor.kafka.brokers = brokers;
   if (!data_dir.empty()) settings->processor.data_dir = data_dir;
   if (!http_listen.empty()) settings->http.listen = http_listen;
+  if (!group.empty()) settings->processor.group = group;
+  if (!group_instance_id.empty()) settings->processor.group_instance_id = group_instance_id;
   if (partitions > 0) {
     for (auto& [topic, n] : settings->processor.partitions) n = partitions;
   }

@@ -10,4 +10,10 @@ namespace webindex {
 
 void CrashPoint(std::string_view name);
 
+//! Pause points: PausePoint(name) stops the whole process with SIGSTOP, as a long stall would
+//! (threads, heartbeats and all), the first time it is reached while WEBINDEX_PAUSE_AT names it;
+//! SIGCONT resumes it. With WEBINDEX_PAUSE_IF naming a file, only once that file exists. For the
+//! tests of a member that wakes up after its group moved on.
+void PausePoint(std::string_view name);
+
 }  // namespace webindex

@@ -241,6 +241,8 @@ void MessageBatch::Clear() {
 struct Consumer::Impl {
   RdKafkaPtr rk;
   RebalanceListener* listener = nullptr;
+  bool cooperative_member = false;  // joins a group with the cooperative-sticky assignor
+  bool ever_assigned = false;       // the group completed an assignment to it (maybe of nothing)
   bool closed = false;
   std::atomic<uint64_t> errors{0};
   std::vector<Consumer::DataLoss> losses;
@@ -340,6 +342,16 @@ void Consumer::Close() {
   if (impl_->rk && !impl_->closed) {
     impl_->closed = true;
     rd_kafka_consumer_close(impl_->rk.get());  // serves the last revocation through the listener
+    // librdkafka before 2.3.0 aborts destroying a cooperative-sticky member that joined but never
+    // completed an assignment (its assignor state is still null: librdkafka issue 4312). Such a
+    // handle, closed and out of the group, is kept instead: a few threads idle until exit.
+    if (impl_->cooperative_member && !impl_->ever_assigned && rd_kafka_version() < 0x020300ff) {
+      static std::mutex mu;
+      static std::vector<rd_kafka_t*>* kept = new std::vector<rd_kafka_t*>();  // reachable: not a leak
+      std::lock_guard<std::mutex> lock(mu);
+      kept->push_back(impl_->rk.release());
+      LOG_DEBUG("kafka: a group member closed before its first assignment is kept until exit (librdkafka < 2.3.0)");
+    }
   }
 }
 
@@ -354,6 +366,7 @@ Result<std::unique_ptr<Consumer>> Consumer::Join(const ClientConfig& config, con
   ASSIGN_OR_RETURN(ConfPtr conf, MakeConf(config, defaults));
   auto impl = std::make_unique<Impl>();
   impl->listener = listener;
+  impl->cooperative_member = membership.assignment_strategy == "cooperative-sticky";
   rd_kafka_conf_set_opaque(conf.get(), impl.get());
   rd_kafka_conf_set_rebalance_cb(
       conf.get(),
@@ -361,6 +374,7 @@ Result<std::unique_ptr<Consumer>> Consumer::Join(const ClientConfig& config, con
         auto* self = static_cast<Impl*>(opaque);
         const bool cooperative = std::string_view(rd_kafka_rebalance_protocol(rk)) == "COOPERATIVE";
         if (err == RD_KAFKA_RESP_ERR__ASSIGN_PARTITIONS) {
+          self->ever_assigned = true;
           std::vector<TopicPartitionOffset> given = ToVector(parts);
           std::vector<TopicPartitionOffset> start = self->listener->OnAssigned(given);
           std::unique_ptr<rd_kafka_topic_partition_list_t, PartitionListDeleter> list(

@@ -6,6 +6,7 @@
 
 #include "codec/state_codec.h"
 #include "common/bytes.h"
+#include "common/crash_point.h"
 #include "common/log.h"
 #include "pipeline/fence.h"
 
@@ -445,6 +446,7 @@ std::set<int32_t> StageRunner::Owned() const {
 std::vector<kafka::TopicPartitionOffset> StageRunner::OnAssigned(const std::vector<kafka::TopicPartitionOffset>& given) {
   std::vector<kafka::TopicPartitionOffset> start;
   std::set<int32_t> tasks;
+  joined_ = true;
   for (const auto& p : given) {
     if (p.topic == stage_->input_topic() && p.partition >= 0 && p.partition < input_partitions_) {
       tasks.insert(p.partition);
@@ -466,6 +468,7 @@ std::vector<kafka::TopicPartitionOffset> StageRunner::OnAssigned(const std::vect
     group_error_ = st;
     return start;
   }
+  PausePoint(std::string(stage_->name()) + "-taken-over");  // claimed, nothing read yet
   LOG_INFO("stage {}: took over {} task(s) in {} ms; owns {}", stage_->name(), tasks.size(),
            std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - began).count(),
            Owned().size());
@@ -737,6 +740,9 @@ Status StageRunner::RunBatch(const std::vector<InRecord>& records) {
   {
     std::lock_guard<std::mutex> lock(acked_mu_);
     next_seq_ += out.size();  // AckedBelow reads it under the same lock
+  }
+  if (std::any_of(out.begin(), out.end(), [this](const OutRecord& r) { return !IsChangelog(r); })) {
+    PausePoint(std::string(stage_->name()) + "-committed");  // a commit with outputs, none sent yet
   }
   return Dispatch(out, first);
 }

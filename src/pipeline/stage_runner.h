@@ -87,6 +87,9 @@ class StageRunner {
   //! Group mode: the tasks (input partitions) this runner owns now, and how many it has taken
   //! over and given up since it started (thread-safe).
   std::set<int32_t> Owned() const;
+  bool in_group() const { return options_.group.has_value(); }
+  //! Group mode: the group has given this runner its first assignment (maybe of nothing).
+  bool joined() const { return joined_; }
   uint64_t taken_over() const { return taken_over_; }
   uint64_t given_up() const { return given_up_; }
 
@@ -225,6 +228,7 @@ class StageRunner {
   std::set<int32_t> owned_;     // tasks this runner reads now
   Status group_error_;          // a takeover or drop failed: the runner stops (runner thread)
   bool closing_ = false;        // leaving the group: a revocation keeps the local rows
+  std::atomic<bool> joined_{false};
   std::atomic<uint64_t> taken_over_{0};
   std::atomic<uint64_t> given_up_{0};
 };

@@ -67,7 +67,11 @@ CliCluster::~CliCluster() {
 
 std::unique_ptr<ChildProcess> CliCluster::Start(const std::vector<std::string>& args, const std::string& env) {
   std::vector<std::string> argv;
-  if (!env.empty()) argv = {"/usr/bin/env", env};
+  if (!env.empty()) {
+    argv = {"/usr/bin/env"};
+    std::stringstream pairs(env);
+    for (std::string pair; pairs >> pair;) argv.push_back(pair);
+  }
   argv.push_back(binary_);
   argv.insert(argv.end(), args.begin(), args.end());
   return std::make_unique<ChildProcess>(argv, log_);

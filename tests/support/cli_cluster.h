@@ -37,7 +37,8 @@ class CliCluster {
   ::testing::AssertionResult Produce(const std::vector<GeneratedEvent>& events);
   //! Produces records as they are (topic, partition, headers) and waits for the acknowledgements.
   ::testing::AssertionResult ProduceRecords(const std::vector<OutRecord>& records);
-  //! Starts `binary args...`; output goes to log(). `env`: "NAME=value" for the child, or "".
+  //! Starts `binary args...`; output goes to log(). `env`: "NAME=value" pairs for the child,
+  //! separated by spaces, or "".
   std::unique_ptr<ChildProcess> Start(const std::vector<std::string>& args, const std::string& env = "");
   std::unique_ptr<ChildProcess> StartRun(bool exit_when_idle, const std::string& env = "");
   //! Runs `binary args...` to completion; returns its exit code, its stdout in `out`.
