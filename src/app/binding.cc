@@ -15,6 +15,7 @@ namespace {
 constexpr int kAdminTimeoutMs = 10000;
 constexpr char kClusterKey[] = "binding/cluster_id";
 constexpr char kSetUpKey[] = "binding/set_up";
+constexpr char kGroupKey[] = "binding/group";  // the consumer group it was set up in; "": a lone run
 
 std::string Fixed64(uint64_t v) {
   BytesWriter w;
@@ -93,6 +94,7 @@ Status SetUpGeneration(const ProcessorConfig& config, const InstanceDetails& det
     }
   }
   wb.Put(state::Family::kMeta, kClusterKey, cluster);
+  wb.Put(state::Family::kMeta, kGroupKey, config.group);
   RecordDetails(details, &wb);
   wb.Put(state::Family::kMeta, kSetUpKey, "1");
   if (extra) return Status::Ok();
@@ -112,6 +114,23 @@ Result<bool> IsSetUp(state::Store& store) {
 Status CheckBinding(const ProcessorConfig& config, kafka::Admin& admin, state::Store& store, const std::string& where) {
   ASSIGN_OR_RETURN(std::string cluster, admin.ClusterId(kAdminTimeoutMs));
   ASSIGN_OR_RETURN(auto bound, store.Get(state::Family::kMeta, kClusterKey));
+  // A lone run's stages keep every task's state, a group member's only what it owned, and only
+  // a group's tasks are in its changelogs: a data dir never changes sides.
+  ASSIGN_OR_RETURN(auto group, store.Get(state::Family::kMeta, kGroupKey));
+  const std::string was = group ? *group : std::string();  // older data dirs: lone runs
+  if (was != config.group) {
+    if (was.empty()) {
+      return Status::InvalidArgument(fmt::format(
+          "{} was built by a lone `webindex run`; its state is not in group {}'s changelogs, and joining would "
+          "count its input again. Give each member of group {} a data dir of its own, or rebuild this one as a "
+          "member with `webindex run --reset --group {} --data-dir {}`",
+          where, config.group, config.group, config.group, config.data_dir));
+    }
+    return Status::InvalidArgument(fmt::format(
+        "{} belongs to consumer group {}: it holds only the state of the tasks it owned. Run it with --group {}, "
+        "or rebuild it with `webindex run --reset{} --data-dir {}`",
+        where, was, was, config.group.empty() ? "" : " --group " + config.group, config.data_dir));
+  }
   if (bound && *bound != cluster) {
     return Status::InvalidArgument(fmt::format(
         "{} was built from Kafka cluster {}, but {} is cluster {}: its positions in the topics mean nothing there. {}",

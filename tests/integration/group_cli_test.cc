@@ -209,5 +209,29 @@ TEST_F(GroupCliTest, AGroupNeedsABrokerOtherProcessesCanReach) {
             2);
 }
 
+// A data dir never changes sides: a lone run's state is in no group's changelogs, a member's
+// holds only its own tasks. Each refusal says what to do.
+TEST_F(GroupCliTest, ADataDirStaysALoneRunOrAMemberOfItsGroup) {
+  ASSERT_TRUE(cluster_->Produce(EventGenerator(5, kPartitions).Next(20)));
+  auto run = [&](const std::string& dir, const std::vector<std::string>& extra) {
+    std::vector<std::string> args = {"run", "--brokers", cluster_->brokers(), "--data-dir", DataDir(dir),
+                                     "--exit-when-idle", "--config", config_};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return cluster_->Run(args);
+  };
+  // The member first: a group's table starts at the exports' beginning (a lone run at their end).
+  EXPECT_EQ(run("member", {"--group", "crawl"}), 0) << "see " << cluster_->log();
+  EXPECT_EQ(run("lone", {}), 0) << "see " << cluster_->log();
+  size_t from = cluster_->LogSize();
+  EXPECT_EQ(run("lone", {"--group", "crawl"}), 1);
+  EXPECT_TRUE(cluster_->WaitForLog("was built by a lone `webindex run`", 1000, from)) << "see " << cluster_->log();
+  from = cluster_->LogSize();
+  EXPECT_EQ(run("member", {}), 1);
+  EXPECT_TRUE(cluster_->WaitForLog("belongs to consumer group crawl", 1000, from)) << "see " << cluster_->log();
+  from = cluster_->LogSize();
+  EXPECT_EQ(run("member", {"--group", "other"}), 1);
+  EXPECT_TRUE(cluster_->WaitForLog("Run it with --group crawl", 1000, from)) << "see " << cluster_->log();
+}
+
 }  // namespace
 }  // namespace webindex::testing
