@@ -140,7 +140,7 @@ Status Processor::Start() {
   RETURN_IF_ERROR(producer_->WarmUp({n.uri_deltas, n.domain_deltas, n.exports, n.dead_letters}, kAdminTimeoutMs));
 
   std::vector<std::unique_ptr<pipeline::Stage>> stages;
-  stages.push_back(std::make_unique<pipeline::PageStage>(layout, config_.limits, from_ms));
+  if (config_.stages) stages.push_back(std::make_unique<pipeline::PageStage>(layout, config_.limits, from_ms));
   // The table maintains exactly the indexes it recorded when it was set up, whatever the
   // configuration says now: an index never misses statements.
   ASSIGN_OR_RETURN(const InstanceDetails details, ReadDetails(*store_));
@@ -150,10 +150,12 @@ Status Processor::Start() {
              where, drift.description, config_.data_dir, drift.changes.empty() ? "..." : drift.changes);
   }
   const graph::IndexSet& indexes = details.indexes;
-  stages.push_back(std::make_unique<graph::GraphStage>(layout, from_ms, indexes));
-  stages.push_back(std::make_unique<pipeline::UriStage>(layout));
-  stages.push_back(std::make_unique<pipeline::DomainStage>(layout));
-  stages.push_back(std::make_unique<sink::SinkStage>(layout, details.web_triples, indexes));
+  if (config_.table) stages.push_back(std::make_unique<graph::GraphStage>(layout, from_ms, indexes));
+  if (config_.stages) {
+    stages.push_back(std::make_unique<pipeline::UriStage>(layout));
+    stages.push_back(std::make_unique<pipeline::DomainStage>(layout));
+  }
+  if (config_.table) stages.push_back(std::make_unique<sink::SinkStage>(layout, details.web_triples, indexes));
   for (auto& stage : stages) {
     ASSIGN_OR_RETURN(int partitions, admin_->PartitionCount(stage->input_topic(), kAdminTimeoutMs));
     const int index = static_cast<int>(runners_.size());
@@ -179,7 +181,7 @@ Status Processor::Start() {
   }
   // Build every runner before starting any, so delivery reports always find their runner.
   for (auto& runner : runners_) RETURN_IF_ERROR(runner->Start());
-  if (details.pagerank && config_.compute_rank) {
+  if (details.pagerank && config_.compute_rank && config_.table) {
     rank::RankServiceOptions rank = config_.rank;
     if (rank.interval.count() <= 0) rank.interval = rank::RankServiceOptions{}.interval;
     rank.exports_topic = n.exports;
@@ -201,9 +203,13 @@ Status Processor::Start() {
   LOG_INFO("processing {} -> query table in {} (brokers {})", config_.topics.pages, dir_->PathOf(generation_),
            config_.kafka.brokers);
   if (group) {
-    LOG_INFO("member of group {}: the page, uri and domain stages read the partitions the groups {}.<stage> assign "
-             "this process; the graph stage and the table read every partition",
-             config_.group, config_.group);
+    LOG_INFO("member of group {}: {}{}", config_.group,
+             config_.stages ? fmt::format("the page, uri and domain stages read the partitions the groups {}.<stage> "
+                                          "assign this process",
+                                          config_.group)
+                            : "no stages (--no-stages)",
+             config_.table ? "; the graph stage and the table read every partition (a replica)"
+                           : "; no table (start a member with --table or --http for one)");
   }
   return Status::Ok();
 }

@@ -59,6 +59,10 @@ struct ProcessorConfig {
   std::string group;
   std::string group_instance_id;  //!< KIP-345 static membership ("" dynamic), suffixed ".<stage>"
   int group_session_timeout_ms = 10000;
+  //! What this process runs: the page, uri and domain stages (in a group, its share of them), and
+  //! the table (graph stage, sink, PageRank). A lone run does both; a group member either or both.
+  bool stages = true;
+  bool table = true;
 };
 
 class Processor {

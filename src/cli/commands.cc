@@ -245,6 +245,18 @@ int RunProcessor(Settings settings, const RunOptions& options) {
   if (!group.group_instance_id.empty() && group.group.empty()) {
     return Usage(Status::InvalidArgument("--group-instance-id names a member of a group: give --group NAME too"));
   }
+  if ((options.table || options.no_stages) && group.group.empty()) {
+    return Usage(Status::InvalidArgument(
+        "--table and --no-stages choose what a member of a group runs: give --group NAME too (a lone run keeps "
+        "both the stages and the table)"));
+  }
+  if (!group.group.empty()) {
+    settings.processor.table = options.table || !settings.http.listen.empty();
+    settings.processor.stages = !options.no_stages;
+    if (!settings.processor.table && !settings.processor.stages) {
+      return Usage(Status::InvalidArgument("--no-stages without --table or --http leaves this member nothing to do"));
+    }
+  }
   if (!group.group.empty() && settings.processor.kafka.brokers == "embedded") {
     return Usage(Status::InvalidArgument(
         "--group shares the work with other processes through Kafka, which an in-process broker cannot: start one "

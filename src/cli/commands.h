@@ -31,6 +31,8 @@ int RunLoad(const Settings& settings, const LoadOptions& options);
 struct RunOptions {
   bool exit_when_idle = false;
   bool reset = false;  //!< drop the data dir's generations first and rebuild from the input topic
+  bool table = false;      //!< --table: a group member keeps the table (as with --http)
+  bool no_stages = false;  //!< --no-stages: a group member keeps only the table
 };
 int RunProcessor(Settings settings, const RunOptions& options);
 

@@ -107,6 +107,10 @@ int main(int argc, char** argv) {
   run->add_option("--group", group,
                   "share the stages' partitions with every `run` of the same group NAME (a Kafka consumer group "
                   "per stage; docs/scale-out.md); each keeps the whole table");
+  run->add_flag("--table", run_opts.table,
+                "with --group: keep the whole query table here (as --http does); without either, a member runs "
+                "only its share of the stages");
+  run->add_flag("--no-stages", run_opts.no_stages, "with --group: keep the table only, run no stages (a replica)");
   run->add_option("--group-instance-id", group_instance_id,
                   "static membership: a member restarted under the same id gets its partitions back without a "
                   "rebalance (on clusters that support it)");

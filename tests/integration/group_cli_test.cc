@@ -34,9 +34,14 @@ class GroupCliTest : public ::testing::Test {
     std::ofstream(config_) << "[group]\nsession_timeout_ms = 6000\n[pagerank]\ninterval_s = 0\n";
   }
   std::string DataDir(const std::string& member) const { return cluster_->dir() + "/" + member; }
-  std::unique_ptr<ChildProcess> StartMember(const std::string& member) {
-    return cluster_->Start({"run", "--brokers", cluster_->brokers(), "--data-dir", DataDir(member), "--group", "crawl",
-                            "--config", config_});
+  //! A member of group "crawl" that runs its share of the stages and keeps the table, or `what`
+  //! says otherwise ("--no-stages", or "" for no table).
+  std::unique_ptr<ChildProcess> StartMember(const std::string& member, const std::string& what = "--table") {
+    std::vector<std::string> args = {"run",     "--brokers", cluster_->brokers(), "--data-dir", DataDir(member),
+                                     "--group", "crawl",     "--config",          config_};
+    if (what == "--no-stages") args.push_back("--table");
+    if (!what.empty()) args.push_back(what);
+    return cluster_->Start(args);
   }
   //! `member`'s table; empty while its data dir is being made (the dump then fails).
   std::vector<std::string> Dump(const std::string& member) {
@@ -167,9 +172,9 @@ TEST_F(GroupCliTest, AMemberPausedPastItsSessionTimeoutChangesNoTableWhenItWakes
     ASSERT_TRUE(cluster_->Produce(events));
   };
   auto member = [&](const std::string& name, const std::string& env) {
-    return cluster_->Start(
-        {"run", "--brokers", cluster_->brokers(), "--data-dir", DataDir(name), "--group", "crawl", "--config", config_},
-        env);
+    return cluster_->Start({"run", "--brokers", cluster_->brokers(), "--data-dir", DataDir(name), "--group", "crawl",
+                            "--table", "--config", config_},
+                           env);
   };
   const std::string arm_b = cluster_->dir() + "/arm-b";
   auto a = member("a", "WEBINDEX_PAUSE_AT=uri-committed");
@@ -205,6 +210,32 @@ TEST_F(GroupCliTest, AGroupNeedsABrokerOtherProcessesCanReach) {
   EXPECT_EQ(cluster_->Run({"run", "--brokers", "embedded", "--data-dir", DataDir("x"), "--group", "crawl"}, &out), 2);
   EXPECT_EQ(cluster_->Run({"run", "--brokers", cluster_->brokers(), "--data-dir", DataDir("x"), "--group-instance-id",
                            "m1"},
+                          &out),
+            2);
+}
+
+// Members without a table run only their share of the stages; a replica with --no-stages keeps
+// the whole table from the exports and runs no stage. The replica's table equals the batch
+// table; the stage members keep none.
+TEST_F(GroupCliTest, StageMembersFeedATableReplica) {
+  EventGenerator gen(17, kPartitions);
+  BatchModel model;
+  auto events = gen.Next(1500);
+  for (const auto& ev : events) model.Apply(ev.value);
+  auto s1 = StartMember("s1", "");
+  auto s2 = StartMember("s2", "");
+  auto replica = StartMember("replica", "--no-stages");
+  ASSERT_TRUE(cluster_->Produce(events));
+  ExpectTable("replica", model.TableLines());
+  EXPECT_TRUE(Dump("s1").empty());
+  for (auto* m : {s1.get(), s2.get(), replica.get()}) {
+    m->Signal(SIGTERM);
+    EXPECT_EQ(m->Wait(), 0) << "see " << cluster_->log();
+  }
+  std::string out;
+  EXPECT_EQ(cluster_->Run({"run", "--brokers", cluster_->brokers(), "--data-dir", DataDir("x"), "--table"}, &out), 2);
+  EXPECT_EQ(cluster_->Run({"run", "--brokers", cluster_->brokers(), "--data-dir", DataDir("x"), "--group", "crawl",
+                           "--no-stages"},
                           &out),
             2);
 }
