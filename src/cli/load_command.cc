@@ -17,6 +17,8 @@
 #include "ingest/byte_reader.h"
 #include "ingest/wikipedia.h"
 #include "kafka/client.h"
+#include "model/url.h"
+#include "pipeline/topics.h"
 
 namespace webindex::cli {
 namespace {
@@ -255,8 +257,17 @@ std::string SniffFormat(const std::string& file) {
 
 //! Reads every file and hands its events to the producer, counting into `summary`. An event
 //! larger than `budget` bytes, or one the producer rejects, is reported and skipped.
-Status ProduceFiles(kafka::Producer* producer, const std::string& topic, size_t budget, const LoadOptions& options,
-                    Progress* progress, LoadSummary* summary, uint64_t* sent) {
+//! Crawl events go to the partition of their page's task (pipeline::PageTaskOf: the normalized
+//! URI's hash), so that the page stage folds them where they arrive instead of forwarding them
+//! (docs/scale-out.md §9); statements, and keys that are no URL, to the partition of their key.
+int32_t PartitionOf(const std::string& key, const LoadOptions& options, int32_t partitions) {
+  if (options.format == "ntriples" || options.format == "nquads" || partitions <= 1) return -1;
+  auto url = model::ParseUrl(key);
+  return url.ok() ? pipeline::PartitionFor(url->ToUri(), partitions) : -1;
+}
+
+Status ProduceFiles(kafka::Producer* producer, const std::string& topic, size_t budget, int32_t partitions,
+                    const LoadOptions& options, Progress* progress, LoadSummary* summary, uint64_t* sent) {
   uint64_t bytes_before = 0;
   for (const auto& file : options.files) {
     ASSIGN_OR_RETURN(auto source, OpenSource(file, options, progress));
@@ -266,7 +277,8 @@ Status ProduceFiles(kafka::Producer* producer, const std::string& topic, size_t 
       auto got = source->Next(&event);
       if (!got.ok()) st = got.status();
       if (!got.ok() || !*got) break;
-      OutRecord record{topic, -1, std::move(event.key), std::move(event.value), {}};
+      const int32_t partition = PartitionOf(event.key, options, partitions);
+      OutRecord record{topic, partition, std::move(event.key), std::move(event.value), {}};
       if (options.remove) record.headers.emplace_back("op", "remove");
       if (kafka::RecordBytes(record) > budget) {
         st = Status::InvalidArgument(fmt::format("event of {} bytes (key and value), topic {} takes at most {}",
@@ -340,7 +352,9 @@ Status LoadFiles(const Settings& settings, const std::string& topic, const LoadO
   progress_options.total_bytes = TotalFileBytes(options.files);
   Progress progress(progress_options);
   uint64_t sent = 0;
-  const Status read = ProduceFiles(producer.get(), topic, limits.BudgetOf(topic), options, &progress, summary, &sent);
+  ASSIGN_OR_RETURN(const int32_t partitions, admin->PartitionCount(topic, 10000));
+  const Status read =
+      ProduceFiles(producer.get(), topic, limits.BudgetOf(topic), partitions, options, &progress, summary, &sent);
   progress.Finish();
   // Events read before a failure are produced all the same: wait for them either way.
   const Status flushed = producer->Flush(60000).WithContext("waiting for acknowledgements");

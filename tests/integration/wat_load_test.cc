@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -12,6 +13,8 @@
 #include "child_process.h"
 #include "gzip_file.h"
 #include "ingest/wat.h"
+#include "model/url.h"
+#include "pipeline/topics.h"
 #include "pipeline_harness.h"
 #include "wat_extract.h"
 
@@ -90,10 +93,18 @@ TEST_F(WatLoadTest, LoadCommandOnMultiMemberGzip) {
   const auto table = h.Dump();
   EXPECT_EQ(table, ModelTable(events));
   EXPECT_EQ(Count(table, "|page|cur|"), 6u);
-  // Records are keyed by page URL.
+  // Records are keyed by page URL, in the partition of their page's task (the normalized URI's).
   const auto records = h.ReadTopic(h.config().topics.pages);
   ASSERT_EQ(records.size(), 6u);
-  for (const auto& r : records) EXPECT_NE(r.value.find("\"url\":\"" + r.key + "\""), std::string::npos) << r.key;
+  std::set<int32_t> partitions;
+  for (const auto& r : records) {
+    EXPECT_NE(r.value.find("\"url\":\"" + r.key + "\""), std::string::npos) << r.key;
+    auto url = model::ParseUrl(r.key);
+    ASSERT_TRUE(url.ok()) << r.key;
+    EXPECT_EQ(r.partition, pipeline::PartitionFor(url->ToUri(), 3)) << r.key;
+    partitions.insert(r.partition);
+  }
+  EXPECT_GT(partitions.size(), 1u);
 }
 
 TEST_F(WatLoadTest, LoadCommandAllLinks) {
