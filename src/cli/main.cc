@@ -106,7 +106,7 @@ int main(int argc, char** argv) {
   std::string group, group_instance_id;
   run->add_option("--group", group,
                   "share the stages' partitions with every `run` of the same group NAME (a Kafka consumer group "
-                  "per stage; docs/scale-out.md); each keeps the whole table");
+                  "per stage; docs/scale-out.md); members with --table or --http keep the whole table");
   run->add_flag("--table", run_opts.table,
                 "with --group: keep the whole query table here (as --http does); without either, a member runs "
                 "only its share of the stages");
