@@ -164,6 +164,7 @@ Status Processor::Start() {
     options.limits = limits;
     options.dead_letters = n.dead_letters;
     options.instance = instance;  // claims a task for this data dir
+    options.records_instance = layout.instance;
     if (group && stage->StateFamily()) {
       kafka::GroupMembership membership;
       membership.group_id = config_.group + "." + std::string(stage->name());
@@ -217,7 +218,7 @@ Status Processor::Start() {
 Result<bool> Processor::Idle() {
   auto quiet = [this] {
     return std::all_of(runners_.begin(), runners_.end(), [](const auto& r) {
-      return !r->busy() && r->unacked() == 0 && (!r->in_group() || r->joined());
+      return !r->busy() && r->unacked() == 0 && (!r->in_group() || r->settled());
     });
   };
   if (!quiet()) return false;

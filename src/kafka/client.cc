@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <mutex>
+#include <set>
 #include <thread>
 #include <tuple>
 
@@ -241,6 +242,7 @@ void MessageBatch::Clear() {
 struct Consumer::Impl {
   RdKafkaPtr rk;
   RebalanceListener* listener = nullptr;
+  MessageBatch* polling = nullptr;  // the batch PollBatch is filling, while it does
   bool cooperative_member = false;  // joins a group with the cooperative-sticky assignor
   bool ever_assigned = false;       // the group completed an assignment to it (maybe of nothing)
   bool closed = false;
@@ -395,6 +397,16 @@ Result<std::unique_ptr<Consumer>> Consumer::Join(const ClientConfig& config, con
           }
         } else {
           const bool lost = rd_kafka_assignment_lost(rk) != 0;
+          // Records of these partitions that this poll collected before the revocation belong
+          // to the assignment that ends: were a partition given back within the same poll, they
+          // would pass for records of the new one.
+          if (self->polling) {
+            std::set<std::pair<std::string, int32_t>> gone;
+            for (int i = 0; i < parts->cnt; ++i) gone.emplace(parts->elems[i].topic, parts->elems[i].partition);
+            std::erase_if(self->polling->records_, [&](const InRecord& r) {
+              return gone.count({std::string(r.topic), r.partition}) > 0;
+            });
+          }
           self->listener->OnRevoked(ToVector(parts), lost);
           for (int i = 0; i < parts->cnt; ++i) self->assigned_at.erase({parts->elems[i].topic, parts->elems[i].partition});
           if (cooperative) {
@@ -459,6 +471,11 @@ Status Consumer::Assign(const std::vector<TopicPartitionOffset>& partitions) {
 
 Status Consumer::PollBatch(size_t max, int timeout_ms, MessageBatch* out) {
   out->Clear();
+  impl_->polling = out;  // a revocation served by the polls below prunes it
+  struct Done {
+    Impl* impl;
+    ~Done() { impl->polling = nullptr; }
+  } done{impl_.get()};
   int wait = timeout_ms;
   while (out->records_.size() < max) {
     MessagePtr m(rd_kafka_consumer_poll(impl_->rk.get(), wait));

@@ -48,7 +48,10 @@ std::string TaskRestore::Where(int64_t offset) const {
 Status TaskRestore::CatchUp() {
   ASSIGN_OR_RETURN(auto marks, admin_.Watermarks(topic_, task_, kTimeoutMs));
   const auto [low, end] = marks;
-  if (next_ < low) next_ = low;  // the first time, or compaction removed what was next
+  // Compaction keeps a log's start; only deletion (retention) moves it, and then the state of
+  // the records it took is gone: restoring the rest would give a wrong state without a word.
+  next_ = std::max<int64_t>(next_, 0);
+  if (next_ < low) return Truncated(next_, low);
   if (next_ >= end) return Status::Ok();
   if (!consumer_) {
     ASSIGN_OR_RETURN(consumer_, kafka::Consumer::Create(config_, "webindex-restore"));
@@ -63,6 +66,7 @@ Status TaskRestore::CatchUp() {
                                  std::to_string(next_) + " of " + std::to_string(end));
     }
     if (!batch.empty()) idle_polls = 0;
+    for (const auto& loss : consumer_->TakeDataLoss()) return Truncated(loss.from, loss.to);
     for (const auto& r : batch.records()) {
       if (r.offset < next_) continue;
       next_ = r.offset + 1;
@@ -79,6 +83,16 @@ Status TaskRestore::CatchUp() {
         topic_, task_, pending_.size());
   }
   return Status::Ok();
+}
+
+Status TaskRestore::Truncated(int64_t from, int64_t to) const {
+  return Status::Unavailable(
+      "cannot restore task " + std::to_string(task_) + " from " + Where(from) + ": records [" + std::to_string(from) +
+      ", " + std::to_string(to) +
+      ") of its changelog were deleted by the broker's retention, and the task's state needs them. A changelog "
+      "topic must be compacted, never deleted (cleanup.policy=compact without retention); the embedded broker keeps "
+      "only about 5 MiB per partition and does not compact: spread the state over more partitions or use a Kafka "
+      "cluster");
 }
 
 Status TaskRestore::Apply(const InRecord& r) {

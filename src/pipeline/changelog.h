@@ -83,6 +83,8 @@ class TaskRestore {
     std::optional<std::string> value;
   };
   Status Apply(const InRecord& r);
+  //! Why the task cannot be restored: records [from, to) are gone.
+  Status Truncated(int64_t from, int64_t to) const;
   std::string Where(int64_t offset) const;
 
   kafka::ClientConfig config_;

@@ -38,7 +38,7 @@ std::optional<uint64_t> EpochOf(const InRecord& record) {
 }
 
 OutRecord FenceRecord(const std::string& topic, int32_t partition, std::string_view task, uint64_t epoch,
-                      uint64_t generation, std::string_view instance) {
+                      uint64_t generation, std::string_view instance, std::string_view of) {
   codec::JsonWriter w;
   w.BeginObject();
   w.Key("type").String("fence");
@@ -47,14 +47,16 @@ OutRecord FenceRecord(const std::string& topic, int32_t partition, std::string_v
   w.Key("gen").Uint(generation);
   w.Key("inst").String(instance);
   w.EndObject();
-  return {topic,
-          partition,
-          std::string(task),
-          w.Take(),
-          {{kFenceHeader, std::string(task)},
-           {kEpochHeader, std::to_string(epoch)},
-           {"gen", std::to_string(generation)},
-           {"inst", std::string(instance)}}};
+  OutRecord marker{topic,
+                   partition,
+                   std::string(task),
+                   w.Take(),
+                   {{kFenceHeader, std::string(task)},
+                    {kEpochHeader, std::to_string(epoch)},
+                    {"gen", std::to_string(generation)},
+                    {"inst", std::string(instance)}}};
+  if (!of.empty()) marker.headers.emplace_back("of", std::string(of));
+  return marker;
 }
 
 FenceMarks::Verdict FenceMarks::Admit(const InRecord& record) {
@@ -121,7 +123,7 @@ Status ClaimTask(const kafka::ClientConfig& config, const ClaimSpec& spec, uint6
   // after them.
   for (const auto& [topic, partitions] : spec.outputs) {
     for (int32_t p = 0; p < partitions; ++p) {
-      RETURN_IF_ERROR(producer->Produce(FenceRecord(topic, p, task, epoch, spec.generation, spec.instance), 0));
+      RETURN_IF_ERROR(producer->Produce(FenceRecord(topic, p, task, epoch, spec.generation, spec.instance, spec.records_instance), 0));
     }
   }
   RETURN_IF_ERROR(wait("fencing task " + task + " at epoch " + std::to_string(epoch)));
@@ -149,7 +151,7 @@ Result<TakeOverStats> TakeOverTask(const kafka::ClientConfig& config, kafka::Adm
   RETURN_IF_ERROR(restore.CatchUp());
   const std::string task = TaskName(spec.stage, spec.task);
   if (restore.epoch() != epoch || restore.claimed_by() != spec.instance) {
-    return Status::Unavailable("task " + task + " was claimed by data dir '" + restore.claimed_by() + "' at epoch " +
+    return Status::Aborted("task " + task + " was claimed by data dir '" + restore.claimed_by() + "' at epoch " +
                                std::to_string(restore.epoch()) + " while this one claimed epoch " +
                                std::to_string(epoch) + "; it is not ours");
   }

@@ -43,8 +43,10 @@ std::optional<uint64_t> EpochOf(const InRecord& record);
 
 //! A fence marker for `partition` of `topic`: records of `task` with an epoch below `epoch` that
 //! follow it there are void. Its value is a JSON document for readers that do not look at headers.
+//! `of` (header "of"; "" leaves it out) names whose records it fences: the writer's records
+//! instance (TopicLayout::instance), for readers of topics that several processors share.
 OutRecord FenceRecord(const std::string& topic, int32_t partition, std::string_view task, uint64_t epoch,
-                      uint64_t generation, std::string_view instance);
+                      uint64_t generation, std::string_view instance, std::string_view of = {});
 
 //! A receiving stage's fence epochs: per (input partition, writing task), the highest epoch a
 //! fence marker of its generation announced. Kept in the kDedupe family under
@@ -83,6 +85,7 @@ struct ClaimSpec {
   //! Every topic the task writes records to, with its partition count (dead letters excepted:
   //! nothing reads them back).
   std::vector<std::pair<std::string, int32_t>> outputs;
+  std::string records_instance;  //!< the fence markers' "of" (FenceRecord)
 };
 
 //! Makes `epoch` the task's epoch: a fence marker into every partition of every output, all
@@ -101,8 +104,8 @@ struct TakeOverStats {
   RestoreStats restore;
 };
 //! What a member given a task does before it processes: reads the task's changelog into `store`,
-//! claims the next epoch (ClaimTask) and reads on to the end. Unavailable when another claim of
-//! that epoch came first (the task is not this member's; nothing of it may be written).
+//! claims the next epoch (ClaimTask) and reads on to the end. Aborted when another claim of that
+//! epoch came first (the task is not this member's; nothing of it may be written).
 Result<TakeOverStats> TakeOverTask(const kafka::ClientConfig& config, kafka::Admin& admin, state::Store& store,
                                    const ClaimSpec& spec);
 

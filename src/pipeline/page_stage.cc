@@ -65,17 +65,29 @@ Status PageStage::Process(const std::vector<InRecord>& records, BatchContext& ct
   std::vector<Decoded> events;
   events.reserve(records.size());
   for (const auto& r : records) {
-    if (!Admitted(fences_, r, ctx)) continue;
+    // The pages topic is shared input: besides producers' events it holds webindex's fence
+    // markers and forwarded copies, maybe of other processors. A header of those names without
+    // the rest of webindex's headers is a producer's own, on an ordinary event.
+    if (r.Header(kFenceHeader) && r.Header("gen")) {
+      if (r.Header("of") == layout_.instance) Admitted(fences_, r, ctx);  // notes the marker
+      continue;
+    }
     const auto forwarder = r.Header(kForwardHeader);
-    if (forwarder) {  // read and counted where it was produced; a copy already applied is skipped
-      const auto seq = ParseUint(r.Header(kForwardSeqHeader).value_or(""));
-      const auto gen = ParseUint(r.Header("gen").value_or(""));
+    const auto copy_of = r.Header("inst");
+    const bool copy = forwarder && copy_of && r.Header(kForwardSeqHeader) && r.Header("gen");
+    if (copy && *copy_of != layout_.instance) {  // another processor's copy of an event read here too
+      ++ctx.metrics().duplicates;
+      continue;
+    }
+    if (copy) {  // read and counted where it was produced; a copy already applied is skipped
+      if (!Admitted(fences_, r, ctx)) continue;
+      const auto seq = ParseUint(*r.Header(kForwardSeqHeader));
+      const auto gen = ParseUint(*r.Header("gen"));
       if (!seq || !gen) {
         ++ctx.metrics().corrupt_records;
-        ctx.DeadLetter(r, layout_.names.dead_letters, "forwarded event without a seq or gen header");
+        ctx.DeadLetter(r, layout_.names.dead_letters, "forwarded event with a seq or gen header that is no number");
         continue;
       }
-      RETURN_IF_ERROR(CheckInstance(layout_, r.Header("inst").value_or(""), r));
       if (*gen != layout_.generation) {
         ++ctx.metrics().other_generation;
         continue;
@@ -103,7 +115,7 @@ Status PageStage::Process(const std::vector<InRecord>& records, BatchContext& ct
       ctx.DeadLetter(r, layout_.names.dead_letters, bounded.status().message());
       continue;
     }
-    if (!forwarder) {
+    if (!copy) {
       ctx.metrics().dropped_links += ev->dropped_links;
       ctx.metrics().truncated_links += ev->truncated_links;
       ctx.metrics().dropped_long_urls += bounded->dropped_links;

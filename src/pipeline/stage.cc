@@ -92,13 +92,17 @@ void BatchContext::DeadLetter(const InRecord& in, const std::string& dead_letter
 
 Status CheckInstance(const TopicLayout& layout, std::string_view record_instance, const InRecord& record) {
   if (record_instance.empty() || layout.instance.empty() || record_instance == layout.instance) return Status::Ok();
+  // Writers are data dirs (a 16-digit id) or consumer groups ("group:NAME").
+  auto who = [](std::string_view instance) {
+    return instance.starts_with("group:") ? "consumer group " + std::string(instance.substr(6))
+                                          : "data dir " + std::string(instance);
+  };
   return Status::InvalidArgument(
       "topic " + std::string(record.topic) + "[" + std::to_string(record.partition) + "] at offset " +
-      std::to_string(record.offset) + " holds a record of another webindex data dir (instance " +
-      std::string(record_instance) + "; this data dir is instance " + layout.instance +
-      "): two `webindex run` with different data dirs are processing the same topics, and their counts would mix. "
-      "Stop the other one, or give each data dir topics of its own (topics/*.toml, `name`). This data dir's table "
-      "does not have that record");
+      std::to_string(record.offset) + " holds a record of another webindex processor (" + who(record_instance) +
+      "; this one is " + who(layout.instance) +
+      "): two processors are working on the same topics, and their counts would mix. Stop the other one, or give "
+      "each topics of its own (topics/*.toml, `name`). This processor's table does not have that record");
 }
 
 }  // namespace webindex::pipeline

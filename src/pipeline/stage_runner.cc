@@ -30,6 +30,10 @@ StageRunner::StageRunner(std::unique_ptr<Stage> stage, int index, int32_t input_
 StageRunner::~StageRunner() {
   RequestStop();
   if (thread_.joinable()) thread_.join();
+  // A group member leaves before the members its listener touches go (Loop leaves already,
+  // unless it ended by an exception or never ran).
+  closing_ = true;
+  consumer_.reset();
 }
 
 std::string StageRunner::OffsetPrefix(std::string_view stage, std::string_view topic) {
@@ -169,6 +173,12 @@ Status StageRunner::Start() {
 
   started_ = true;
   if (group) {
+    // Every task this member is given is restored from its changelog; the rows an earlier run
+    // kept (a stop keeps them) would only be stale copies of tasks that may be elsewhere now.
+    std::set<int32_t> all;
+    for (int32_t p = 0; p < input_partitions_; ++p) all.insert(p);
+    RETURN_IF_ERROR(DropTasks(all));
+    RETURN_IF_ERROR(stage_->Open(store_));
     ASSIGN_OR_RETURN(consumer_, kafka::Consumer::Join(consumer_config_, *options_.group, &listener_));
     RETURN_IF_ERROR(consumer_->Subscribe({stage_->input_topic()}));
     thread_ = std::thread([this] { Loop(); });
@@ -446,24 +456,39 @@ std::set<int32_t> StageRunner::Owned() const {
 std::vector<kafka::TopicPartitionOffset> StageRunner::OnAssigned(const std::vector<kafka::TopicPartitionOffset>& given) {
   std::vector<kafka::TopicPartitionOffset> start;
   std::set<int32_t> tasks;
-  joined_ = true;
+  busy_ = true;  // not idle while taking tasks over
+  struct Done {
+    StageRunner* r;
+    ~Done() {
+      r->last_rebalance_ns_ = std::chrono::steady_clock::now().time_since_epoch().count();
+      r->joined_ = true;
+      r->busy_ = false;
+    }
+  } done{this};
   for (const auto& p : given) {
     if (p.topic == stage_->input_topic() && p.partition >= 0 && p.partition < input_partitions_) {
       tasks.insert(p.partition);
-    } else {
-      LOG_WARN("stage {}: the group assigned {}[{}], which is not one of its {} input partitions; not read",
-               stage_->name(), p.topic, p.partition, input_partitions_);
+    } else if (group_error_.ok()) {
+      group_error_ = Status::Unavailable(
+          "stage " + std::string(stage_->name()) + ": the group assigned " + p.topic + "[" +
+          std::to_string(p.partition) + "], but this process knows " + std::to_string(input_partitions_) +
+          " input partitions: partitions were added while it ran; restart every member of the group");
     }
   }
   if (tasks.empty() || !group_error_.ok()) return start;
   const auto began = std::chrono::steady_clock::now();
-  Status st = DropTasks(tasks);
-  for (int32_t task : tasks) {
-    if (st.ok()) st = TakeOver(task);
-    if (!st.ok()) break;
-    start.push_back({stage_->input_topic(), task, positions_[task].load()});
+  Status st;
+  try {
+    st = DropTasks(tasks);
+    for (int32_t task : tasks) {
+      if (st.ok()) st = TakeOver(task);
+      if (!st.ok()) break;
+      start.push_back({stage_->input_topic(), task, positions_[task].load()});
+    }
+    if (st.ok()) st = stage_->Open(store_);
+  } catch (const std::exception& e) {  // the client's callback must not throw
+    st = Status::Internal("stage " + std::string(stage_->name()) + " taking tasks over: " + e.what());
   }
-  if (st.ok()) st = stage_->Open(store_);
   if (!st.ok()) {
     group_error_ = st;
     return start;
@@ -482,11 +507,12 @@ Status StageRunner::TakeOver(int32_t task) {
                        options_.generation,
                        options_.instance,
                        ChangelogTopic(options_.changelog_prefix, name),
-                       stage_->Outputs()};
+                       stage_->Outputs(),
+                       options_.records_instance};
   Result<TakeOverStats> took = TakeOverTask(consumer_config_, *options_.admin, store_, spec);
   // Another claim of the same epoch came first: a member the group has dropped since. The next
   // epoch is ours unless it claims again.
-  for (int tries = 1; !took.ok() && took.status().code() == Status::Code::kUnavailable && tries < 3; ++tries) {
+  for (int tries = 1; !took.ok() && took.status().code() == Status::Code::kAborted && tries < 3; ++tries) {
     LOG_WARN("stage {}: {}; claiming again", name, took.status().message());
     RETURN_IF_ERROR(DropTasks({task}));
     took = TakeOverTask(consumer_config_, *options_.admin, store_, spec);
@@ -511,6 +537,7 @@ Status StageRunner::TakeOver(int32_t task) {
 }
 
 void StageRunner::OnRevoked(const std::vector<kafka::TopicPartitionOffset>& taken, bool lost) {
+  last_rebalance_ns_ = std::chrono::steady_clock::now().time_since_epoch().count();
   std::set<int32_t> tasks;
   {
     std::lock_guard<std::mutex> lock(owned_mu_);
@@ -520,29 +547,39 @@ void StageRunner::OnRevoked(const std::vector<kafka::TopicPartitionOffset>& take
   }
   if (tasks.empty()) return;
   given_up_ += tasks.size();
+  metrics_.tasks_given_up += tasks.size();
   for (int32_t task : tasks) {
     task_seqs_.erase(task);
     task_epochs_.erase(task);
   }
   if (closing_) return;  // a stop: the rows stay, and the next owner (maybe this data dir) restores
   for (int32_t task : tasks) positions_[task] = kafka::kBeginning;
-  if (!lost) {
-    // Handed over in order: the task's records held for their changelog records go first, so
-    // that the new owner's fence does not void them. Whatever is still held after this (a slow
-    // changelog) is void once fenced, and the new owner re-sends it from the changelog.
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-    Status st;
-    while (st.ok() && !held_.empty() && std::chrono::steady_clock::now() < deadline) {
-      st = ReleaseHeld();
-      if (!held_.empty()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  Status st;
+  try {
+    if (!lost) {
+      // Handed over in order: the task's records held for their changelog records go first, so
+      // that the new owner's fence does not void them. Whatever is still held after this (a slow
+      // changelog) is void once fenced, and the new owner re-sends it from the changelog.
+      const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+      while (st.ok() && !held_.empty() && std::chrono::steady_clock::now() < deadline) {
+        st = ReleaseHeld();
+        if (!held_.empty()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+      }
     }
+    if (st.ok()) st = DropTasks(tasks);
+    if (st.ok()) st = stage_->Open(store_);
+  } catch (const std::exception& e) {  // the client's callback must not throw
+    st = Status::Internal("stage " + std::string(stage_->name()) + " giving tasks up: " + e.what());
   }
-  Status st = DropTasks(tasks);
-  if (st.ok()) st = stage_->Open(store_);
-  if (!st.ok()) group_error_ = st;
+  if (!st.ok() && group_error_.ok()) group_error_ = st;
   LOG_INFO("stage {}: gave up {} task(s) ({}); owns {}", stage_->name(), tasks.size(), lost ? "lost" : "revoked",
            Owned().size());
-  metrics_.tasks_given_up += tasks.size();
+}
+
+bool StageRunner::settled() const {
+  if (!joined_) return false;
+  const auto since = std::chrono::steady_clock::now().time_since_epoch().count() - last_rebalance_ns_.load();
+  return since >= std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::seconds(3)).count();
 }
 
 Status StageRunner::DropTasks(const std::set<int32_t>& tasks) {
@@ -629,13 +666,13 @@ void StageRunner::Loop() {
       if (st.ok()) st = ReleaseHeld();
       if (!held_.empty()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
     }
-    if (options_.group) {
-      // Leaves the group now (the others take the tasks over), keeping the local rows.
-      closing_ = true;
-      consumer_->Close();
-    }
   } catch (const std::exception& e) {
     st = Status::Internal(std::string("stage ") + std::string(stage_->name()) + ": " + e.what());
+  }
+  if (options_.group) {
+    // Leaves the group now (the others take the tasks over), keeping the local rows.
+    closing_ = true;
+    consumer_->Close();
   }
   busy_ = false;
   if (!st.ok()) {

@@ -31,6 +31,7 @@ struct RunnerOptions {
   bool changelog = false;
   std::string changelog_prefix = "webindex.changelog.";
   std::string instance;  //!< the data dir's id, on every changelog record
+  std::string records_instance;  //!< whose records the stage writes (TopicLayout::instance), on fence markers
   //! Set: the runner is a member of this consumer group (docs/scale-out.md §3) and reads only
   //! the partitions the group assigns it. It takes each task over before reading it (drops its
   //! local rows, restores them from the changelog, fences and claims the next epoch: fence.h's
@@ -88,8 +89,9 @@ class StageRunner {
   //! over and given up since it started (thread-safe).
   std::set<int32_t> Owned() const;
   bool in_group() const { return options_.group.has_value(); }
-  //! Group mode: the group has given this runner its first assignment (maybe of nothing).
-  bool joined() const { return joined_; }
+  //! Group mode: the group has given this runner its first assignment (maybe of nothing), and
+  //! nothing was assigned or revoked for 3 s: a cooperative rebalance comes in rounds.
+  bool settled() const;
   uint64_t taken_over() const { return taken_over_; }
   uint64_t given_up() const { return given_up_; }
 
@@ -229,6 +231,7 @@ class StageRunner {
   Status group_error_;          // a takeover or drop failed: the runner stops (runner thread)
   bool closing_ = false;        // leaving the group: a revocation keeps the local rows
   std::atomic<bool> joined_{false};
+  std::atomic<int64_t> last_rebalance_ns_{0};  // steady clock of the last assignment or revocation
   std::atomic<uint64_t> taken_over_{0};
   std::atomic<uint64_t> given_up_{0};
 };

@@ -188,5 +188,47 @@ TEST(ChangelogTest, RestoreAppliesClosedCommitsOnlyDeletesOnNullValuesAndSkipsOt
   std::filesystem::remove_all(dir);
 }
 
+// A changelog whose start the broker deleted (retention; the embedded broker keeps about 5 MiB
+// per partition) cannot give the task's state back: the restore refuses, naming the lost range,
+// instead of applying what is left.
+TEST(ChangelogTest, RestoreRefusesAChangelogWhoseStartWasDeleted) {
+  PipelineHarness h(1);
+  const std::string topic = pipeline::ChangelogTopic(h.config().runner.changelog_prefix, "page");
+  auto producer = kafka::Producer::Create(h.config().kafka, [](uint64_t, const Status& st) {
+    EXPECT_TRUE(st.ok()) << st.ToString();
+  });
+  ASSERT_TRUE(producer.ok()) << producer.status().ToString();
+  const std::vector<std::pair<std::string, std::string>> hdr = {{"gen", "1"}, {"inst", "i"}};
+  const std::string value(200 * 1024, 'x');
+  for (int i = 0; i < 40; ++i) {  // 8 MB, one commit each 200 KB page state
+    ASSERT_TRUE((*producer)->Produce({topic, 0, pipeline::ChangelogKey(1, state::Family::kPages, "p" + std::to_string(i)),
+                                      value, hdr},
+                                     0)
+                    .ok());
+    ASSERT_TRUE((*producer)->Produce({topic, 0, pipeline::ChangelogCommitKey(1), "", hdr}, 0).ok());
+    ASSERT_TRUE((*producer)->Flush(10000).ok());
+  }
+  auto admin = kafka::Admin::Create(h.config().kafka);
+  ASSERT_TRUE(admin.ok());
+  auto marks = (*admin)->Watermarks(topic, 0, 5000);
+  ASSERT_TRUE(marks.ok());
+  ASSERT_GT(marks->first, 0) << "the broker kept every record: nothing to test";
+  const std::string dir = MakeTempDir("changelog-restore");
+  {
+    auto store = state::Store::Open(dir + "/db", state::StoreOptions{});
+    ASSERT_TRUE(store.ok()) << store.status().ToString();
+    auto stats = pipeline::RestoreTask(h.config().kafka, **admin, **store, topic, 0, 1, "");
+    ASSERT_FALSE(stats.ok()) << "restored " << stats->commits << " commits of a changelog without its start";
+    EXPECT_NE(stats.status().message().find("records [0, " + std::to_string(marks->first) + ") of its changelog were "
+                                            "deleted"),
+              std::string::npos)
+        << stats.status().ToString();
+    auto it = (*store)->NewIterator(state::Family::kPages);
+    it->SeekToFirst();
+    EXPECT_FALSE(it->Valid()) << "a part of the state was written";
+  }
+  std::filesystem::remove_all(dir);
+}
+
 }  // namespace
 }  // namespace webindex::testing

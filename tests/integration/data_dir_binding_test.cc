@@ -49,10 +49,9 @@ TEST(DataDirBindingTest, RecordsOfAnotherDataDirStopTheStage) {
   h.config().data_dir = first;
   const Status st = h.TryRunUntilIdle();
   ASSERT_FALSE(st.ok()) << "the first data dir counted the second one's records";
-  EXPECT_NE(st.message().find("holds a record of another webindex data dir (instance "), std::string::npos)
+  EXPECT_NE(st.message().find("holds a record of another webindex processor (data dir "), std::string::npos)
       << st.ToString();
-  EXPECT_NE(st.message().find("two `webindex run` with different data dirs are processing the same topics"),
-            std::string::npos);
+  EXPECT_NE(st.message().find("two processors are working on the same topics"), std::string::npos);
 }
 
 TEST(DataDirBindingTest, AnotherClusterIsRefused) {
