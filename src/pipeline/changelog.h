@@ -70,6 +70,8 @@ class TaskRestore {
   //! Reads from where the last call stopped (the partition's start, the first time) to the
   //! partition's end as it is now.
   Status CatchUp();
+  //! Closes the partition's reader until the next CatchUp, which opens one where this stopped.
+  void Release() { consumer_.reset(); }
   const RestoreStats& stats() const { return stats_; }
   //! The task's epoch: of the last claim applied, else the highest epoch on an applied record.
   uint64_t epoch() const { return epoch_; }

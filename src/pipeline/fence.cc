@@ -1,6 +1,8 @@
 #include "pipeline/fence.h"
 
+#include <algorithm>
 #include <charconv>
+#include <memory>
 #include <mutex>
 
 #include "codec/json_writer.h"
@@ -95,10 +97,11 @@ std::string ClaimKey(uint64_t generation, std::string_view stage, int32_t task, 
   return ChangelogKey(generation, state::Family::kMeta, w.str());
 }
 
-Status ClaimTask(const kafka::ClientConfig& config, const ClaimSpec& spec, uint64_t epoch) {
+Status ClaimTasks(const kafka::ClientConfig& config, const std::vector<std::pair<const ClaimSpec*, uint64_t>>& claims) {
+  if (claims.empty()) return Status::Ok();
   std::mutex mu;
   Status failed;
-  // Not idempotent: nothing here needs it (the markers are awaited before the claim is sent; a
+  // Not idempotent: nothing here needs it (the markers are awaited before the claims are sent; a
   // marker or claim sent twice changes nothing), and a fresh idempotent producer first waits for
   // its producer id (20 ms of the 100 ms a claim takes on the embedded broker).
   kafka::ClientConfig plain = config;
@@ -113,51 +116,103 @@ Status ClaimTask(const kafka::ClientConfig& config, const ClaimSpec& spec, uint6
     std::lock_guard<std::mutex> lock(mu);
     return failed.WithContext(std::string(what));
   };
-  // The partitions of every topic written below, learnt at once: asked one by one, the claim's
+  // The partitions of every topic written below, learnt at once: asked one by one, the claims'
   // topic would wait a second for the next metadata refresh.
-  std::vector<std::string> topics = {spec.changelog_topic};
-  for (const auto& output : spec.outputs) topics.push_back(output.first);
+  std::vector<std::string> topics;
+  for (const auto& [spec, epoch] : claims) {
+    topics.push_back(spec->changelog_topic);
+    for (const auto& output : spec->outputs) topics.push_back(output.first);
+  }
+  std::sort(topics.begin(), topics.end());
+  topics.erase(std::unique(topics.begin(), topics.end()), topics.end());
   RETURN_IF_ERROR(producer->WarmUp(topics, kAckTimeoutMs));
-  const std::string task = TaskName(spec.stage, spec.task);
-  // 1. Fence markers, every one acknowledged: whatever the old owner produces from now on lands
+  std::string names;
+  for (const auto& [spec, epoch] : claims) {
+    names += (names.empty() ? "" : ", ") + TaskName(spec->stage, spec->task) + " at epoch " + std::to_string(epoch);
+  }
+  // 1. Fence markers, every one acknowledged: whatever an old owner produces from now on lands
   // after them.
-  for (const auto& [topic, partitions] : spec.outputs) {
-    for (int32_t p = 0; p < partitions; ++p) {
-      RETURN_IF_ERROR(producer->Produce(FenceRecord(topic, p, task, epoch, spec.generation, spec.instance, spec.records_instance), 0));
+  for (const auto& [spec, epoch] : claims) {
+    const std::string task = TaskName(spec->stage, spec->task);
+    for (const auto& [topic, partitions] : spec->outputs) {
+      for (int32_t p = 0; p < partitions; ++p) {
+        RETURN_IF_ERROR(producer->Produce(
+            FenceRecord(topic, p, task, epoch, spec->generation, spec->instance, spec->records_instance), 0));
+      }
     }
   }
-  RETURN_IF_ERROR(wait("fencing task " + task + " at epoch " + std::to_string(epoch)));
-  // 2. The claim: the old owner's changelog records after it are void.
-  BytesWriter value;
-  value.PutFixed64BE(epoch);
-  OutRecord claim{spec.changelog_topic,
-                  spec.task,
-                  ClaimKey(spec.generation, spec.stage, spec.task, epoch),
-                  value.Take(),
-                  {{kClaimHeader, task},
-                   {kEpochHeader, std::to_string(epoch)},
-                   {"gen", std::to_string(spec.generation)},
-                   {"inst", spec.instance}}};
-  RETURN_IF_ERROR(producer->Produce(claim, 0));
-  return wait("claiming task " + task + " at epoch " + std::to_string(epoch));
+  RETURN_IF_ERROR(wait("fencing " + names));
+  // 2. The claims: an old owner's changelog records after them are void.
+  for (const auto& [spec, epoch] : claims) {
+    const std::string task = TaskName(spec->stage, spec->task);
+    BytesWriter value;
+    value.PutFixed64BE(epoch);
+    OutRecord claim{spec->changelog_topic,
+                    spec->task,
+                    ClaimKey(spec->generation, spec->stage, spec->task, epoch),
+                    value.Take(),
+                    {{kClaimHeader, task},
+                     {kEpochHeader, std::to_string(epoch)},
+                     {"gen", std::to_string(spec->generation)},
+                     {"inst", spec->instance}}};
+    RETURN_IF_ERROR(producer->Produce(claim, 0));
+  }
+  return wait("claiming " + names);
+}
+
+Status ClaimTask(const kafka::ClientConfig& config, const ClaimSpec& spec, uint64_t epoch) {
+  return ClaimTasks(config, {{&spec, epoch}});
+}
+
+std::vector<Result<TakeOverStats>> TakeOverTasks(const kafka::ClientConfig& config, kafka::Admin& admin,
+                                                 state::Store& store, const std::vector<ClaimSpec>& specs) {
+  std::vector<Status> failed(specs.size());
+  std::vector<std::unique_ptr<TaskRestore>> restores;
+  std::vector<std::pair<const ClaimSpec*, uint64_t>> claims;
+  for (size_t i = 0; i < specs.size(); ++i) {
+    const ClaimSpec& spec = specs[i];
+    restores.push_back(std::make_unique<TaskRestore>(config, admin, store, spec.changelog_topic, spec.task,
+                                                     spec.generation, ""));
+    failed[i] = restores[i]->CatchUp();
+    restores[i]->Release();  // a reader per task at a time, not one per task at once
+    if (failed[i].ok()) claims.emplace_back(&spec, restores[i]->epoch() + 1);
+  }
+  const Status claimed = ClaimTasks(config, claims);
+  std::vector<Result<TakeOverStats>> out;
+  for (size_t i = 0; i < specs.size(); ++i) {
+    const ClaimSpec& spec = specs[i];
+    if (!failed[i].ok()) {
+      out.emplace_back(failed[i]);
+      continue;
+    }
+    if (!claimed.ok()) {
+      out.emplace_back(claimed);
+      continue;
+    }
+    const uint64_t epoch = restores[i]->epoch() + 1;  // as claimed: nothing was read since
+    Status st = restores[i]->CatchUp();
+    restores[i]->Release();
+    const std::string task = TaskName(spec.stage, spec.task);
+    if (st.ok() && (restores[i]->epoch() != epoch || restores[i]->claimed_by() != spec.instance)) {
+      st = Status::Aborted("task " + task + " was claimed by data dir '" + restores[i]->claimed_by() + "' at epoch " +
+                           std::to_string(restores[i]->epoch()) + " while this one claimed epoch " +
+                           std::to_string(epoch) + "; it is not ours");
+    }
+    if (!st.ok()) {
+      out.emplace_back(st);
+      continue;
+    }
+    const RestoreStats& stats = restores[i]->stats();
+    LOG_INFO("task {} taken over at epoch {}: {} changelog records read, {} commits restored, {} void", task, epoch,
+             stats.records, stats.commits, stats.void_records);
+    out.emplace_back(TakeOverStats{epoch, stats});
+  }
+  return out;
 }
 
 Result<TakeOverStats> TakeOverTask(const kafka::ClientConfig& config, kafka::Admin& admin, state::Store& store,
                                    const ClaimSpec& spec) {
-  TaskRestore restore(config, admin, store, spec.changelog_topic, spec.task, spec.generation, "");
-  RETURN_IF_ERROR(restore.CatchUp());
-  const uint64_t epoch = restore.epoch() + 1;
-  RETURN_IF_ERROR(ClaimTask(config, spec, epoch));
-  RETURN_IF_ERROR(restore.CatchUp());
-  const std::string task = TaskName(spec.stage, spec.task);
-  if (restore.epoch() != epoch || restore.claimed_by() != spec.instance) {
-    return Status::Aborted("task " + task + " was claimed by data dir '" + restore.claimed_by() + "' at epoch " +
-                               std::to_string(restore.epoch()) + " while this one claimed epoch " +
-                               std::to_string(epoch) + "; it is not ours");
-  }
-  LOG_INFO("task {} taken over at epoch {}: {} changelog records read, {} commits restored, {} void", task, epoch,
-           restore.stats().records, restore.stats().commits, restore.stats().void_records);
-  return TakeOverStats{epoch, restore.stats()};
+  return std::move(TakeOverTasks(config, admin, store, {spec}).front());
 }
 
 }  // namespace webindex::pipeline

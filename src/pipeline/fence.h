@@ -94,6 +94,8 @@ struct ClaimSpec {
 //! and so are those that reach a receiver after the fence marker. The caller then reads the
 //! changelog to its end (TaskRestore::CatchUp) and checks that the claim held (epoch()).
 Status ClaimTask(const kafka::ClientConfig& config, const ClaimSpec& spec, uint64_t epoch);
+//! ClaimTask for several tasks: one round of fence markers for all, then one of claims.
+Status ClaimTasks(const kafka::ClientConfig& config, const std::vector<std::pair<const ClaimSpec*, uint64_t>>& claims);
 //! The changelog key of the claim of `task` at `epoch`: the task's epoch key (kMeta
 //! TaskEpochKey), '\0', the epoch (8 bytes, big-endian). One key per epoch, so that compaction
 //! keeps every claim: of two claims of one epoch, the first in the log wins.
@@ -108,5 +110,10 @@ struct TakeOverStats {
 //! epoch came first (the task is not this member's; nothing of it may be written).
 Result<TakeOverStats> TakeOverTask(const kafka::ClientConfig& config, kafka::Admin& admin, state::Store& store,
                                    const ClaimSpec& spec);
+//! TakeOverTask for several tasks (a member given them in one assignment): each changelog read,
+//! then one round of fence markers and one of claims for all (ClaimTasks), then each read on.
+//! One result per spec, in order; a task lost to another claim does not stop the others.
+std::vector<Result<TakeOverStats>> TakeOverTasks(const kafka::ClientConfig& config, kafka::Admin& admin,
+                                                 state::Store& store, const std::vector<ClaimSpec>& specs);
 
 }  // namespace webindex::pipeline

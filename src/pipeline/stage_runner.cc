@@ -480,10 +480,9 @@ std::vector<kafka::TopicPartitionOffset> StageRunner::OnAssigned(const std::vect
   Status st;
   try {
     st = DropTasks(tasks);
-    for (int32_t task : tasks) {
-      if (st.ok()) st = TakeOver(task);
-      if (!st.ok()) break;
-      start.push_back({stage_->input_topic(), task, positions_[task].load()});
+    if (st.ok()) st = TakeOver(tasks);
+    for (int32_t task : Owned()) {
+      if (tasks.count(task)) start.push_back({stage_->input_topic(), task, positions_[task].load()});
     }
     if (st.ok()) st = stage_->Open(store_);
   } catch (const std::exception& e) {  // the client's callback must not throw
@@ -500,39 +499,48 @@ std::vector<kafka::TopicPartitionOffset> StageRunner::OnAssigned(const std::vect
   return start;
 }
 
-Status StageRunner::TakeOver(int32_t task) {
+ClaimSpec StageRunner::SpecOf(int32_t task) const {
   const std::string name(stage_->name());
-  const ClaimSpec spec{name,
-                       task,
-                       options_.generation,
-                       options_.instance,
-                       ChangelogTopic(options_.changelog_prefix, name),
-                       stage_->Outputs(),
-                       options_.records_instance};
-  Result<TakeOverStats> took = TakeOverTask(consumer_config_, *options_.admin, store_, spec);
-  // Another claim of the same epoch came first: a member the group has dropped since. The next
-  // epoch is ours unless it claims again.
-  for (int tries = 1; !took.ok() && took.status().code() == Status::Code::kAborted && tries < 3; ++tries) {
-    LOG_WARN("stage {}: {}; claiming again", name, took.status().message());
-    RETURN_IF_ERROR(DropTasks({task}));
-    took = TakeOverTask(consumer_config_, *options_.admin, store_, spec);
+  return ClaimSpec{name,
+                   task,
+                   options_.generation,
+                   options_.instance,
+                   ChangelogTopic(options_.changelog_prefix, name),
+                   stage_->Outputs(),
+                   options_.records_instance};
+}
+
+Status StageRunner::TakeOver(const std::set<int32_t>& tasks) {
+  std::vector<ClaimSpec> specs;
+  for (int32_t task : tasks) specs.push_back(SpecOf(task));
+  std::vector<Result<TakeOverStats>> took = TakeOverTasks(consumer_config_, *options_.admin, store_, specs);
+  for (size_t i = 0; i < specs.size(); ++i) {
+    const int32_t task = specs[i].task;
+    const std::string name = TaskName(stage_->name(), task);
+    // Another claim of the same epoch came first: a member the group has dropped since. The next
+    // epoch is ours unless it claims again.
+    for (int tries = 1; !took[i].ok() && took[i].status().code() == Status::Code::kAborted && tries < 3; ++tries) {
+      LOG_WARN("stage {}: {}; claiming again", stage_->name(), took[i].status().message());
+      RETURN_IF_ERROR(DropTasks({task}));
+      took[i] = TakeOverTask(consumer_config_, *options_.admin, store_, specs[i]);
+    }
+    if (!took[i].ok()) return took[i].status().WithContext("taking over task " + name);
+    metrics_.restored_records += took[i]->restore.records;
+    const std::string seq_key = TaskSeqKey(stage_->name(), task);
+    ASSIGN_OR_RETURN(auto seq, state::GetFixed64(store_, state::Family::kMeta, seq_key, "seq counter " + seq_key));
+    task_seqs_[task] = seq ? *seq : 1;
+    task_epochs_[task] = took[i]->epoch;
+    const std::string key = OffsetKey(task);
+    ASSIGN_OR_RETURN(auto next, state::GetFixed64(store_, state::Family::kOffsets, key, "offset " + key));
+    positions_[task] = next ? static_cast<int64_t>(*next) : kafka::kBeginning;
+    RETURN_IF_ERROR(LoadAdopted(task));
+    {
+      std::lock_guard<std::mutex> lock(owned_mu_);
+      owned_.insert(task);
+    }
+    ++taken_over_;
+    ++metrics_.tasks_taken_over;
   }
-  if (!took.ok()) return took.status().WithContext("taking over task " + TaskName(name, task));
-  metrics_.restored_records += took->restore.records;
-  const std::string seq_key = TaskSeqKey(name, task);
-  ASSIGN_OR_RETURN(auto seq, state::GetFixed64(store_, state::Family::kMeta, seq_key, "seq counter " + seq_key));
-  task_seqs_[task] = seq ? *seq : 1;
-  task_epochs_[task] = took->epoch;
-  const std::string key = OffsetKey(task);
-  ASSIGN_OR_RETURN(auto next, state::GetFixed64(store_, state::Family::kOffsets, key, "offset " + key));
-  positions_[task] = next ? static_cast<int64_t>(*next) : kafka::kBeginning;
-  RETURN_IF_ERROR(LoadAdopted(task));
-  {
-    std::lock_guard<std::mutex> lock(owned_mu_);
-    owned_.insert(task);
-  }
-  ++taken_over_;
-  ++metrics_.tasks_taken_over;
   return Status::Ok();
 }
 

@@ -16,6 +16,7 @@
 
 #include "kafka/client.h"
 #include "pipeline/changelog.h"
+#include "pipeline/fence.h"
 #include "pipeline/stage.h"
 
 namespace webindex::pipeline {
@@ -111,9 +112,11 @@ class StageRunner {
   //! Group mode: the rebalance listener's two halves, on the runner's thread (inside PollBatch).
   std::vector<kafka::TopicPartitionOffset> OnAssigned(const std::vector<kafka::TopicPartitionOffset>& given);
   void OnRevoked(const std::vector<kafka::TopicPartitionOffset>& taken, bool lost);
-  //! Takes task `task` over: its local rows dropped, restored from the changelog, claimed at the
-  //! next epoch; loads its counters and position.
-  Status TakeOver(int32_t task);
+  //! Takes `tasks` over (their local rows dropped already): restored from their changelogs, fenced
+  //! and claimed at their next epochs in one round (TakeOverTasks); loads their counters and
+  //! positions, and owns them.
+  Status TakeOver(const std::set<int32_t>& tasks);
+  ClaimSpec SpecOf(int32_t task) const;
   //! Deletes every local row of `tasks`: the stage's rows of those tasks, their positions,
   //! counters, epochs, dedupe and fence marks and restored records.
   Status DropTasks(const std::set<int32_t>& tasks);

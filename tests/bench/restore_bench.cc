@@ -120,6 +120,31 @@ void BM_TakeOverOneTask(benchmark::State& state) {
 }
 BENCHMARK(BM_TakeOverOneTask)->Unit(benchmark::kMillisecond)->UseRealTime();
 
+//! Every task of the changelog taken over one by one (what a member given them did before), and
+//! all at once: one round of fence markers and one of claims for all (TakeOverTasks).
+void BM_TakeOverEveryTask(benchmark::State& state) {
+  Changelog& changelog = Shared();
+  const bool at_once = state.range(0) != 0;
+  for (auto _ : state) {
+    state.PauseTiming();
+    TempStore store;
+    state.ResumeTiming();
+    std::vector<pipeline::ClaimSpec> specs;
+    for (int32_t p = 0; p < kPartitions; ++p) specs.push_back(Spec(p));
+    if (at_once) {
+      for (auto& took : pipeline::TakeOverTasks(changelog.config, *changelog.admin, store.store(), specs)) {
+        Check(took.status(), "take over");
+      }
+    } else {
+      for (const auto& spec : specs) {
+        Check(pipeline::TakeOverTask(changelog.config, *changelog.admin, store.store(), spec).status(), "take over");
+      }
+    }
+  }
+  state.counters["tasks"] = kPartitions;
+}
+BENCHMARK(BM_TakeOverEveryTask)->Arg(0)->Arg(1)->ArgName("at_once")->Unit(benchmark::kMillisecond)->UseRealTime();
+
 //! What the takeover adds to the restore: 16 fence markers and the claim, each acknowledged.
 void BM_FenceAndClaim(benchmark::State& state) {
   uint64_t epoch = 1000;
