@@ -54,8 +54,8 @@ struct ProcessorConfig {
   graph::IndexSet indexes{.temporal = true, .temporal_predicates = {}, .freetext = true};
   //! Consumer group (docs/scale-out.md): with a name, the page, uri and domain stages of every
   //! process started with it share their partitions as groups "<group>.<stage>", state following
-  //! each task through its changelog; every member keeps the whole table (graph stage and sink
-  //! read every partition). "": this process runs every partition.
+  //! each task through its changelog; a member with `table` keeps the whole table (graph stage
+  //! and sink read every partition). "": this process runs every partition.
   std::string group;
   std::string group_instance_id;  //!< KIP-345 static membership ("" dynamic), suffixed ".<stage>"
   int group_session_timeout_ms = 10000;

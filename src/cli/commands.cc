@@ -241,23 +241,23 @@ int RunProcessor(Settings settings, const RunOptions& options) {
       return Usage(Status::InvalidArgument("--http: " + listen.status().message()));
     }
   }
-  const auto& group = settings.processor;
-  if (!group.group_instance_id.empty() && group.group.empty()) {
+  auto& run_config = settings.processor;
+  if (!run_config.group_instance_id.empty() && run_config.group.empty()) {
     return Usage(Status::InvalidArgument("--group-instance-id names a member of a group: give --group NAME too"));
   }
-  if ((options.table || options.no_stages) && group.group.empty()) {
+  if ((options.table || options.no_stages) && run_config.group.empty()) {
     return Usage(Status::InvalidArgument(
         "--table and --no-stages choose what a member of a group runs: give --group NAME too (a lone run keeps "
         "both the stages and the table)"));
   }
-  if (!group.group.empty()) {
-    settings.processor.table = options.table || !settings.http.listen.empty();
-    settings.processor.stages = !options.no_stages;
-    if (!settings.processor.table && !settings.processor.stages) {
+  if (!run_config.group.empty()) {
+    run_config.table = options.table || !settings.http.listen.empty();
+    run_config.stages = !options.no_stages;
+    if (!run_config.table && !run_config.stages) {
       return Usage(Status::InvalidArgument("--no-stages without --table or --http leaves this member nothing to do"));
     }
   }
-  if (!group.group.empty() && settings.processor.kafka.brokers == "embedded") {
+  if (!run_config.group.empty() && run_config.kafka.brokers == "embedded") {
     return Usage(Status::InvalidArgument(
         "--group shares the work with other processes through Kafka, which an in-process broker cannot: start one "
         "with `webindex broker` (or use a Kafka cluster) and give its address as --brokers"));

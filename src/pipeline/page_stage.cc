@@ -68,21 +68,23 @@ Status PageStage::Process(const std::vector<InRecord>& records, BatchContext& ct
     // The pages topic is shared input: besides producers' events it holds webindex's fence
     // markers and forwarded copies, maybe of other processors. A header of those names without
     // the rest of webindex's headers is a producer's own, on an ordinary event.
-    if (r.Header(kFenceHeader) && r.Header("gen")) {
+    const auto gen_header = r.Header("gen");
+    if (r.Header(kFenceHeader) && gen_header) {
       if (r.Header("of") == layout_.instance) Admitted(fences_, r, ctx);  // notes the marker
       continue;
     }
     const auto forwarder = r.Header(kForwardHeader);
     const auto copy_of = r.Header("inst");
-    const bool copy = forwarder && copy_of && r.Header(kForwardSeqHeader) && r.Header("gen");
+    const auto seq_header = r.Header(kForwardSeqHeader);
+    const bool copy = forwarder && copy_of && seq_header && gen_header;
     if (copy && *copy_of != layout_.instance) {  // another processor's copy of an event read here too
       ++ctx.metrics().duplicates;
       continue;
     }
     if (copy) {  // read and counted where it was produced; a copy already applied is skipped
       if (!Admitted(fences_, r, ctx)) continue;
-      const auto seq = ParseUint(*r.Header(kForwardSeqHeader));
-      const auto gen = ParseUint(*r.Header("gen"));
+      const auto seq = ParseUint(*seq_header);
+      const auto gen = ParseUint(*gen_header);
       if (!seq || !gen) {
         ++ctx.metrics().corrupt_records;
         ctx.DeadLetter(r, layout_.names.dead_letters, "forwarded event with a seq or gen header that is no number");

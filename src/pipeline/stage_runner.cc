@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <charconv>
 #include <chrono>
+#include <iterator>
 
 #include "codec/state_codec.h"
 #include "common/bytes.h"
@@ -23,7 +24,9 @@ StageRunner::StageRunner(std::unique_ptr<Stage> stage, int index, int32_t input_
       consumer_config_(std::move(consumer_config)),
       metrics_(metrics),
       options_(options),
-      positions_(new std::atomic<int64_t>[input_partitions]) {
+      positions_(new std::atomic<int64_t>[input_partitions]),
+      pause_committed_(std::string(stage_->name()) + "-committed"),
+      pause_taken_over_(std::string(stage_->name()) + "-taken-over") {
   for (int32_t p = 0; p < input_partitions_; ++p) positions_[p] = kafka::kBeginning;
 }
 
@@ -119,6 +122,13 @@ Status StageRunner::Start() {
                                      options_.group->group_id + " without " + missing);
     }
   }
+  if (group) {
+    // Every task this member is given is restored from its changelog; the rows an earlier run
+    // kept (a stop keeps them) would only be stale copies of tasks that may be elsewhere now.
+    std::set<int32_t> all;
+    for (int32_t p = 0; p < input_partitions_; ++p) all.insert(p);
+    RETURN_IF_ERROR(DropTasks(all));
+  }
   RETURN_IF_ERROR(stage_->Open(store_));
   // Counters and positions (a group member's come with each task it is given: OnAssigned).
   ASSIGN_OR_RETURN(auto seq, state::GetFixed64(store_, state::Family::kMeta, SeqKey(),
@@ -127,16 +137,8 @@ Status StageRunner::Start() {
   sent_below_ = next_seq_;
   std::vector<kafka::TopicPartitionOffset> assignment;
   for (int32_t p = 0; p < input_partitions_ && !group; ++p) {
-    const std::string seq_key = TaskSeqKey(stage_->name(), p);
-    ASSIGN_OR_RETURN(auto task_seq, state::GetFixed64(store_, state::Family::kMeta, seq_key, "seq counter " + seq_key));
-    task_seqs_[p] = task_seq ? *task_seq : 1;
-    const std::string epoch_key = TaskEpochKey(stage_->name(), p);
-    ASSIGN_OR_RETURN(auto epoch, state::GetFixed64(store_, state::Family::kMeta, epoch_key, "epoch " + epoch_key));
-    if (epoch) task_epochs_[p] = *epoch;
-    const std::string key = OffsetKey(p);
-    ASSIGN_OR_RETURN(auto next, state::GetFixed64(store_, state::Family::kOffsets, key, "offset " + key));
-    if (next) positions_[p] = static_cast<int64_t>(*next);
-    assignment.push_back({stage_->input_topic(), p, next ? static_cast<int64_t>(*next) : kafka::kBeginning});
+    RETURN_IF_ERROR(LoadTask(p));
+    assignment.push_back({stage_->input_topic(), p, positions_[p].load()});
   }
   // Records committed by an earlier run but maybe never acknowledged: send them again, in order.
   // A row holds the records of one commit, the first under the row's seq.
@@ -173,12 +175,6 @@ Status StageRunner::Start() {
 
   started_ = true;
   if (group) {
-    // Every task this member is given is restored from its changelog; the rows an earlier run
-    // kept (a stop keeps them) would only be stale copies of tasks that may be elsewhere now.
-    std::set<int32_t> all;
-    for (int32_t p = 0; p < input_partitions_; ++p) all.insert(p);
-    RETURN_IF_ERROR(DropTasks(all));
-    RETURN_IF_ERROR(stage_->Open(store_));
     ASSIGN_OR_RETURN(consumer_, kafka::Consumer::Join(consumer_config_, *options_.group, &listener_));
     RETURN_IF_ERROR(consumer_->Subscribe({stage_->input_topic()}));
     thread_ = std::thread([this] { Loop(); });
@@ -492,11 +488,24 @@ std::vector<kafka::TopicPartitionOffset> StageRunner::OnAssigned(const std::vect
     group_error_ = st;
     return start;
   }
-  PausePoint(std::string(stage_->name()) + "-taken-over");  // claimed, nothing read yet
+  PausePoint(pause_taken_over_);  // claimed, nothing read yet
   LOG_INFO("stage {}: took over {} task(s) in {} ms; owns {}", stage_->name(), tasks.size(),
            std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - began).count(),
            Owned().size());
   return start;
+}
+
+Status StageRunner::LoadTask(int32_t task) {
+  const std::string seq_key = TaskSeqKey(stage_->name(), task);
+  ASSIGN_OR_RETURN(auto seq, state::GetFixed64(store_, state::Family::kMeta, seq_key, "seq counter " + seq_key));
+  task_seqs_[task] = seq ? *seq : 1;
+  const std::string epoch_key = TaskEpochKey(stage_->name(), task);
+  ASSIGN_OR_RETURN(auto epoch, state::GetFixed64(store_, state::Family::kMeta, epoch_key, "epoch " + epoch_key));
+  if (epoch) task_epochs_[task] = *epoch;
+  const std::string key = OffsetKey(task);
+  ASSIGN_OR_RETURN(auto next, state::GetFixed64(store_, state::Family::kOffsets, key, "offset " + key));
+  positions_[task] = next ? static_cast<int64_t>(*next) : kafka::kBeginning;
+  return Status::Ok();
 }
 
 ClaimSpec StageRunner::SpecOf(int32_t task) const {
@@ -526,13 +535,7 @@ Status StageRunner::TakeOver(const std::set<int32_t>& tasks) {
     }
     if (!took[i].ok()) return took[i].status().WithContext("taking over task " + name);
     metrics_.restored_records += took[i]->restore.records;
-    const std::string seq_key = TaskSeqKey(stage_->name(), task);
-    ASSIGN_OR_RETURN(auto seq, state::GetFixed64(store_, state::Family::kMeta, seq_key, "seq counter " + seq_key));
-    task_seqs_[task] = seq ? *seq : 1;
-    task_epochs_[task] = took[i]->epoch;
-    const std::string key = OffsetKey(task);
-    ASSIGN_OR_RETURN(auto next, state::GetFixed64(store_, state::Family::kOffsets, key, "offset " + key));
-    positions_[task] = next ? static_cast<int64_t>(*next) : kafka::kBeginning;
+    RETURN_IF_ERROR(LoadTask(task));  // the restore wrote the claimed epoch with the rest
     RETURN_IF_ERROR(LoadAdopted(task));
     {
       std::lock_guard<std::mutex> lock(owned_mu_);
@@ -711,10 +714,11 @@ Status StageRunner::RunBatch(const std::vector<InRecord>& records) {
   const std::vector<InRecord>* input = &records;
   if (options_.group) {
     std::lock_guard<std::mutex> lock(owned_mu_);
-    for (const auto& r : records) {
-      if (owned_.count(r.partition)) owned.push_back(r);
+    auto ours = [this](const InRecord& r) { return owned_.count(r.partition) > 0; };
+    if (!std::all_of(records.begin(), records.end(), ours)) {  // copies only then, a rare case
+      std::copy_if(records.begin(), records.end(), std::back_inserter(owned), ours);
+      input = &owned;
     }
-    if (owned.size() != records.size()) input = &owned;
   }
   if (!input->empty()) RETURN_IF_ERROR(stage_->Process(*input, ctx).WithContext(std::string(stage_->name())));
   std::vector<int64_t> next(input_partitions_, -1);
@@ -738,6 +742,7 @@ Status StageRunner::RunBatch(const std::vector<InRecord>& records) {
     ctx.Put(p, state::Family::kMeta, TaskSeqKey(stage_->name(), p), w.str());
   }
   auto& out = ctx.emitted();
+  const size_t outputs = out.size();  // the commit's own records; the changelog's follow below
   const uint64_t delete_below = DeletableBelow();
   std::vector<std::pair<int32_t, std::string>> task_keys;
   if (changelog) {
@@ -754,9 +759,8 @@ Status StageRunner::RunBatch(const std::vector<InRecord>& records) {
     }
     // The changelog records first in the row: they are sent first, the stage's records after
     // they are acknowledged (Dispatch).
-    const size_t own = out.size();
     RETURN_IF_ERROR(AddChangelog(ctx));
-    std::rotate(out.begin(), out.begin() + static_cast<std::ptrdiff_t>(own), out.end());
+    std::rotate(out.begin(), out.begin() + static_cast<std::ptrdiff_t>(outputs), out.end());
   }
   if (!out.empty()) {
     wb.Put(state::Family::kOutbox, OutboxKey(next_seq_), codec::EncodeOutBatch(out));
@@ -786,9 +790,7 @@ Status StageRunner::RunBatch(const std::vector<InRecord>& records) {
     std::lock_guard<std::mutex> lock(acked_mu_);
     next_seq_ += out.size();  // AckedBelow reads it under the same lock
   }
-  if (std::any_of(out.begin(), out.end(), [this](const OutRecord& r) { return !IsChangelog(r); })) {
-    PausePoint(std::string(stage_->name()) + "-committed");  // a commit with outputs, none sent yet
-  }
+  if (outputs > 0) PausePoint(pause_committed_);  // a commit with outputs, none sent yet
   return Dispatch(out, first);
 }
 

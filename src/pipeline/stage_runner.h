@@ -117,6 +117,8 @@ class StageRunner {
   //! positions, and owns them.
   Status TakeOver(const std::set<int32_t>& tasks);
   ClaimSpec SpecOf(int32_t task) const;
+  //! Loads a task's seq counter, epoch and position from the store (committed or restored).
+  Status LoadTask(int32_t task);
   //! Deletes every local row of `tasks`: the stage's rows of those tasks, their positions,
   //! counters, epochs, dedupe and fence marks and restored records.
   Status DropTasks(const std::set<int32_t>& tasks);
@@ -192,6 +194,7 @@ class StageRunner {
   Status result_;
   uint64_t next_seq_ = 1;
   std::unique_ptr<std::atomic<int64_t>[]> positions_;
+  const std::string pause_committed_, pause_taken_over_;  // PausePoint names (common/crash_point.h)
   std::atomic<bool> stop_{false};
   std::atomic<bool> busy_{false};
   std::atomic<bool> failed_{false};

@@ -35,13 +35,14 @@ class GroupCliTest : public ::testing::Test {
   }
   std::string DataDir(const std::string& member) const { return cluster_->dir() + "/" + member; }
   //! A member of group "crawl" that runs its share of the stages and keeps the table, or `what`
-  //! says otherwise ("--no-stages", or "" for no table).
-  std::unique_ptr<ChildProcess> StartMember(const std::string& member, const std::string& what = "--table") {
+  //! says otherwise ("--no-stages", or "" for no table); `env` as CliCluster::Start takes it.
+  std::unique_ptr<ChildProcess> StartMember(const std::string& member, const std::string& what = "--table",
+                                            const std::string& env = "") {
     std::vector<std::string> args = {"run",     "--brokers", cluster_->brokers(), "--data-dir", DataDir(member),
                                      "--group", "crawl",     "--config",          config_};
     if (what == "--no-stages") args.push_back("--table");
     if (!what.empty()) args.push_back(what);
-    return cluster_->Start(args);
+    return cluster_->Start(args, env);
   }
   //! `member`'s table; empty while its data dir is being made (the dump then fails).
   std::vector<std::string> Dump(const std::string& member) {
@@ -171,14 +172,9 @@ TEST_F(GroupCliTest, AMemberPausedPastItsSessionTimeoutChangesNoTableWhenItWakes
     for (auto& ev : events) model.Apply(ev.value);
     ASSERT_TRUE(cluster_->Produce(events));
   };
-  auto member = [&](const std::string& name, const std::string& env) {
-    return cluster_->Start({"run", "--brokers", cluster_->brokers(), "--data-dir", DataDir(name), "--group", "crawl",
-                            "--table", "--config", config_},
-                           env);
-  };
   const std::string arm_b = cluster_->dir() + "/arm-b";
-  auto a = member("a", "WEBINDEX_PAUSE_AT=uri-committed");
-  auto b = member("b", "WEBINDEX_PAUSE_AT=uri-taken-over WEBINDEX_PAUSE_IF=" + arm_b);
+  auto a = StartMember("a", "--table", "WEBINDEX_PAUSE_AT=uri-committed");
+  auto b = StartMember("b", "--table", "WEBINDEX_PAUSE_AT=uri-taken-over WEBINDEX_PAUSE_IF=" + arm_b);
   // Both own uri tasks before any input comes.
   for (auto deadline = std::chrono::steady_clock::now() + 60s;
        Count("stage uri: took over") < 2 && std::chrono::steady_clock::now() < deadline;) {
