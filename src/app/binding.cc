@@ -84,9 +84,20 @@ Status SetUpGeneration(const ProcessorConfig& config, const InstanceDetails& det
     wb.Put(state::Family::kMeta, kFromMsKey, Fixed64(static_cast<uint64_t>(from_ms)));
   }
   for (const auto& [stage, topic, external] : Inputs(config)) {
+    if (external) {
+      // From offset 0, not from wherever the partition starts now: records the broker's retention
+      // deleted before they were read are then reported and counted as lost (the embedded broker
+      // keeps only ~5 MiB per partition), never skipped without a word.
+      if (from_ms >= 0 && *topic == n.pages) continue;
+      ASSIGN_OR_RETURN(int partitions, admin.PartitionCount(*topic, kAdminTimeoutMs));
+      for (int32_t p = 0; p < partitions; ++p) {
+        wb.Put(state::Family::kOffsets, pipeline::StageRunner::OffsetKey(stage, *topic, p), Fixed64(0));
+      }
+      continue;
+    }
     // A group's internal topics hold the group's history: a member's stage tasks start where
     // their changelogs say, its table from the exports' start.
-    if (external || !config.group.empty()) continue;
+    if (!config.group.empty()) continue;
     ASSIGN_OR_RETURN(int partitions, admin.PartitionCount(*topic, kAdminTimeoutMs));
     for (int32_t p = 0; p < partitions; ++p) {
       ASSIGN_OR_RETURN(auto marks, Watermarks(admin, *topic, p));

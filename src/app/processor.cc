@@ -156,6 +156,24 @@ Status Processor::Start() {
     stages.push_back(std::make_unique<pipeline::DomainStage>(layout));
   }
   if (config_.table) stages.push_back(std::make_unique<sink::SinkStage>(layout, details.web_triples, indexes));
+  if (!group && config_.max_backlog_bytes > 0) {
+    // A lone run reads every partition of its internal topics: its stages wait for each other.
+    flow_ = std::make_unique<pipeline::FlowControl>(config_.max_backlog_bytes);
+    for (const auto& stage : stages) {
+      const std::string& topic = stage->input_topic();
+      if (topic != n.uri_deltas && topic != n.domain_deltas && topic != n.exports) continue;
+      ASSIGN_OR_RETURN(int partitions, admin_->PartitionCount(topic, kAdminTimeoutMs));
+      pipeline::FlowControl::Topic* watched = flow_->Watch(topic, partitions);
+      for (int32_t p = 0; p < partitions; ++p) {  // what was written before this start and is unread
+        ASSIGN_OR_RETURN(auto marks, admin_->Watermarks(topic, p, kAdminTimeoutMs));
+        ASSIGN_OR_RETURN(auto at, state::GetFixed64(*store_, state::Family::kOffsets,
+                                                    pipeline::StageRunner::OffsetKey(stage->name(), topic, p),
+                                                    "position in " + topic));
+        const int64_t position = at ? static_cast<int64_t>(*at) : marks.first;
+        pipeline::FlowControl::Seed(watched, p, marks.second - std::max(position, marks.first));
+      }
+    }
+  }
   for (auto& stage : stages) {
     ASSIGN_OR_RETURN(int partitions, admin_->PartitionCount(stage->input_topic(), kAdminTimeoutMs));
     const int index = static_cast<int>(runners_.size());
@@ -165,6 +183,7 @@ Status Processor::Start() {
     options.dead_letters = n.dead_letters;
     options.instance = instance;  // claims a task for this data dir
     options.records_instance = layout.instance;
+    options.flow = flow_.get();
     if (group && stage->StateFamily()) {
       kafka::GroupMembership membership;
       membership.group_id = config_.group + "." + std::string(stage->name());

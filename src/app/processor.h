@@ -37,6 +37,9 @@ struct ProcessorConfig {
   codec::DecodeLimits limits;
   state::StoreOptions store;
   pipeline::RunnerOptions runner;
+  //! Flow control of a lone run (pipeline/flow_control.h): unread bytes one partition of an
+  //! internal topic may hold at most before the stages writing it wait. 0: no limit.
+  uint64_t max_backlog_bytes = 3ull << 20;
   int progress_interval_ms = 5000;
   //! The background PageRank of the live graph; interval 0 turns it off.
   rank::RankServiceOptions rank;
@@ -133,6 +136,7 @@ class Processor {
   std::unique_ptr<kafka::Admin> admin_;
   std::vector<std::unique_ptr<kafka::Admin>> group_admins_;  //!< one per group runner (an admin serves one thread)
   std::unique_ptr<kafka::Producer> producer_;
+  std::unique_ptr<pipeline::FlowControl> flow_;
   std::vector<std::unique_ptr<pipeline::StageRunner>> runners_;
   std::unique_ptr<RankPublisher> publisher_;
   std::unique_ptr<rank::RankService> rank_;

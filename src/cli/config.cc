@@ -44,7 +44,7 @@ const std::map<std::string, std::vector<std::string>, std::less<>>& KnownKeys() 
       {"limits", {"max_event_bytes", "max_outlinks"}},
       {"store",
        {"block_cache_mb", "write_buffer_mb", "memtable_budget_mb", "max_wal_mb", "min_free_mb", "sync_commits"}},
-      {"pipeline", {"max_batch", "poll_timeout_ms", "progress_interval_ms", "changelog"}},
+      {"pipeline", {"max_batch", "poll_timeout_ms", "progress_interval_ms", "changelog", "max_backlog_mb"}},
       {"pagerank", {"interval_s", "iterations", "publish_top"}},
       {"group", {"id", "instance_id", "session_timeout_ms"}},
       {"log", {"level"}},
@@ -118,6 +118,10 @@ Status ApplyConfig(const toml::table& t, Settings* s) {
   p.store.sync_commits = t["store"]["sync_commits"].value_or(p.store.sync_commits);
   if (auto v = t["store"]["min_free_mb"].value<int64_t>()) p.store.min_free_bytes = static_cast<size_t>(*v) << 20;
   p.runner.max_batch = t["pipeline"]["max_batch"].value_or(p.runner.max_batch);
+  if (auto v = t["pipeline"]["max_backlog_mb"].value<int64_t>()) {
+    if (*v < 0) return Status::InvalidArgument("pipeline.max_backlog_mb must be >= 0 (0: no limit)");
+    p.max_backlog_bytes = static_cast<uint64_t>(*v) << 20;
+  }
   p.runner.poll_timeout_ms = t["pipeline"]["poll_timeout_ms"].value_or(p.runner.poll_timeout_ms);
   p.runner.changelog = t["pipeline"]["changelog"].value_or(p.runner.changelog);
   p.progress_interval_ms = t["pipeline"]["progress_interval_ms"].value_or(p.progress_interval_ms);

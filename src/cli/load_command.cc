@@ -1,10 +1,13 @@
 #include "cli/load_command.h"
 
+#include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <iostream>
 #include <map>
 #include <memory>
 #include <string_view>
+#include <thread>
 
 #include <fmt/format.h>
 
@@ -266,8 +269,92 @@ int32_t PartitionOf(const std::string& key, const LoadOptions& options, int32_t 
   return url.ok() ? pipeline::PartitionFor(url->ToUri(), partitions) : -1;
 }
 
+//! The embedded broker keeps about 5 MiB per partition and deletes the oldest records beyond it.
+//! A load into it keeps each partition's unread records (after the position its reader, a lone
+//! `webindex run`, reports as its group's committed offset; the partition's start before it
+//! reports one) under kPaceBudget, so that nothing is deleted before it is read. A partition
+//! whose reader has not moved for kStalledAfter (none runs) is not waited for any more.
+class Pacer {
+ public:
+  static constexpr uint64_t kPaceBudget = 3ull << 20;
+  static constexpr auto kCheckEvery = std::chrono::milliseconds(50);
+  static constexpr uint64_t kCheckBytes = 512 << 10;
+  static constexpr auto kStalledAfter = std::chrono::seconds(10);
+
+  Pacer(kafka::Admin& admin, std::unique_ptr<kafka::Consumer> reader, std::string topic, std::string group,
+        int32_t partitions, const std::atomic<uint64_t>& delivered)
+      : delivered_(delivered),
+        admin_(admin),
+        reader_(std::move(reader)),
+        topic_(std::move(topic)),
+        group_(std::move(group)),
+        last_(static_cast<size_t>(partitions), -1),
+        moved_(static_cast<size_t>(partitions), Clock::now()),
+        stalled_(static_cast<size_t>(partitions), false) {}
+
+  //! Before producing a record of `bytes`: returns once its partitions have room.
+  Status Wait(uint64_t bytes, Progress* progress) {
+    bytes_ += bytes + 24;
+    since_check_ += bytes + 24;
+    ++records_;
+    // Between two checks a load adds at most kCheckBytes, all to one partition at worst.
+    if (since_check_ < kCheckBytes && Clock::now() - checked_ < kCheckEvery) return Status::Ok();
+    since_check_ = 0;
+    for (;;) {
+      checked_ = Clock::now();
+      ASSIGN_OR_RETURN(const bool room, Room());
+      if (room) return Status::Ok();
+      if (!waited_) {
+        progress->Finish();
+        LOG_INFO("waiting for {} to read {} (the embedded broker keeps about 5 MiB per partition)", group_, topic_);
+        waited_ = true;
+      }
+      std::this_thread::sleep_for(kCheckEvery);
+    }
+  }
+  //! The reader's positions (-1: none reported).
+  Result<std::vector<int64_t>> Positions() { return reader_->Committed(topic_, static_cast<int32_t>(last_.size()), 10000); }
+
+ private:
+  using Clock = std::chrono::steady_clock;
+  Result<bool> Room() {
+    // Records still in the producer are not in the partitions yet: they go first.
+    if ((records_ - 1 - delivered_.load()) * (bytes_ / records_) > kCheckBytes) return false;
+    ASSIGN_OR_RETURN(auto committed, reader_->Committed(topic_, static_cast<int32_t>(last_.size()), 10000));
+    const uint64_t average = bytes_ / records_;
+    for (size_t p = 0; p < last_.size(); ++p) {
+      if (stalled_[p]) continue;  // -1 below: no position reported yet (the reader may be starting)
+      if (committed[p] != last_[p]) last_[p] = committed[p], moved_[p] = Clock::now();
+      ASSIGN_OR_RETURN(auto marks, admin_.Watermarks(topic_, static_cast<int32_t>(p), 10000));
+      const int64_t unread = marks.second - std::max(committed[p], marks.first);
+      if (static_cast<uint64_t>(std::max<int64_t>(unread, 0)) * average < kPaceBudget) continue;
+      if (Clock::now() - moved_[p] > kStalledAfter) {
+        LOG_WARN("{} has not read on in {}[{}] for {} s: loading on without waiting for it; what its partition "
+                 "cannot keep is deleted before it reads it",
+                 group_, topic_, p, std::chrono::duration_cast<std::chrono::seconds>(kStalledAfter).count());
+        stalled_[p] = true;
+        continue;
+      }
+      return false;
+    }
+    return true;
+  }
+
+  const std::atomic<uint64_t>& delivered_;  // records acknowledged or failed
+  kafka::Admin& admin_;
+  std::unique_ptr<kafka::Consumer> reader_;
+  std::string topic_, group_;
+  std::vector<int64_t> last_;
+  std::vector<Clock::time_point> moved_;
+  std::vector<bool> stalled_;
+  Clock::time_point checked_{};
+  uint64_t bytes_ = 0, records_ = 0, since_check_ = 0;
+  bool waited_ = false;
+};
+
 Status ProduceFiles(kafka::Producer* producer, const std::string& topic, size_t budget, int32_t partitions,
-                    const LoadOptions& options, Progress* progress, LoadSummary* summary, uint64_t* sent) {
+                    const LoadOptions& options, Progress* progress, LoadSummary* summary, uint64_t* sent,
+                    Pacer* pacer) {
   uint64_t bytes_before = 0;
   for (const auto& file : options.files) {
     ASSIGN_OR_RETURN(auto source, OpenSource(file, options, progress));
@@ -284,7 +371,8 @@ Status ProduceFiles(kafka::Producer* producer, const std::string& topic, size_t 
         st = Status::InvalidArgument(fmt::format("event of {} bytes (key and value), topic {} takes at most {}",
                                                  kafka::RecordBytes(record), topic, budget));
       } else {
-        st = producer->Produce(record, *sent);
+        if (pacer) st = pacer->Wait(kafka::RecordBytes(record), progress);
+        if (st.ok()) st = producer->Produce(record, *sent);
       }
       if (kafka::IsRecordRejected(st)) {
         progress->Finish();
@@ -338,9 +426,10 @@ Status LoadFiles(const Settings& settings, const std::string& topic, const LoadO
   const kafka::RecordLimits limits = admin->LimitsOf({topic}, settings.processor.kafka, 10000);
   kafka::ClientConfig producer_config = settings.processor.kafka;
   producer_config.properties["message.max.bytes"] = std::to_string(limits.producer_max_message_bytes);
-  std::atomic<uint64_t> failed{0};
+  std::atomic<uint64_t> failed{0}, delivered{0};
   // Each failure is reported (the first ones in full), and the others go on.
   ASSIGN_OR_RETURN(auto producer, kafka::Producer::Create(producer_config, [&](uint64_t n, const Status& st) {
+                     ++delivered;
                      if (st.ok()) return;
                      if (const uint64_t count = ++failed; count <= kReportedFailures) {
                        LOG_ERROR("event #{} was not delivered: {}", n + 1, st.ToString());
@@ -353,14 +442,47 @@ Status LoadFiles(const Settings& settings, const std::string& topic, const LoadO
   Progress progress(progress_options);
   uint64_t sent = 0;
   ASSIGN_OR_RETURN(const int32_t partitions, admin->PartitionCount(topic, 10000));
-  const Status read =
-      ProduceFiles(producer.get(), topic, limits.BudgetOf(topic), partitions, options, &progress, summary, &sent);
+  std::vector<int64_t> first(static_cast<size_t>(partitions), -1);  // per partition: where this load's records begin
+  for (int32_t p = 0; p < partitions; ++p) {
+    if (auto marks = admin->Watermarks(topic, p, 10000); marks.ok()) first[static_cast<size_t>(p)] = marks->second;
+  }
+  std::unique_ptr<Pacer> pacer;
+  if (auto cluster = admin->ClusterId(10000); cluster.ok() && cluster->starts_with("mockCluster")) {
+    // The readers of a lone `webindex run` report their positions under these groups.
+    const std::string group = topic == settings.processor.topics.triples ? "webindex-graph" : "webindex-page";
+    ASSIGN_OR_RETURN(auto reader, kafka::Consumer::Create(settings.processor.kafka, group));
+    pacer = std::make_unique<Pacer>(*admin, std::move(reader), topic, group, partitions, delivered);
+    LOG_DEBUG("load: pacing {} by the positions of group {}", topic, group);
+  }
+  const Status read = ProduceFiles(producer.get(), topic, limits.BudgetOf(topic), partitions, options, &progress,
+                                   summary, &sent, pacer.get());
   progress.Finish();
   // Events read before a failure are produced all the same: wait for them either way.
   const Status flushed = producer->Flush(60000).WithContext("waiting for acknowledgements");
   summary->events = sent - failed;
   summary->seconds = progress.elapsed_seconds();
   LOG_INFO("{} (topic {})", summary->ToString(options.format), topic);
+  // A broker with little room per partition (the embedded one keeps ~5 MiB) deletes the oldest
+  // records as new ones arrive: say so now, not when a reader finds the hole.
+  std::string deleted;
+  std::vector<int64_t> read_to(static_cast<size_t>(partitions), -1);  // the reader's positions, where known
+  if (pacer) {
+    if (auto at = pacer->Positions(); at.ok()) read_to = *at;
+  }
+  for (int32_t p = 0; p < partitions; ++p) {
+    const int64_t from = std::max(first[static_cast<size_t>(p)], read_to[static_cast<size_t>(p)]);
+    auto marks = from < 0 ? Result<std::pair<int64_t, int64_t>>(Status::Unavailable("")) : admin->Watermarks(topic, p, 10000);
+    if (!marks.ok() || marks->first <= from) continue;
+    summary->deleted_early += static_cast<uint64_t>(marks->first - from);
+    if (deleted.size() < 200) deleted += fmt::format("{}{}[{}] [{}, {})", deleted.empty() ? "" : ", ", topic, p, from, marks->first);
+  }
+  if (summary->deleted_early > 0) {
+    LOG_WARN("the broker already deleted {} records this load wrote, before they were read, to make room for newer "
+             "ones ({}): a reader that was not running while they arrived never sees them. The embedded broker keeps about 5 MiB "
+             "per partition: start `webindex run` first so that it reads while you load, or spread the input over "
+             "more partitions (`webindex broker --partitions N`), or use a Kafka cluster",
+             summary->deleted_early, deleted);
+  }
   RETURN_IF_ERROR(read);
   RETURN_IF_ERROR(flushed);
   if (failed) return Status::Unavailable(std::to_string(failed) + " events were not acknowledged");
@@ -395,6 +517,7 @@ int RunLoad(const Settings& settings, const LoadOptions& options) {
     LOG_ERROR("{}", st.ToString());
     return kExitFailure;
   }
+  if (summary.deleted_early > 0) return kExitDataLoss;
   return summary.bad_lines == 0 && summary.oversized == 0 ? kExitOk : kExitSkipped;
 }
 

@@ -17,6 +17,9 @@ struct LoadSummary {
   uint64_t events = 0;     //!< events produced and acknowledged
   uint64_t bad_lines = 0;  //!< JSON lines without a string "url", malformed revision records (skipped)
   uint64_t oversized = 0;  //!< events larger than the topic takes (skipped)
+  //! Records of this load the broker deleted (retention) before the load ended and before the
+  //! reader whose position the load watches (embedded broker) read them.
+  uint64_t deleted_early = 0;
   ingest::WatStats wat;    //!< WAT input: skipped records by kind, links
   double seconds = 0;
 

@@ -248,6 +248,7 @@ struct Consumer::Impl {
   bool closed = false;
   std::atomic<uint64_t> errors{0};
   std::vector<Consumer::DataLoss> losses;
+  std::map<std::pair<std::string, int32_t>, int64_t> lost_below;  // per partition: losses reported below this offset
   std::map<std::pair<std::string, int32_t>, int64_t> assigned_at;  // where each partition started
 
   //! The committed position fell below the partition's start: report the gap, go on from the start.
@@ -260,10 +261,16 @@ struct Consumer::Impl {
       return;
     }
     if (m->offset >= 0 && m->offset < lo) {
-      losses.push_back({topic, m->partition, m->offset, lo});
-      LOG_ERROR("DATA LOSS: {}[{}] offsets [{}, {}) were removed by retention before they were read; "
-                "continuing at {}",
-                topic, m->partition, m->offset, lo, lo);
+      // A fetch already in flight can report the same range again: each lost record counts once.
+      int64_t& reported = lost_below[{topic, m->partition}];
+      const int64_t from = std::max<int64_t>(m->offset, reported);
+      if (from < lo) {
+        losses.push_back({topic, m->partition, from, lo});
+        LOG_ERROR("DATA LOSS: {}[{}] offsets [{}, {}) were removed by retention before they were read; "
+                  "continuing at {}",
+                  topic, m->partition, from, lo, lo);
+      }
+      reported = std::max(reported, lo);
     } else {
       LOG_ERROR("consuming {}[{}]: offset {} is out of range [{}, {}); continuing at {}", topic, m->partition,
                 m->offset, lo, hi, m->offset < lo ? lo : hi);
@@ -516,6 +523,28 @@ Status Consumer::PollBatch(size_t max, int timeout_ms, MessageBatch* out) {
 }
 
 uint64_t Consumer::error_count() const { return impl_->errors; }
+
+void Consumer::ReportPositions(const std::vector<TopicPartitionOffset>& positions) {
+  if (positions.empty()) return;
+  std::unique_ptr<rd_kafka_topic_partition_list_t, PartitionListDeleter> list(
+      rd_kafka_topic_partition_list_new(static_cast<int>(positions.size())));
+  for (const auto& p : positions) rd_kafka_topic_partition_list_add(list.get(), p.topic.c_str(), p.partition)->offset = p.offset;
+  rd_kafka_commit(impl_->rk.get(), list.get(), /*async=*/1);  // a failure costs only a stale lag figure
+}
+
+Result<std::vector<int64_t>> Consumer::Committed(const std::string& topic, int32_t partitions, int timeout_ms) {
+  std::unique_ptr<rd_kafka_topic_partition_list_t, PartitionListDeleter> list(rd_kafka_topic_partition_list_new(partitions));
+  for (int32_t p = 0; p < partitions; ++p) rd_kafka_topic_partition_list_add(list.get(), topic.c_str(), p);
+  if (rd_kafka_resp_err_t err = rd_kafka_committed(impl_->rk.get(), list.get(), timeout_ms)) {
+    return KafkaError(err, "asking for the committed offsets of " + topic);
+  }
+  std::vector<int64_t> out(static_cast<size_t>(partitions), -1);
+  for (int i = 0; i < list->cnt; ++i) {
+    const auto& e = list->elems[i];
+    if (!e.err && e.offset >= 0 && e.partition >= 0 && e.partition < partitions) out[static_cast<size_t>(e.partition)] = e.offset;
+  }
+  return out;
+}
 
 std::vector<Consumer::DataLoss> Consumer::TakeDataLoss() { return std::exchange(impl_->losses, {}); }
 

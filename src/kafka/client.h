@@ -147,6 +147,12 @@ class Consumer {
   Status PollBatch(size_t max, int timeout_ms, MessageBatch* out);
   //! Number of consume errors seen (logged as they happen).
   uint64_t error_count() const;
+  //! Publishes positions as the group's committed offsets, without waiting, for whoever watches
+  //! the group's lag (kafka-consumer-groups, `webindex load` on the embedded broker). They are
+  //! never read back: a stage's positions live in its store.
+  void ReportPositions(const std::vector<TopicPartitionOffset>& positions);
+  //! The group's committed offset of each partition of `topic` (-1: none).
+  Result<std::vector<int64_t>> Committed(const std::string& topic, int32_t partitions, int timeout_ms);
 
   //! Input removed by retention before it was read: [from, to) of a partition, skipped.
   struct DataLoss {

@@ -201,6 +201,9 @@ Status StageRunner::Send(const OutRecord& record, uint64_t seq, bool counted) {
     in_flight_.insert(seq);  // before producing, so the acknowledgement always finds it
   }
   if (!counted) ++unacked_;
+  if (options_.flow) {
+    if (FlowControl::Topic* topic = FlowTopic(record.topic)) FlowControl::Add(topic, record.partition, kafka::RecordBytes(record));
+  }
   Status st = producer_.Produce(record, Opaque(index_, seq));
   if (kafka::IsRecordRejected(st)) st = SetAside(record, seq, st);
   if (st.ok()) sent_below_ = std::max(sent_below_, seq + 1);
@@ -649,7 +652,11 @@ void StageRunner::Loop() {
   try {
     while (!stop_ && st.ok()) {
       // Held records wait for acknowledgements that take a millisecond or so on a quiet link.
-      st = consumer_->PollBatch(options_.max_batch, held_.empty() ? options_.poll_timeout_ms : 5, &batch);
+      if (const size_t room = BatchRoom(); room > 0) {
+        st = consumer_->PollBatch(room, held_.empty() ? options_.poll_timeout_ms : 5, &batch);
+      } else {  // the stages downstream are behind: no input until they read on
+        std::this_thread::sleep_for(std::chrono::milliseconds(2));
+      }
       if (!st.ok()) break;
       for (const auto& loss : consumer_->TakeDataLoss()) metrics_.lost_records += loss.to - loss.from;
       busy_ = true;
@@ -777,11 +784,17 @@ Status StageRunner::RunBatch(const std::vector<InRecord>& records) {
       std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - started).count());
   LOG_DEBUG("stage {}: committed {} records in, {} out, {} acknowledged", stage_->name(), input->size(), out.size(),
             deleted_below_ - deleted_from);
+  std::vector<kafka::TopicPartitionOffset> moved;
   for (int32_t p = 0; p < input_partitions_; ++p) {
-    if (next[p] >= 0) positions_[p] = next[p];
+    if (next[p] < 0) continue;
+    positions_[p] = next[p];
+    moved.push_back({stage_->input_topic(), p, next[p]});
   }
+  // For lag monitors; a group's members do not (their commits would need the group's generation).
+  if (!options_.group) consumer_->ReportPositions(moved);
   task_seqs_.swap(ctx.task_seqs());
   log_positions_ = false;
+  if (options_.flow) CountFlow(*input, out);
   const uint64_t first = next_seq_;
   if (!out.empty()) rows_.insert(first);
   if (!task_keys.empty()) row_task_keys_[first] = std::move(task_keys);
@@ -792,6 +805,59 @@ Status StageRunner::RunBatch(const std::vector<InRecord>& records) {
   }
   if (outputs > 0) PausePoint(pause_committed_);  // a commit with outputs, none sent yet
   return Dispatch(out, first);
+}
+
+FlowControl::Topic* StageRunner::FlowTopic(const std::string& topic) {
+  for (const auto& [name, watched] : flow_topics_) {
+    if (name == topic) return watched;
+  }
+  flow_topics_.emplace_back(topic, options_.flow->Find(topic));
+  return flow_topics_.back().second;
+}
+
+size_t StageRunner::BatchRoom() {
+  if (!options_.flow) return options_.max_batch;
+  // What one input record becomes is known after the first batch: that one stays small.
+  constexpr size_t kFirstBatch = 64;
+  if (!flow_measured_) return std::min(options_.max_batch, kFirstBatch);
+  return options_.flow->Room(flow_out_, options_.max_batch);
+}
+
+void StageRunner::CountFlow(const std::vector<InRecord>& input, const std::vector<OutRecord>& outputs) {
+  if (FlowControl::Topic* in = FlowTopic(stage_->input_topic())) {
+    std::vector<std::pair<uint64_t, uint64_t>> read(static_cast<size_t>(input_partitions_));  // records, bytes
+    for (const InRecord& r : input) {
+      if (r.partition < 0 || r.partition >= input_partitions_) continue;
+      auto& [records, bytes] = read[static_cast<size_t>(r.partition)];
+      ++records;
+      bytes += r.key.size() + r.value.size();
+      for (const auto& [name, value] : r.headers) bytes += name.size() + value.size();
+    }
+    for (int32_t p = 0; p < input_partitions_; ++p) {
+      const auto [records, bytes] = read[static_cast<size_t>(p)];
+      FlowControl::Take(in, p, records, bytes);
+    }
+  }
+  if (input.empty()) return;
+  // Bytes per input record, per watched topic written: the largest of recent batches, decaying,
+  // so that one light batch does not let a heavy one through.
+  std::vector<double> wrote(flow_out_.size(), 0);
+  for (const OutRecord& r : outputs) {
+    FlowControl::Topic* topic = FlowTopic(r.topic);
+    if (!topic) continue;
+    auto it = std::find_if(flow_out_.begin(), flow_out_.end(), [&](const auto& o) { return o.first == topic; });
+    if (it == flow_out_.end()) {
+      flow_out_.emplace_back(topic, 0.0);
+      wrote.push_back(0);
+      it = flow_out_.end() - 1;
+    }
+    wrote[static_cast<size_t>(it - flow_out_.begin())] +=
+        static_cast<double>(kafka::RecordBytes(r) + FlowControl::kRecordOverhead);
+  }
+  for (size_t i = 0; i < flow_out_.size(); ++i) {
+    flow_out_[i].second = std::max(wrote[i] / static_cast<double>(input.size()), 0.8 * flow_out_[i].second);
+  }
+  flow_measured_ = true;
 }
 
 Status StageRunner::AddChangelog(BatchContext& ctx) {

@@ -17,6 +17,7 @@
 #include "kafka/client.h"
 #include "pipeline/changelog.h"
 #include "pipeline/fence.h"
+#include "pipeline/flow_control.h"
 #include "pipeline/stage.h"
 
 namespace webindex::pipeline {
@@ -40,6 +41,9 @@ struct RunnerOptions {
   //! `changelog`, `admin` and a stage that names its rows' tasks (Stage::StateFamily).
   std::optional<kafka::GroupMembership> group;
   kafka::Admin* admin = nullptr;  //!< not owned; for restores
+  //! Not owned. Set: the runner counts what it writes to and reads from the topics `flow`
+  //! watches, and takes no more input than they can take (flow_control.h).
+  FlowControl* flow = nullptr;
 };
 
 
@@ -179,6 +183,13 @@ class StageRunner {
   std::string SeqKey() const;
   //! Adds the changelog records of the batch's state changes to its outputs.
   Status AddChangelog(BatchContext& ctx);
+  //! Flow control: the watched topic called `topic`, or nullptr (runner thread).
+  FlowControl::Topic* FlowTopic(const std::string& topic);
+  //! Input records the next batch may take: max_batch, or less (0: none) under flow control.
+  size_t BatchRoom();
+  //! Flow control, after a commit: what it read leaves its topic's backlog; what it wrote per
+  //! input record (`outputs`, the commit's records) updates the estimate of the next batch's.
+  void CountFlow(const std::vector<InRecord>& input, const std::vector<OutRecord>& outputs);
 
   std::unique_ptr<Stage> stage_;
   const int index_;
@@ -230,6 +241,10 @@ class StageRunner {
   };
   std::vector<Adopted> adopted_;
   std::map<int32_t, uint64_t> task_epochs_;  // epoch of each task (fence.h; absent: 0), as at Start
+  // Flow control (options_.flow), runner thread.
+  std::vector<std::pair<std::string, FlowControl::Topic*>> flow_topics_;  // names met, watched or not
+  std::vector<std::pair<const FlowControl::Topic*, double>> flow_out_;  // written: bytes per input record
+  bool flow_measured_ = false;  // a batch with input was committed: flow_out_ is known
   // Group mode (options_.group).
   Listener listener_{*this};
   mutable std::mutex owned_mu_;

@@ -32,7 +32,7 @@ std::vector<std::string> ReadLines(const std::string& path) {
 
 std::string TestData(const std::string& name) { return std::string(WEBINDEX_TEST_DATA) + "/" + name; }
 
-PipelineHarness::PipelineHarness(int partitions) {
+PipelineHarness::PipelineHarness(int partitions, const std::map<std::string, int>& overrides) {
   InitLogging(std::getenv("WEBINDEX_TEST_LOG") ? std::getenv("WEBINDEX_TEST_LOG") : "warn");
   auto broker = kafka::EmbeddedBroker::Start();
   EXPECT_TRUE(broker.ok()) << broker.status().ToString();
@@ -45,8 +45,10 @@ PipelineHarness::PipelineHarness(int partitions) {
   config_.progress_interval_ms = 60000;
   config_.runner.poll_timeout_ms = 20;
   for (const auto& spec : app::TopicSpecs(config_)) {
-    config_.partitions[spec.name] = partitions;
-    EXPECT_TRUE(broker_->CreateTopic(spec.name, partitions).ok());
+    const auto it = overrides.find(spec.name);
+    const int n = it == overrides.end() ? partitions : it->second;
+    config_.partitions[spec.name] = n;
+    EXPECT_TRUE(broker_->CreateTopic(spec.name, n).ok());
   }
   auto producer = kafka::Producer::Create(config_.kafka, [](uint64_t, const Status& st) {
     EXPECT_TRUE(st.ok()) << st.ToString();

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <functional>
+#include <map>
 #include <memory>
 #include <set>
 #include <string>
@@ -19,8 +20,8 @@ namespace webindex::testing {
 
 class PipelineHarness {
  public:
-  //! `partitions` for every topic.
-  explicit PipelineHarness(int partitions = 3);
+  //! `partitions` for every topic but those `overrides` names.
+  explicit PipelineHarness(int partitions = 3, const std::map<std::string, int>& overrides = {});
   ~PipelineHarness();
 
   const std::string& brokers() const { return brokers_; }

@@ -1,0 +1,76 @@
+// Flow control between the stages of one process (docs/reliability.md, "Backlogs"). A stage
+// writes to topics that other stages of the same process read; when it runs ahead of them, the
+// records wait in the broker. A broker that keeps only a few MiB per partition (the embedded
+// one keeps about 5) deletes the oldest of them before they are read, and the table lacks them.
+// So a stage takes no more input than the partitions it writes to can take: for every topic it
+// writes that a stage of this process reads, the unread bytes of the fullest partition, plus
+// what the next batch will add (measured per input record), stay under one budget.
+//
+// Bytes are counted as records are handed to the producer (Add) and as their readers commit
+// them (Take); what a topic held unread when the process started is counted in records (Seed)
+// and weighed at the topic's average record size. Every call is thread-safe and lock-free.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace webindex::pipeline {
+
+class FlowControl {
+ public:
+  //! Per-record framing in a Kafka record batch, added to every record's key and value.
+  static constexpr uint64_t kRecordOverhead = 24;
+
+  //! `budget_bytes`: unread bytes one partition may hold at most.
+  explicit FlowControl(uint64_t budget_bytes) : budget_(budget_bytes) {}
+
+  class Topic {
+   public:
+    Topic(std::string name, int32_t partitions);
+    const std::string& name() const { return name_; }
+    int32_t partitions() const { return static_cast<int32_t>(parts_.size()); }
+    //! Unread bytes of partition p, as counted.
+    uint64_t Backlog(int32_t p) const;
+    //! Unread bytes of the fullest partition.
+    uint64_t MaxBacklog() const;
+
+   private:
+    friend class FlowControl;
+    struct Partition {
+      std::atomic<uint64_t> added{0};     // bytes handed to the producer since the start
+      std::atomic<uint64_t> taken{0};     // bytes of records written since the start, read and committed
+      std::atomic<int64_t> old_left{0};   // records that were unread at the start and still are
+    };
+    uint64_t AverageRecord() const;
+    std::string name_;
+    std::vector<std::unique_ptr<Partition>> parts_;
+    std::atomic<uint64_t> records_{0}, bytes_{0};  // added, for the average record size
+  };
+
+  //! A topic that a stage of this process reads, every partition of it. Before any Add or Take.
+  Topic* Watch(const std::string& name, int32_t partitions);
+  //! The watched topic of that name, or nullptr.
+  Topic* Find(std::string_view name) const;
+  //! At start, before its reader runs: `records` of partition p are unread.
+  static void Seed(Topic* topic, int32_t p, int64_t records);
+  //! A record of `bytes` (key, value and headers) was handed to the producer for partition p.
+  static void Add(Topic* topic, int32_t p, uint64_t bytes);
+  //! The reader committed `records` records of partition p, of `bytes` in all.
+  static void Take(Topic* topic, int32_t p, uint64_t records, uint64_t bytes);
+
+  //! Input records a stage may take into its next batch: for each topic it writes to, the room
+  //! left in its fullest partition over twice the share of one input record's output
+  //! (`bytes_per_input`, spread over the topic's partitions), at most `max`. 0: wait.
+  uint64_t Room(const std::vector<std::pair<const Topic*, double>>& outputs, uint64_t max) const;
+  uint64_t budget() const { return budget_; }
+
+ private:
+  const uint64_t budget_;
+  std::vector<std::unique_ptr<Topic>> topics_;
+};
+
+}  // namespace webindex::pipeline
