@@ -156,9 +156,15 @@ Status Processor::Start() {
     stages.push_back(std::make_unique<pipeline::DomainStage>(layout));
   }
   if (config_.table) stages.push_back(std::make_unique<sink::SinkStage>(layout, details.web_triples, indexes));
-  if (!group && config_.max_backlog_bytes > 0) {
+  uint64_t max_backlog = 0;
+  if (config_.max_backlog_bytes) {
+    max_backlog = *config_.max_backlog_bytes;
+  } else if (auto cluster = admin_->ClusterId(kAdminTimeoutMs); cluster.ok() && cluster->starts_with("mockCluster")) {
+    max_backlog = ProcessorConfig::kEmbeddedBacklogBytes;  // a real cluster keeps what its retention says
+  }
+  if (!group && max_backlog > 0) {
     // A lone run reads every partition of its internal topics: its stages wait for each other.
-    flow_ = std::make_unique<pipeline::FlowControl>(config_.max_backlog_bytes);
+    flow_ = std::make_unique<pipeline::FlowControl>(max_backlog);
     for (const auto& stage : stages) {
       const std::string& topic = stage->input_topic();
       if (topic != n.uri_deltas && topic != n.domain_deltas && topic != n.exports) continue;

@@ -38,8 +38,10 @@ struct ProcessorConfig {
   state::StoreOptions store;
   pipeline::RunnerOptions runner;
   //! Flow control of a lone run (pipeline/flow_control.h): unread bytes one partition of an
-  //! internal topic may hold at most before the stages writing it wait. 0: no limit.
-  uint64_t max_backlog_bytes = 3ull << 20;
+  //! internal topic may hold at most before the stages writing it wait. 0: no limit. Unset:
+  //! kEmbeddedBacklogBytes on the embedded broker (it keeps ~5 MiB per partition), else none.
+  std::optional<uint64_t> max_backlog_bytes;
+  static constexpr uint64_t kEmbeddedBacklogBytes = 3ull << 20;
   int progress_interval_ms = 5000;
   //! The background PageRank of the live graph; interval 0 turns it off.
   rank::RankServiceOptions rank;
