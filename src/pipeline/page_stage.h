@@ -44,6 +44,7 @@ class PageStage final : public Stage {
   //! in one task. Otherwise it is folded where it is read.
   Status Process(const std::vector<InRecord>& records, BatchContext& ctx) override;
   bool KeepsChangelog() const override { return true; }
+  bool ReadsExternalInput() const override { return true; }
   std::optional<state::Family> StateFamily() const override { return state::Family::kPages; }
   int32_t TaskOfKey(std::string_view key) const override { return PageTaskOf(key, layout_); }
   std::vector<std::pair<std::string, int32_t>> Outputs() const override {

@@ -145,6 +145,10 @@ class Stage {
   //! Every topic the stage's tasks write records to, with its partition count (dead letters
   //! excepted): what a new owner of a task fences before it claims the task (fence.h).
   virtual std::vector<std::pair<std::string, int32_t>> Outputs() const { return {}; }
+  //! True when producers outside webindex write the stage's input (crawlers, `load`): a task
+  //! with no position yet reads it from offset 0, so that what the broker's retention deleted
+  //! before is reported and counted as lost instead of skipped.
+  virtual bool ReadsExternalInput() const { return false; }
 };
 
 }  // namespace webindex::pipeline

@@ -507,7 +507,7 @@ Status StageRunner::LoadTask(int32_t task) {
   if (epoch) task_epochs_[task] = *epoch;
   const std::string key = OffsetKey(task);
   ASSIGN_OR_RETURN(auto next, state::GetFixed64(store_, state::Family::kOffsets, key, "offset " + key));
-  positions_[task] = next ? static_cast<int64_t>(*next) : kafka::kBeginning;
+  positions_[task] = next ? static_cast<int64_t>(*next) : stage_->ReadsExternalInput() ? 0 : kafka::kBeginning;
   return Status::Ok();
 }
 

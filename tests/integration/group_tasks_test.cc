@@ -17,6 +17,8 @@
 #include "batch_model.h"
 #include "codec/state_codec.h"
 #include "event_generator.h"
+#include "model/url.h"
+#include "pipeline/topics.h"
 #include "pipeline/page_stage.h"
 #include "pipeline/uri_stage.h"
 #include "query/table_reader.h"
@@ -246,6 +248,34 @@ TEST(GroupTasksTest, PageTasksFollowTheirPagesWhereverTheirEventsArrive) {
   downstream.WaitFor(admin);
   ExpectOnlyOwnedRows(*b);
   EXPECT_EQ(TableLines(*downstream.store_), feeder.model().TableLines());
+}
+
+// A page task that never read its partition starts at offset 0, not wherever the partition
+// starts now: what the broker deleted before is counted as lost, as in a lone run.
+TEST(GroupTasksTest, AFreshPageTaskCountsInputDeletedBeforeItAsLost) {
+  Cluster cluster({}, kTasks);
+  for (const std::string topic : {"pages", "webindex.changelog.page", "webindex.changelog.domain"}) {
+    ASSERT_TRUE(cluster.broker->CreateTopic(topic, kTasks).ok());
+  }
+  auto producer = kafka::Producer::Create(cluster.config, [](uint64_t, const Status& st) { ASSERT_TRUE(st.ok()); });
+  ASSERT_TRUE(producer.ok());
+  // ~8 MiB of one page's events, in its task's partition: the broker keeps the newest ~5.
+  const int32_t task = pipeline::PartitionFor(model::ParseUrl("http://c.com/")->ToUri(), kTasks);
+  const std::string padding(900, 'x');
+  constexpr int kEvents = 8000;
+  for (int i = 0; i < kEvents; ++i) {
+    ASSERT_TRUE((*producer)
+                    ->Produce({"pages", task, "http://c.com/",
+                               R"({"url":"http://c.com/","title":")" + std::to_string(i) + padding + R"("})", {}},
+                              0)
+                    .ok());
+  }
+  ASSERT_TRUE((*producer)->Flush(30000).ok());
+  auto a = std::make_unique<GroupMember>("a", cluster, 1000, /*page_stage=*/true);
+  WaitSettled({a.get()});
+  a->WaitFor(*cluster.admin);
+  EXPECT_GT(a->metrics_.lost_records, 0u) << "the test needs the broker to have deleted records";
+  EXPECT_EQ(a->metrics_.lost_records + a->metrics_.events, static_cast<uint64_t>(kEvents));
 }
 
 TEST(GroupTasksTest, AStageWithoutTaskRowsOrChangelogCannotJoinAGroup) {
