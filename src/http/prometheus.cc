@@ -103,6 +103,9 @@ void WritePipelineMetrics(const pipeline::Metrics& m, PrometheusWriter& w) {
             m.tasks_given_up.load());
   w.Counter("webindex_restored_records_total", "Changelog records read by task takeovers.",
             m.restored_records.load());
+  w.Family("webindex_restore_lag_records", "gauge",
+           "Changelog records the task takeovers running now have left to read before their tasks are processed.");
+  w.Sample("webindex_restore_lag_records", {}, static_cast<int64_t>(m.restore_lag.load()));
   w.Counter("webindex_undeliverable_records_total",
             "Records Kafka rejected for good (too large, invalid); each was replaced by a dead letter.",
             m.undeliverable_records.load());

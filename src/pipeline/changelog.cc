@@ -1,6 +1,7 @@
 #include "pipeline/changelog.h"
 
 #include <algorithm>
+#include <chrono>
 #include <optional>
 #include <vector>
 
@@ -12,6 +13,7 @@ namespace webindex::pipeline {
 namespace {
 
 constexpr int kTimeoutMs = 10000;
+constexpr auto kProgressEvery = std::chrono::seconds(5);
 
 }  // namespace
 
@@ -57,9 +59,31 @@ Status TaskRestore::CatchUp() {
     ASSIGN_OR_RETURN(consumer_, kafka::Consumer::Create(config_, "webindex-restore"));
     RETURN_IF_ERROR(consumer_->Assign({{topic_, task_, next_}}));
   }
+  // Progress: the shared lag gauge while this runs, and a line every few seconds of a long read.
+  struct Lag {
+    std::atomic<int64_t>* gauge;
+    int64_t counted = 0;
+    void Set(int64_t left) {
+      if (gauge) gauge->fetch_add(left - counted);
+      counted = left;
+    }
+    ~Lag() { Set(0); }
+  } lag{lag_};
+  lag.Set(end - next_);
+  const int64_t from = next_;
+  const auto started = std::chrono::steady_clock::now();
+  auto logged = started;
   kafka::MessageBatch batch;
   int idle_polls = 0;
   while (next_ < end) {
+    lag.Set(end - next_);
+    if (const auto now = std::chrono::steady_clock::now(); now - logged >= kProgressEvery) {
+      logged = now;
+      const double seconds = std::chrono::duration<double>(now - started).count();
+      const double rate = static_cast<double>(next_ - from) / seconds;
+      LOG_INFO("restoring {}[{}]: {} of {} records read, {:.0f}/s{}", topic_, task_, next_ - from, end - from, rate,
+               rate > 0 ? fmt::format(", about {:.0f} s left", static_cast<double>(end - next_) / rate) : "");
+    }
     RETURN_IF_ERROR(consumer_->PollBatch(10000, 1000, &batch));
     if (batch.empty() && ++idle_polls >= 10) {
       return Status::Unavailable("restore of " + topic_ + "[" + std::to_string(task_) + "] got nothing for 10 s at offset " +

@@ -6,6 +6,7 @@
 // exist there as the writer committed them.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -72,6 +73,8 @@ class TaskRestore {
   Status CatchUp();
   //! Closes the partition's reader until the next CatchUp, which opens one where this stopped.
   void Release() { consumer_.reset(); }
+  //! While CatchUp runs, `lag` (a gauge shared by every restore) counts the records it has left.
+  void ReportLagTo(std::atomic<int64_t>* lag) { lag_ = lag; }
   const RestoreStats& stats() const { return stats_; }
   //! The task's epoch: of the last claim applied, else the highest epoch on an applied record.
   uint64_t epoch() const { return epoch_; }
@@ -98,6 +101,7 @@ class TaskRestore {
   std::string instance_;
   std::unique_ptr<kafka::Consumer> consumer_;
   int64_t next_ = -1;  // -1: not started
+  std::atomic<int64_t>* lag_ = nullptr;
   std::vector<Change> pending_;
   uint64_t claim_epoch_ = 0;
   uint64_t epoch_ = 0;

@@ -165,7 +165,8 @@ Status ClaimTask(const kafka::ClientConfig& config, const ClaimSpec& spec, uint6
 }
 
 std::vector<Result<TakeOverStats>> TakeOverTasks(const kafka::ClientConfig& config, kafka::Admin& admin,
-                                                 state::Store& store, const std::vector<ClaimSpec>& specs) {
+                                                 state::Store& store, const std::vector<ClaimSpec>& specs,
+                                                 std::atomic<int64_t>* restore_lag) {
   std::vector<Status> failed(specs.size());
   std::vector<std::unique_ptr<TaskRestore>> restores;
   std::vector<std::pair<const ClaimSpec*, uint64_t>> claims;
@@ -173,6 +174,7 @@ std::vector<Result<TakeOverStats>> TakeOverTasks(const kafka::ClientConfig& conf
     const ClaimSpec& spec = specs[i];
     restores.push_back(std::make_unique<TaskRestore>(config, admin, store, spec.changelog_topic, spec.task,
                                                      spec.generation, ""));
+    restores[i]->ReportLagTo(restore_lag);
     failed[i] = restores[i]->CatchUp();
     restores[i]->Release();  // a reader per task at a time, not one per task at once
     if (failed[i].ok()) claims.emplace_back(&spec, restores[i]->epoch() + 1);
@@ -211,8 +213,8 @@ std::vector<Result<TakeOverStats>> TakeOverTasks(const kafka::ClientConfig& conf
 }
 
 Result<TakeOverStats> TakeOverTask(const kafka::ClientConfig& config, kafka::Admin& admin, state::Store& store,
-                                   const ClaimSpec& spec) {
-  return std::move(TakeOverTasks(config, admin, store, {spec}).front());
+                                   const ClaimSpec& spec, std::atomic<int64_t>* restore_lag) {
+  return std::move(TakeOverTasks(config, admin, store, {spec}, restore_lag).front());
 }
 
 }  // namespace webindex::pipeline

@@ -7,6 +7,7 @@
 // it: those of the old owner written after the claim. Works with or without Kafka transactions.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -108,12 +109,14 @@ struct TakeOverStats {
 //! What a member given a task does before it processes: reads the task's changelog into `store`,
 //! claims the next epoch (ClaimTask) and reads on to the end. Aborted when another claim of that
 //! epoch came first (the task is not this member's; nothing of it may be written).
+//! `restore_lag`, when given, counts the changelog records left to read while it runs.
 Result<TakeOverStats> TakeOverTask(const kafka::ClientConfig& config, kafka::Admin& admin, state::Store& store,
-                                   const ClaimSpec& spec);
+                                   const ClaimSpec& spec, std::atomic<int64_t>* restore_lag = nullptr);
 //! TakeOverTask for several tasks (a member given them in one assignment): each changelog read,
 //! then one round of fence markers and one of claims for all (ClaimTasks), then each read on.
 //! One result per spec, in order; a task lost to another claim does not stop the others.
 std::vector<Result<TakeOverStats>> TakeOverTasks(const kafka::ClientConfig& config, kafka::Admin& admin,
-                                                 state::Store& store, const std::vector<ClaimSpec>& specs);
+                                                 state::Store& store, const std::vector<ClaimSpec>& specs,
+                                                 std::atomic<int64_t>* restore_lag = nullptr);
 
 }  // namespace webindex::pipeline

@@ -40,6 +40,7 @@ struct Metrics {
   std::atomic<uint64_t> tasks_taken_over{0};  //!< group mode: tasks restored, fenced and claimed
   std::atomic<uint64_t> tasks_given_up{0};    //!< group mode: tasks the group took away
   std::atomic<uint64_t> restored_records{0};  //!< changelog records read by takeovers
+  std::atomic<int64_t> restore_lag{0};  //!< gauge: changelog records the takeovers running now have left to read
 
   std::string Summary() const;
 };

@@ -525,7 +525,8 @@ ClaimSpec StageRunner::SpecOf(int32_t task) const {
 Status StageRunner::TakeOver(const std::set<int32_t>& tasks) {
   std::vector<ClaimSpec> specs;
   for (int32_t task : tasks) specs.push_back(SpecOf(task));
-  std::vector<Result<TakeOverStats>> took = TakeOverTasks(consumer_config_, *options_.admin, store_, specs);
+  std::vector<Result<TakeOverStats>> took =
+      TakeOverTasks(consumer_config_, *options_.admin, store_, specs, &metrics_.restore_lag);
   for (size_t i = 0; i < specs.size(); ++i) {
     const int32_t task = specs[i].task;
     const std::string name = TaskName(stage_->name(), task);
@@ -534,7 +535,7 @@ Status StageRunner::TakeOver(const std::set<int32_t>& tasks) {
     for (int tries = 1; !took[i].ok() && took[i].status().code() == Status::Code::kAborted && tries < 3; ++tries) {
       LOG_WARN("stage {}: {}; claiming again", stage_->name(), took[i].status().message());
       RETURN_IF_ERROR(DropTasks({task}));
-      took[i] = TakeOverTask(consumer_config_, *options_.admin, store_, specs[i]);
+      took[i] = TakeOverTask(consumer_config_, *options_.admin, store_, specs[i], &metrics_.restore_lag);
     }
     if (!took[i].ok()) return took[i].status().WithContext("taking over task " + name);
     metrics_.restored_records += took[i]->restore.records;

@@ -5,11 +5,15 @@
 // marks, input positions and the tasks' sequence counters, across restarts and deletions.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <filesystem>
 #include <iostream>
 #include <map>
 #include <string>
 #include <tuple>
+#include <thread>
 #include <vector>
 
 #include "batch_model.h"
@@ -226,6 +230,52 @@ TEST(ChangelogTest, RestoreRefusesAChangelogWhoseStartWasDeleted) {
     auto it = (*store)->NewIterator(state::Family::kPages);
     it->SeekToFirst();
     EXPECT_FALSE(it->Valid()) << "a part of the state was written";
+  }
+  std::filesystem::remove_all(dir);
+}
+
+// While a restore reads, the shared gauge (webindex_restore_lag_records) counts what it has
+// left; it is back to zero when the restore ends.
+TEST(ChangelogTest, RestoreReportsTheRecordsItHasLeftToRead) {
+  PipelineHarness h(1);
+  const std::string topic = pipeline::ChangelogTopic(h.config().runner.changelog_prefix, "uri");
+  auto producer = kafka::Producer::Create(h.config().kafka, [](uint64_t, const Status& st) {
+    EXPECT_TRUE(st.ok()) << st.ToString();
+  });
+  ASSERT_TRUE(producer.ok()) << producer.status().ToString();
+  const std::vector<std::pair<std::string, std::string>> hdr = {{"gen", "1"}, {"inst", "i"}};
+  constexpr int kRecords = 30000;
+  for (int i = 0; i < kRecords; ++i) {
+    ASSERT_TRUE(
+        (*producer)->Produce({topic, 0, pipeline::ChangelogKey(1, state::Family::kUris, "u" + std::to_string(i)), "v", hdr}, 0).ok());
+    if (i % 100 == 99) ASSERT_TRUE((*producer)->Produce({topic, 0, pipeline::ChangelogCommitKey(1), "", hdr}, 0).ok());
+  }
+  ASSERT_TRUE((*producer)->Flush(10000).ok());
+  auto admin = kafka::Admin::Create(h.config().kafka);
+  ASSERT_TRUE(admin.ok());
+  const std::string dir = MakeTempDir("changelog-lag");
+  {
+    auto store = state::Store::Open(dir + "/db", state::StoreOptions{});
+    ASSERT_TRUE(store.ok()) << store.status().ToString();
+    std::atomic<int64_t> lag{0};
+    std::atomic<bool> done{false};
+    int64_t most = 0;
+    std::thread sampler([&] {
+      while (!done) {
+        most = std::max(most, lag.load());
+        std::this_thread::sleep_for(std::chrono::microseconds(200));
+      }
+    });
+    pipeline::TaskRestore restore(h.config().kafka, **admin, **store, topic, 0, 1, "");
+    restore.ReportLagTo(&lag);
+    const Status st = restore.CatchUp();
+    done = true;
+    sampler.join();
+    ASSERT_TRUE(st.ok()) << st.ToString();
+    EXPECT_EQ(restore.stats().changes, static_cast<uint64_t>(kRecords));
+    EXPECT_GT(most, 0) << "the gauge never showed the records left";
+    EXPECT_LE(most, kRecords + kRecords / 100);
+    EXPECT_EQ(lag.load(), 0);
   }
   std::filesystem::remove_all(dir);
 }
