@@ -66,7 +66,7 @@ std::string ResetAdvice(const ProcessorConfig& config) {
 }  // namespace
 
 Status SetUpGeneration(const ProcessorConfig& config, const InstanceDetails& details, kafka::Admin& admin,
-                       state::Store& store, int64_t from_ms, state::WriteBatch* extra) {
+                       state::Store& store, int64_t from_ms, state::WriteBatch* extra, uint64_t* deleted_before) {
   ASSIGN_OR_RETURN(std::string cluster, admin.ClusterId(kAdminTimeoutMs));
   state::WriteBatch local(store);
   state::WriteBatch& wb = extra ? *extra : local;
@@ -85,13 +85,20 @@ Status SetUpGeneration(const ProcessorConfig& config, const InstanceDetails& det
   }
   for (const auto& [stage, topic, external] : Inputs(config)) {
     if (external) {
-      // From offset 0, not from wherever the partition starts now: records the broker's retention
-      // deleted before they were read are then reported and counted as lost (the embedded broker
-      // keeps only ~5 MiB per partition), never skipped without a word.
+      // From where each partition starts now, named when that is not its first record: what the
+      // broker's retention deleted before the table began is not in it (the embedded broker
+      // keeps only ~5 MiB per partition). Deleted after this, it is lost, and counted so.
       if (from_ms >= 0 && *topic == n.pages) continue;
       ASSIGN_OR_RETURN(int partitions, admin.PartitionCount(*topic, kAdminTimeoutMs));
       for (int32_t p = 0; p < partitions; ++p) {
-        wb.Put(state::Family::kOffsets, pipeline::StageRunner::OffsetKey(stage, *topic, p), Fixed64(0));
+        ASSIGN_OR_RETURN(auto marks, Watermarks(admin, *topic, p));
+        wb.Put(state::Family::kOffsets, pipeline::StageRunner::OffsetKey(stage, *topic, p), Fixed64(marks.first));
+        if (marks.first > 0) {
+          LOG_WARN("{}[{}]: records [0, {}) were deleted by the broker's retention before this table began; it "
+                   "starts at {} and lacks them",
+                   *topic, p, marks.first, marks.first);
+          if (deleted_before) *deleted_before += static_cast<uint64_t>(marks.first);
+        }
       }
       continue;
     }

@@ -14,12 +14,14 @@
 
 namespace webindex::app {
 
-//! Writes a new generation's start positions in one commit: `pages` at `from_ms` (< 0: from the
-//! beginning), the internal topics at their current ends (what they hold was written by other
-//! generations or data dirs), the cluster id, and last the set-up marker. `extra` is added to
-//! the same commit, with the instance's `details`.
+//! Writes a new generation's start positions in one commit: `pages` at `from_ms` (< 0: where
+//! each partition starts now, and `triples` so; records retention deleted before are logged and
+//! added to `deleted_before`), the internal topics at their current ends (what they hold was
+//! written by other generations or data dirs), the cluster id, and last the set-up marker.
+//! `extra` is added to the same commit, with the instance's `details`.
 Status SetUpGeneration(const ProcessorConfig& config, const InstanceDetails& details, kafka::Admin& admin,
-                       state::Store& store, int64_t from_ms, state::WriteBatch* extra = nullptr);
+                       state::Store& store, int64_t from_ms, state::WriteBatch* extra = nullptr,
+                       uint64_t* deleted_before = nullptr);
 
 //! True when the generation in `store` was set up (or adopted from a data dir made before
 //! generations recorded their binding).

@@ -101,7 +101,10 @@ Status Processor::Start() {
       LOG_INFO("{} is new: reading {} from its start, the internal topics from their current ends", where,
                config_.topics.pages);
     }
-    RETURN_IF_ERROR(SetUpGeneration(config_, DetailsFromConfig(config_, NowMs()), *admin_, *store_, -1));
+    uint64_t deleted_before = 0;
+    RETURN_IF_ERROR(
+        SetUpGeneration(config_, DetailsFromConfig(config_, NowMs()), *admin_, *store_, -1, nullptr, &deleted_before));
+    metrics_.deleted_before_start += deleted_before;
   }
   RETURN_IF_ERROR(CheckBinding(config_, *admin_, *store_, where));
   ASSIGN_OR_RETURN(auto from, state::GetFixed64(*store_, state::Family::kMeta, kFromMsKey,
@@ -240,6 +243,24 @@ Status Processor::Start() {
   return Status::Ok();
 }
 
+void Processor::ResyncFlow() {
+  constexpr auto kEvery = std::chrono::seconds(1);
+  if (!flow_) return;
+  const auto now = std::chrono::steady_clock::now();
+  if (now - flow_synced_ < kEvery) return;
+  flow_synced_ = now;
+  for (auto& runner : runners_) {
+    pipeline::FlowControl::Topic* topic = flow_->Find(runner->stage().input_topic());
+    if (!topic) continue;
+    const auto positions = runner->Positions();
+    for (int32_t p = 0; p < topic->partitions() && p < runner->input_partitions(); ++p) {
+      auto marks = admin_->Watermarks(topic->name(), p, kLagTimeoutMs);
+      if (!marks.ok()) return;  // the next round, then
+      pipeline::FlowControl::Resync(topic, p, marks->second - std::max(positions[p], marks->first));
+    }
+  }
+}
+
 Result<bool> Processor::Idle() {
   auto quiet = [this] {
     return std::all_of(runners_.begin(), runners_.end(), [](const auto& r) {
@@ -321,6 +342,7 @@ Status Processor::Run(bool exit_when_idle, const std::atomic<bool>& stop) {
       last_generation_check = Clock::now();
       if (GenerationChanged()) break;
     }
+    ResyncFlow();
     if (Clock::now() - last_progress > std::chrono::milliseconds(config_.progress_interval_ms)) {
       LogProgress();
       last_progress = Clock::now();
@@ -346,6 +368,7 @@ Status Processor::RunUntilCaughtUp(int64_t max_lag, const std::atomic<bool>& sto
   auto last_check = Clock::now();
   while (!stop) {
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    ResyncFlow();
     for (auto& runner : runners_) {
       if (runner->failed()) return runner->Join();
     }

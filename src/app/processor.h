@@ -4,6 +4,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <functional>
 #include <map>
 #include <memory>
@@ -128,6 +129,9 @@ class Processor {
  private:
   Status EnsureTopics();
   void LogProgress();
+  //! Flow control: once a second, each watched partition's count reset to its unread records as
+  //! the broker and its reader say (FlowControl::Resync).
+  void ResyncFlow();
   //! True (and switch_to_ set) when the data dir's current generation is no longer ours.
   bool GenerationChanged();
 
@@ -139,6 +143,7 @@ class Processor {
   std::vector<std::unique_ptr<kafka::Admin>> group_admins_;  //!< one per group runner (an admin serves one thread)
   std::unique_ptr<kafka::Producer> producer_;
   std::unique_ptr<pipeline::FlowControl> flow_;
+  std::chrono::steady_clock::time_point flow_synced_{};
   std::vector<std::unique_ptr<pipeline::StageRunner>> runners_;
   std::unique_ptr<RankPublisher> publisher_;
   std::unique_ptr<rank::RankService> rank_;

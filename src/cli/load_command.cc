@@ -273,7 +273,7 @@ int32_t PartitionOf(const std::string& key, const LoadOptions& options, int32_t 
 //! A load into it keeps each partition's unread records (after the position its reader, a lone
 //! `webindex run`, reports as its group's committed offset; the partition's start before it
 //! reports one) under kPaceBudget, so that nothing is deleted before it is read. A partition
-//! whose reader has not moved for kStalledAfter (none runs) is not waited for any more.
+//! whose reader has not moved for kStalledAfter (none runs) is not waited for until it moves.
 class Pacer {
  public:
   static constexpr uint64_t kPaceBudget = 3ull << 20;
@@ -281,9 +281,11 @@ class Pacer {
   static constexpr uint64_t kCheckBytes = 512 << 10;
   static constexpr auto kStalledAfter = std::chrono::seconds(10);
 
+  //! `sent`: records handed to the producer; `delivered`: of them, acknowledged or failed.
   Pacer(kafka::Admin& admin, std::unique_ptr<kafka::Consumer> reader, std::string topic, std::string group,
-        int32_t partitions, const std::atomic<uint64_t>& delivered)
-      : delivered_(delivered),
+        int32_t partitions, const uint64_t& sent, const std::atomic<uint64_t>& delivered)
+      : sent_(sent),
+        delivered_(delivered),
         admin_(admin),
         reader_(std::move(reader)),
         topic_(std::move(topic)),
@@ -306,7 +308,9 @@ class Pacer {
       if (room) return Status::Ok();
       if (!waited_) {
         progress->Finish();
-        LOG_INFO("waiting for {} to read {} (the embedded broker keeps about 5 MiB per partition)", group_, topic_);
+        LOG_INFO("waiting for {} to read {} (the embedded broker keeps about 5 MiB per partition; start `webindex "
+                 "run` if none runs)",
+                 group_, topic_);
         waited_ = true;
       }
       std::this_thread::sleep_for(kCheckEvery);
@@ -318,13 +322,20 @@ class Pacer {
  private:
   using Clock = std::chrono::steady_clock;
   Result<bool> Room() {
-    // Records still in the producer are not in the partitions yet: they go first.
-    if ((records_ - 1 - delivered_.load()) * (bytes_ / records_) > kCheckBytes) return false;
-    ASSIGN_OR_RETURN(auto committed, reader_->Committed(topic_, static_cast<int32_t>(last_.size()), 10000));
     const uint64_t average = bytes_ / records_;
+    // Records still in the producer are not in the partitions yet: they go first (unless the
+    // producer is stuck: then Flush reports it at the end).
+    const uint64_t delivered = delivered_.load();
+    if (delivered != delivered_seen_) delivered_seen_ = delivered, delivered_at_ = Clock::now();
+    if ((sent_ - delivered) * average > kCheckBytes && Clock::now() - delivered_at_ < kStalledAfter) return false;
+    ASSIGN_OR_RETURN(auto committed, Positions());
     for (size_t p = 0; p < last_.size(); ++p) {
-      if (stalled_[p]) continue;  // -1 below: no position reported yet (the reader may be starting)
-      if (committed[p] != last_[p]) last_[p] = committed[p], moved_[p] = Clock::now();
+      if (committed[p] != last_[p]) {  // -1: no position reported yet (the reader may be starting)
+        last_[p] = committed[p], moved_[p] = Clock::now();
+        if (stalled_[p]) LOG_INFO("{} reads {}[{}] again: waiting for it as it goes", group_, topic_, p);
+        stalled_[p] = false;
+      }
+      if (stalled_[p]) continue;
       ASSIGN_OR_RETURN(auto marks, admin_.Watermarks(topic_, static_cast<int32_t>(p), 10000));
       const int64_t unread = marks.second - std::max(committed[p], marks.first);
       if (static_cast<uint64_t>(std::max<int64_t>(unread, 0)) * average < kPaceBudget) continue;
@@ -340,7 +351,10 @@ class Pacer {
     return true;
   }
 
-  const std::atomic<uint64_t>& delivered_;  // records acknowledged or failed
+  const uint64_t& sent_;
+  const std::atomic<uint64_t>& delivered_;
+  uint64_t delivered_seen_ = 0;
+  Clock::time_point delivered_at_ = Clock::now();
   kafka::Admin& admin_;
   std::unique_ptr<kafka::Consumer> reader_;
   std::string topic_, group_;
@@ -448,10 +462,14 @@ Status LoadFiles(const Settings& settings, const std::string& topic, const LoadO
   }
   std::unique_ptr<Pacer> pacer;
   if (auto cluster = admin->ClusterId(10000); cluster.ok() && cluster->starts_with("mockCluster")) {
-    // The readers of a lone `webindex run` report their positions under these groups.
-    const std::string group = topic == settings.processor.topics.triples ? "webindex-graph" : "webindex-page";
+    // The readers report their positions under these groups: a lone `webindex run`'s, or those of
+    // group [group] id's page stage.
+    const bool triples = topic == settings.processor.topics.triples;
+    const std::string group = triples                              ? "webindex-graph"
+                              : settings.processor.group.empty() ? "webindex-page"
+                                                                 : settings.processor.group + ".page";
     ASSIGN_OR_RETURN(auto reader, kafka::Consumer::Create(settings.processor.kafka, group));
-    pacer = std::make_unique<Pacer>(*admin, std::move(reader), topic, group, partitions, delivered);
+    pacer = std::make_unique<Pacer>(*admin, std::move(reader), topic, group, partitions, sent, delivered);
     LOG_DEBUG("load: pacing {} by the positions of group {}", topic, group);
   }
   const Status read = ProduceFiles(producer.get(), topic, limits.BudgetOf(topic), partitions, options, &progress,

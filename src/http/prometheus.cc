@@ -92,6 +92,10 @@ void WritePipelineMetrics(const pipeline::Metrics& m, PrometheusWriter& w) {
             m.other_generation.load());
   w.Counter("webindex_corrupt_records_total", "Undecodable internal records.", m.corrupt_records.load());
   w.Counter("webindex_lost_records_total", "Input removed by retention before it was read.", m.lost_records.load());
+  w.Counter("webindex_deleted_before_start_total",
+            "Input records the broker's retention had deleted before this table (or a group's page task) first read "
+            "their partition; the table starts after them.",
+            m.deleted_before_start.load());
   w.Counter("webindex_commits_total", "Stage batch commits.", m.commits.load());
   w.Counter("webindex_forwarded_events_total",
             "Crawl events read from another partition than their page's task, forwarded there (tasks that move).",

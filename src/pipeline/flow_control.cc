@@ -21,8 +21,8 @@ uint64_t FlowControl::Topic::AverageRecord() const {
 
 uint64_t FlowControl::Topic::Backlog(int32_t p) const {
   const Partition& part = *parts_[static_cast<size_t>(p)];
-  const uint64_t taken = part.taken.load(std::memory_order_relaxed);
-  const uint64_t added = part.added.load(std::memory_order_relaxed);
+  const uint64_t taken = part.taken.load(std::memory_order_relaxed) - part.taken_base.load(std::memory_order_relaxed);
+  const uint64_t added = part.added.load(std::memory_order_relaxed) - part.added_base.load(std::memory_order_relaxed);
   const int64_t old = std::max<int64_t>(0, part.old_left.load(std::memory_order_relaxed));
   return (added > taken ? added - taken : 0) + static_cast<uint64_t>(old) * AverageRecord();
 }
@@ -49,6 +49,14 @@ FlowControl::Topic* FlowControl::Find(std::string_view name) const {
 void FlowControl::Seed(Topic* topic, int32_t p, int64_t records) {
   if (p < 0 || p >= topic->partitions()) return;
   topic->parts_[static_cast<size_t>(p)]->old_left.store(std::max<int64_t>(0, records), std::memory_order_relaxed);
+}
+
+void FlowControl::Resync(Topic* topic, int32_t p, int64_t records) {
+  if (p < 0 || p >= topic->partitions()) return;
+  Topic::Partition& part = *topic->parts_[static_cast<size_t>(p)];
+  part.added_base.store(part.added.load(std::memory_order_relaxed), std::memory_order_relaxed);
+  part.taken_base.store(part.taken.load(std::memory_order_relaxed), std::memory_order_relaxed);
+  part.old_left.store(std::max<int64_t>(0, records), std::memory_order_relaxed);
 }
 
 void FlowControl::Add(Topic* topic, int32_t p, uint64_t bytes) {
@@ -81,7 +89,8 @@ uint64_t FlowControl::Room(const std::vector<std::pair<const Topic*, double>>& o
     if (bytes_per_input <= 0) continue;
     // Keys spread a batch's records over the partitions, unevenly: twice the even share.
     const double per_partition = 2 * bytes_per_input / static_cast<double>(topic->partitions());
-    const double fits = std::floor(static_cast<double>(budget_ - backlog) / per_partition);
+    const double share = static_cast<double>(budget_ - backlog) / std::max(1, topic->writers_.load());
+    const double fits = std::max(1.0, std::floor(share / per_partition));
     room = std::min<uint64_t>(room, fits >= static_cast<double>(max) ? max : static_cast<uint64_t>(fits));
   }
   return room;

@@ -43,12 +43,14 @@ class FlowControl {
     struct Partition {
       std::atomic<uint64_t> added{0};     // bytes handed to the producer since the start
       std::atomic<uint64_t> taken{0};     // bytes of records written since the start, read and committed
-      std::atomic<int64_t> old_left{0};   // records that were unread at the start and still are
+      std::atomic<int64_t> old_left{0};   // records that were unread at the last Seed or Resync and still are
+      std::atomic<uint64_t> added_base{0}, taken_base{0};  // added and taken at the last Resync
     };
     uint64_t AverageRecord() const;
     std::string name_;
     std::vector<std::unique_ptr<Partition>> parts_;
     std::atomic<uint64_t> records_{0}, bytes_{0};  // added, for the average record size
+    std::atomic<int> writers_{0};
   };
 
   //! A topic that a stage of this process reads, every partition of it. Before any Add or Take.
@@ -57,14 +59,21 @@ class FlowControl {
   Topic* Find(std::string_view name) const;
   //! At start, before its reader runs: `records` of partition p are unread.
   static void Seed(Topic* topic, int32_t p, int64_t records);
+  //! Resets the count of partition p to what the broker says: `records` unread now (its end
+  //! minus its reader's committed position). Corrects what counting cannot see: records the
+  //! broker rejected or deleted, and records other processes wrote.
+  static void Resync(Topic* topic, int32_t p, int64_t records);
+  //! A stage of this process writes the topic: the room left is shared among its writers.
+  static void AddWriter(Topic* topic) { ++topic->writers_; }
   //! A record of `bytes` (key, value and headers) was handed to the producer for partition p.
   static void Add(Topic* topic, int32_t p, uint64_t bytes);
   //! The reader committed `records` records of partition p, of `bytes` in all.
   static void Take(Topic* topic, int32_t p, uint64_t records, uint64_t bytes);
 
-  //! Input records a stage may take into its next batch: for each topic it writes to, the room
-  //! left in its fullest partition over twice the share of one input record's output
-  //! (`bytes_per_input`, spread over the topic's partitions), at most `max`. 0: wait.
+  //! Input records a stage may take into its next batch: for each topic it writes to, its share
+  //! of the room left in the topic's fullest partition (the room over the topic's writers) over
+  //! twice the share of one input record's output (`bytes_per_input`, spread over the topic's
+  //! partitions), at least 1 while there is room, at most `max`. 0: wait.
   uint64_t Room(const std::vector<std::pair<const Topic*, double>>& outputs, uint64_t max) const;
   uint64_t budget() const { return budget_; }
 

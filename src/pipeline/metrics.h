@@ -23,6 +23,7 @@ struct Metrics {
   std::atomic<uint64_t> before_from{0};      //!< events older than the generation's start time, skipped
   std::atomic<uint64_t> other_generation{0}; //!< internal records of another generation, skipped
   std::atomic<uint64_t> lost_records{0};     //!< input removed by retention before it was read
+  std::atomic<uint64_t> deleted_before_start{0};  //!< input retention had removed before the table (or task) began
   std::atomic<uint64_t> undeliverable_records{0};  //!< records Kafka rejected for good, dead-lettered instead
   std::atomic<uint64_t> export_parts{0};     //!< page exports split into parts: the parts sent
   std::atomic<uint64_t> truncated_texts{0};   //!< anchor texts, titles, server fields cut to codec's bounds

@@ -145,9 +145,9 @@ class Stage {
   //! Every topic the stage's tasks write records to, with its partition count (dead letters
   //! excepted): what a new owner of a task fences before it claims the task (fence.h).
   virtual std::vector<std::pair<std::string, int32_t>> Outputs() const { return {}; }
-  //! True when producers outside webindex write the stage's input (crawlers, `load`): a task
-  //! with no position yet reads it from offset 0, so that what the broker's retention deleted
-  //! before is reported and counted as lost instead of skipped.
+  //! True when producers outside webindex write the stage's input (crawlers, `load`): a group's
+  //! task with no position yet starts where its partition starts, and names (and counts) what
+  //! the broker's retention deleted before it instead of skipping it without a word.
   virtual bool ReadsExternalInput() const { return false; }
 };
 

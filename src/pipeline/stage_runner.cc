@@ -28,6 +28,14 @@ StageRunner::StageRunner(std::unique_ptr<Stage> stage, int index, int32_t input_
       pause_committed_(std::string(stage_->name()) + "-committed"),
       pause_taken_over_(std::string(stage_->name()) + "-taken-over") {
   for (int32_t p = 0; p < input_partitions_; ++p) positions_[p] = kafka::kBeginning;
+  if (options_.flow) {
+    for (const auto& [topic, partitions] : stage_->Outputs()) {
+      if (FlowControl::Topic* watched = options_.flow->Find(topic)) {
+        flow_writes_ = true;
+        FlowControl::AddWriter(watched);
+      }
+    }
+  }
 }
 
 StageRunner::~StageRunner() {
@@ -507,7 +515,19 @@ Status StageRunner::LoadTask(int32_t task) {
   if (epoch) task_epochs_[task] = *epoch;
   const std::string key = OffsetKey(task);
   ASSIGN_OR_RETURN(auto next, state::GetFixed64(store_, state::Family::kOffsets, key, "offset " + key));
-  positions_[task] = next ? static_cast<int64_t>(*next) : stage_->ReadsExternalInput() ? 0 : kafka::kBeginning;
+  positions_[task] = next ? static_cast<int64_t>(*next) : kafka::kBeginning;
+  if (!next && stage_->ReadsExternalInput() && options_.admin) {
+    // A task that never read its partition starts where the partition starts now; what the
+    // broker's retention deleted before is named (and counted), not skipped without a word.
+    ASSIGN_OR_RETURN(auto marks, options_.admin->Watermarks(stage_->input_topic(), task, 10000));
+    positions_[task] = marks.first;
+    if (marks.first > 0) {
+      LOG_WARN("{}[{}]: records [0, {}) were deleted by the broker's retention before task {} first read them; it "
+               "starts at {}",
+               stage_->input_topic(), task, marks.first, TaskName(stage_->name(), task), marks.first);
+      metrics_.deleted_before_start += static_cast<uint64_t>(marks.first);
+    }
+  }
   return Status::Ok();
 }
 
@@ -688,6 +708,10 @@ void StageRunner::Loop() {
   } catch (const std::exception& e) {
     st = Status::Internal(std::string("stage ") + std::string(stage_->name()) + ": " + e.what());
   }
+  if (!options_.group) {  // the last ones, whatever the time since the previous report
+    reported_at_ = {};
+    ReportPositions();
+  }
   if (options_.group) {
     // Leaves the group now (the others take the tasks over), keeping the local rows.
     closing_ = true;
@@ -785,14 +809,10 @@ Status StageRunner::RunBatch(const std::vector<InRecord>& records) {
       std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - started).count());
   LOG_DEBUG("stage {}: committed {} records in, {} out, {} acknowledged", stage_->name(), input->size(), out.size(),
             deleted_below_ - deleted_from);
-  std::vector<kafka::TopicPartitionOffset> moved;
   for (int32_t p = 0; p < input_partitions_; ++p) {
-    if (next[p] < 0) continue;
-    positions_[p] = next[p];
-    moved.push_back({stage_->input_topic(), p, next[p]});
+    if (next[p] >= 0) positions_[p] = next[p];
   }
-  // For lag monitors; a group's members do not (their commits would need the group's generation).
-  if (!options_.group) consumer_->ReportPositions(moved);
+  ReportPositions();
   task_seqs_.swap(ctx.task_seqs());
   log_positions_ = false;
   if (options_.flow) CountFlow(*input, out);
@@ -808,6 +828,27 @@ Status StageRunner::RunBatch(const std::vector<InRecord>& records) {
   return Dispatch(out, first);
 }
 
+void StageRunner::ReportPositions() {
+  // For lag monitors and `webindex load`, five times a second at most; a group's member, for the
+  // tasks it owns (its commits carry the group's generation); none before the consumer exists.
+  constexpr auto kEvery = std::chrono::milliseconds(200);
+  if (!consumer_) return;
+  const auto now = std::chrono::steady_clock::now();
+  if (now - reported_at_ < kEvery) return;
+  reported_at_ = now;
+  std::set<int32_t> owned;
+  if (options_.group) {
+    std::lock_guard<std::mutex> lock(owned_mu_);
+    owned = owned_;
+  }
+  std::vector<kafka::TopicPartitionOffset> positions;
+  for (int32_t p = 0; p < input_partitions_; ++p) {
+    if (options_.group && !owned.count(p)) continue;
+    if (positions_[p] >= 0) positions.push_back({stage_->input_topic(), p, positions_[p].load()});
+  }
+  consumer_->ReportPositions(positions);
+}
+
 FlowControl::Topic* StageRunner::FlowTopic(const std::string& topic) {
   for (const auto& [name, watched] : flow_topics_) {
     if (name == topic) return watched;
@@ -817,11 +858,12 @@ FlowControl::Topic* StageRunner::FlowTopic(const std::string& topic) {
 }
 
 size_t StageRunner::BatchRoom() {
-  if (!options_.flow) return options_.max_batch;
-  // What one input record becomes is known after the first batch: that one stays small.
+  if (!options_.flow || !flow_writes_) return options_.max_batch;
+  // What one input record becomes is measured batch by batch: a batch is at most twice the last
+  // one, so that a run of light batches cannot let one heavy batch of max_batch through.
   constexpr size_t kFirstBatch = 64;
-  if (!flow_measured_) return std::min(options_.max_batch, kFirstBatch);
-  return options_.flow->Room(flow_out_, options_.max_batch);
+  const size_t grown = std::max(kFirstBatch, 2 * last_batch_in_);
+  return options_.flow->Room(flow_out_, std::min(options_.max_batch, grown));
 }
 
 void StageRunner::CountFlow(const std::vector<InRecord>& input, const std::vector<OutRecord>& outputs) {
@@ -858,7 +900,7 @@ void StageRunner::CountFlow(const std::vector<InRecord>& input, const std::vecto
   for (size_t i = 0; i < flow_out_.size(); ++i) {
     flow_out_[i].second = std::max(wrote[i] / static_cast<double>(input.size()), 0.8 * flow_out_[i].second);
   }
-  flow_measured_ = true;
+  last_batch_in_ = input.size();
 }
 
 Status StageRunner::AddChangelog(BatchContext& ctx) {

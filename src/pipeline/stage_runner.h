@@ -5,6 +5,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <deque>
 #include <map>
 #include <memory>
@@ -183,6 +184,8 @@ class StageRunner {
   std::string SeqKey() const;
   //! Adds the changelog records of the batch's state changes to its outputs.
   Status AddChangelog(BatchContext& ctx);
+  //! Publishes the committed positions as the consumer group's offsets (Consumer::ReportPositions).
+  void ReportPositions();
   //! Flow control: the watched topic called `topic`, or nullptr (runner thread).
   FlowControl::Topic* FlowTopic(const std::string& topic);
   //! Input records the next batch may take: max_batch, or less (0: none) under flow control.
@@ -244,7 +247,9 @@ class StageRunner {
   // Flow control (options_.flow), runner thread.
   std::vector<std::pair<std::string, FlowControl::Topic*>> flow_topics_;  // names met, watched or not
   std::vector<std::pair<const FlowControl::Topic*, double>> flow_out_;  // written: bytes per input record
-  bool flow_measured_ = false;  // a batch with input was committed: flow_out_ is known
+  bool flow_writes_ = false;    // the stage writes a watched topic: its batches are limited
+  size_t last_batch_in_ = 0;    // input records of the last committed batch that had any
+  std::chrono::steady_clock::time_point reported_at_{};  // positions last reported (ReportPositions)
   // Group mode (options_.group).
   Listener listener_{*this};
   mutable std::mutex owned_mu_;

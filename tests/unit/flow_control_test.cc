@@ -28,5 +28,32 @@ TEST(FlowControlTest, BacklogCountsWhatWasUnreadAtTheStartAndWhatIsWrittenAndRea
   EXPECT_EQ(flow.Room({{t, 0.0}}, 1000), 0u);  // full: nobody writing it takes more input
 }
 
+TEST(FlowControlTest, ResyncReplacesTheCountByWhatTheBrokerSaysIsUnread) {
+  FlowControl flow(1000);
+  FlowControl::Topic* t = flow.Watch("t", 1);
+  // A record the broker rejected (or deleted) was counted as written and is never read.
+  FlowControl::Add(t, 0, 900 - FlowControl::kRecordOverhead);
+  EXPECT_EQ(flow.Room({{t, 10.0}}, 100), 5u);
+  FlowControl::Resync(t, 0, 0);  // the broker: nothing unread
+  EXPECT_EQ(t->Backlog(0), 0u);
+  EXPECT_EQ(flow.Room({{t, 10.0}}, 100), 50u);
+  // Counting goes on from there: 2 records unread at the resync, weighed at the average (900).
+  FlowControl::Resync(t, 0, 2);
+  EXPECT_EQ(t->Backlog(0), 1800u);
+  FlowControl::Take(t, 0, 1, 900 - FlowControl::kRecordOverhead);
+  EXPECT_EQ(t->Backlog(0), 900u);
+}
+
+TEST(FlowControlTest, WritersShareTheRoomAndOneRecordAlwaysFitsWhileThereIsRoom) {
+  FlowControl flow(1000);
+  FlowControl::Topic* t = flow.Watch("t", 1);
+  FlowControl::AddWriter(t);
+  FlowControl::AddWriter(t);
+  // 1000 bytes of room, 500 each; 50 bytes per input record counted twice: 5 records.
+  EXPECT_EQ(flow.Room({{t, 50.0}}, 100), 5u);
+  // One input record that becomes more than the room still goes, alone, while there is room.
+  EXPECT_EQ(flow.Room({{t, 5000.0}}, 100), 1u);
+}
+
 }  // namespace
 }  // namespace webindex::pipeline
