@@ -59,10 +59,14 @@ TEST(BacklogTest, StagesWaitForTheStagesReadingThemSoTheEmbeddedBrokerDeletesNot
   const Outcome paced = RunCrawl(3ull << 20);
   EXPECT_EQ(paced.lost, 0u);
   EXPECT_TRUE(paced.equal) << "the table differs from the batch model";
-  // The same crawl with no limit outruns the broker: the test above would fail without it.
+  // The same crawl with no limit outruns the broker: the test above would fail without it. How
+  // far the page stage runs ahead of the sink is a matter of their speeds, which sanitizers
+  // change: the check that the crawl overflows is made on plain builds only.
+#if !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
   const Outcome unpaced = RunCrawl(0);
   EXPECT_GT(unpaced.lost, 0u) << "the crawl no longer overflows the embedded broker: make it fan out more";
   EXPECT_FALSE(unpaced.equal);
+#endif
 }
 
 //! A JSON lines file of `pages` crawl events of ~1 KB each; returns its path.
