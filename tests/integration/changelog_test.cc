@@ -248,7 +248,9 @@ TEST(ChangelogTest, RestoreReportsTheRecordsItHasLeftToRead) {
   for (int i = 0; i < kRecords; ++i) {
     ASSERT_TRUE(
         (*producer)->Produce({topic, 0, pipeline::ChangelogKey(1, state::Family::kUris, "u" + std::to_string(i)), "v", hdr}, 0).ok());
-    if (i % 100 == 99) ASSERT_TRUE((*producer)->Produce({topic, 0, pipeline::ChangelogCommitKey(1), "", hdr}, 0).ok());
+    if (i % 100 == 99) {
+      ASSERT_TRUE((*producer)->Produce({topic, 0, pipeline::ChangelogCommitKey(1), "", hdr}, 0).ok());
+    }
   }
   ASSERT_TRUE((*producer)->Flush(10000).ok());
   auto admin = kafka::Admin::Create(h.config().kafka);
