@@ -162,7 +162,7 @@ Status Processor::Start() {
   uint64_t max_backlog = 0;
   if (config_.max_backlog_bytes) {
     max_backlog = *config_.max_backlog_bytes;
-  } else if (auto cluster = admin_->ClusterId(kAdminTimeoutMs); cluster.ok() && cluster->starts_with("mockCluster")) {
+  } else if (admin_->IsEmbedded(kAdminTimeoutMs)) {
     max_backlog = ProcessorConfig::kEmbeddedBacklogBytes;  // a real cluster keeps what its retention says
   }
   if (!group && max_backlog > 0) {

@@ -461,7 +461,7 @@ Status LoadFiles(const Settings& settings, const std::string& topic, const LoadO
     if (auto marks = admin->Watermarks(topic, p, 10000); marks.ok()) first[static_cast<size_t>(p)] = marks->second;
   }
   std::unique_ptr<Pacer> pacer;
-  if (auto cluster = admin->ClusterId(10000); cluster.ok() && cluster->starts_with("mockCluster")) {
+  if (admin->IsEmbedded(10000)) {
     // The readers report their positions under these groups: a lone `webindex run`'s, or those of
     // group [group] id's page stage.
     const bool triples = topic == settings.processor.topics.triples;

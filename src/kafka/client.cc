@@ -591,12 +591,16 @@ Result<std::vector<int64_t>> Admin::OffsetsForTime(const std::string& topic, int
   return out;
 }
 
+bool Admin::IsEmbedded(int timeout_ms) {
+  auto cluster = ClusterId(timeout_ms);
+  return cluster.ok() && cluster->starts_with("mockCluster");
+}
+
 std::map<std::string, int64_t> Admin::MaxMessageBytes(const std::vector<std::string>& topics, int timeout_ms) {
   std::map<std::string, int64_t> limits;
   std::string why = "librdkafka's mock cluster does not serve DescribeConfigs";
-  // Asked anyway, the mock cluster lets the request time out: known by the id it gives itself.
-  auto cluster = ClusterId(timeout_ms);
-  const bool mock = cluster.ok() && cluster->starts_with("mockCluster");
+  // Asked anyway, the mock cluster lets the request time out.
+  const bool mock = IsEmbedded(timeout_ms);
   if (!mock) why = DescribeMaxMessageBytes(topics, timeout_ms, &limits);
   std::string untold;
   for (const auto& t : topics) {

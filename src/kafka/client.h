@@ -187,6 +187,9 @@ class Admin {
   Result<std::vector<std::string>> ListTopics(int timeout_ms);
   //! The cluster's id (KIP-78): a data dir is bound to the cluster it read.
   Result<std::string> ClusterId(int timeout_ms);
+  //! True when the cluster is librdkafka's mock cluster (the embedded broker: ~5 MiB per
+  //! partition, no DescribeConfigs), known by the id it gives itself; false when it cannot tell.
+  bool IsEmbedded(int timeout_ms);
   //! Partition count of an existing topic.
   Result<int> PartitionCount(const std::string& topic, int timeout_ms);
   //! The topics' max.message.bytes (DescribeConfigs); Kafka's default for those the cluster does

@@ -147,14 +147,21 @@ TEST(ChangelogTest, RestoringEveryTaskFromTheChangelogsGivesTheCommittedState) {
             << std::endl;
 }
 
+//! A producer for changelog records written by hand, whose every delivery must succeed, and the
+//! headers of such records (generation 1, data dir "i").
+Result<std::unique_ptr<kafka::Producer>> HandWriter(PipelineHarness& h) {
+  return kafka::Producer::Create(h.config().kafka, [](uint64_t, const Status& st) {
+    EXPECT_TRUE(st.ok()) << st.ToString();
+  });
+}
+const std::vector<std::pair<std::string, std::string>> kHandHeaders = {{"gen", "1"}, {"inst", "i"}};
+
 TEST(ChangelogTest, RestoreAppliesClosedCommitsOnlyDeletesOnNullValuesAndSkipsOtherWriters) {
   PipelineHarness h(1);
   const std::string topic = pipeline::ChangelogTopic(h.config().runner.changelog_prefix, "uri");
-  auto producer = kafka::Producer::Create(h.config().kafka, [](uint64_t, const Status& st) {
-    EXPECT_TRUE(st.ok()) << st.ToString();
-  });
+  auto producer = HandWriter(h);
   ASSERT_TRUE(producer.ok()) << producer.status().ToString();
-  const std::vector<std::pair<std::string, std::string>> hdr = {{"gen", "1"}, {"inst", "i"}};
+  const auto& hdr = kHandHeaders;
   auto key = [](uint64_t gen, const std::string& k) { return pipeline::ChangelogKey(gen, state::Family::kUris, k); };
   const std::vector<OutRecord> records = {
       {topic, 0, key(1, "a"), "1", hdr},
@@ -198,11 +205,9 @@ TEST(ChangelogTest, RestoreAppliesClosedCommitsOnlyDeletesOnNullValuesAndSkipsOt
 TEST(ChangelogTest, RestoreRefusesAChangelogWhoseStartWasDeleted) {
   PipelineHarness h(1);
   const std::string topic = pipeline::ChangelogTopic(h.config().runner.changelog_prefix, "page");
-  auto producer = kafka::Producer::Create(h.config().kafka, [](uint64_t, const Status& st) {
-    EXPECT_TRUE(st.ok()) << st.ToString();
-  });
+  auto producer = HandWriter(h);
   ASSERT_TRUE(producer.ok()) << producer.status().ToString();
-  const std::vector<std::pair<std::string, std::string>> hdr = {{"gen", "1"}, {"inst", "i"}};
+  const auto& hdr = kHandHeaders;
   const std::string value(200 * 1024, 'x');
   for (int i = 0; i < 40; ++i) {  // 8 MB, one commit each 200 KB page state
     ASSERT_TRUE((*producer)->Produce({topic, 0, pipeline::ChangelogKey(1, state::Family::kPages, "p" + std::to_string(i)),
@@ -239,11 +244,9 @@ TEST(ChangelogTest, RestoreRefusesAChangelogWhoseStartWasDeleted) {
 TEST(ChangelogTest, RestoreReportsTheRecordsItHasLeftToRead) {
   PipelineHarness h(1);
   const std::string topic = pipeline::ChangelogTopic(h.config().runner.changelog_prefix, "uri");
-  auto producer = kafka::Producer::Create(h.config().kafka, [](uint64_t, const Status& st) {
-    EXPECT_TRUE(st.ok()) << st.ToString();
-  });
+  auto producer = HandWriter(h);
   ASSERT_TRUE(producer.ok()) << producer.status().ToString();
-  const std::vector<std::pair<std::string, std::string>> hdr = {{"gen", "1"}, {"inst", "i"}};
+  const auto& hdr = kHandHeaders;
   constexpr int kRecords = 30000;
   for (int i = 0; i < kRecords; ++i) {
     ASSERT_TRUE(
