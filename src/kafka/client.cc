@@ -4,6 +4,7 @@
 #include <librdkafka/rdkafka_mock.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <mutex>
 #include <set>
@@ -323,7 +324,10 @@ std::map<std::string, std::string> ConsumerDefaults(const std::string& group) {
           {"enable.partition.eof", "false"},
           {"fetch.wait.max.ms", "20"},
           {"fetch.error.backoff.ms", "10"},
-          {"queued.max.messages.kbytes", "65536"}};
+          {"queued.max.messages.kbytes", "65536"},
+          // A lone consumer is no group member; its session timeout only bounds how long closing
+          // waits for offset commits the coordinator cannot take (6 s, the brokers' minimum).
+          {"session.timeout.ms", "6000"}};
 }
 
 std::vector<TopicPartitionOffset> ToVector(const rd_kafka_topic_partition_list_t* list) {
@@ -348,19 +352,21 @@ Consumer::Consumer(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Consumer::~Consumer() { Close(); }
 
 void Consumer::Close() {
-  if (impl_->rk && !impl_->closed) {
-    impl_->closed = true;
-    rd_kafka_consumer_close(impl_->rk.get());  // serves the last revocation through the listener
-    // librdkafka before 2.3.0 aborts destroying a cooperative-sticky member that joined but never
-    // completed an assignment (its assignor state is still null: librdkafka issue 4312). Such a
-    // handle, closed and out of the group, is kept instead: a few threads idle until exit.
-    if (impl_->cooperative_member && !impl_->ever_assigned && rd_kafka_version() < 0x020300ff) {
-      static std::mutex mu;
-      static std::vector<rd_kafka_t*>* kept = new std::vector<rd_kafka_t*>();  // reachable: not a leak
-      std::lock_guard<std::mutex> lock(mu);
-      kept->push_back(impl_->rk.release());
-      LOG_DEBUG("kafka: a group member closed before its first assignment is kept until exit (librdkafka < 2.3.0)");
-    }
+  if (!impl_->rk || impl_->closed) return;
+  impl_->closed = true;
+  // Serves the last revocation through the listener. It also waits for the offset commits still
+  // pending (the stages' reported positions); with the brokers gone, for session.timeout.ms
+  // (ConsumerDefaults: 6 s for a lone consumer, the group's for a member).
+  rd_kafka_consumer_close(impl_->rk.get());
+  // librdkafka before 2.3.0 aborts destroying a cooperative-sticky member that joined but never
+  // completed an assignment (its assignor state is still null: librdkafka issue 4312). Such a
+  // handle, closed and out of the group, is kept instead: a few threads idle until exit.
+  if (impl_->cooperative_member && !impl_->ever_assigned && rd_kafka_version() < 0x020300ff) {
+    static std::mutex mu;
+    static std::vector<rd_kafka_t*>* kept = new std::vector<rd_kafka_t*>();  // reachable: not a leak
+    std::lock_guard<std::mutex> lock(mu);
+    kept->push_back(impl_->rk.release());
+    LOG_DEBUG("kafka: a group member closed before its first assignment is kept until exit (librdkafka < 2.3.0)");
   }
 }
 
@@ -566,11 +572,22 @@ Result<std::unique_ptr<Admin>> Admin::Create(const ClientConfig& config) {
 
 Result<std::pair<int64_t, int64_t>> Admin::Watermarks(const std::string& topic, int32_t partition,
                                                          int timeout_ms) {
-  int64_t lo = 0, hi = 0;
-  rd_kafka_resp_err_t err =
-      rd_kafka_query_watermark_offsets(impl_->rk.get(), topic.c_str(), partition, &lo, &hi, timeout_ms);
-  if (err) return KafkaError(err, "watermarks of " + topic);
-  return std::make_pair(lo, hi);
+  // Asked as offsets for the times BEGINNING and END: rd_kafka_query_watermark_offsets (librdkafka
+  // 2.0) retries a request that met a closed connection for as long as the brokers' states keep
+  // changing, past its timeout, so a broker gone away would hold the caller for good.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
+  int64_t marks[2] = {RD_KAFKA_OFFSET_BEGINNING, RD_KAFKA_OFFSET_END};
+  for (int64_t& mark : marks) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+    std::unique_ptr<rd_kafka_topic_partition_list_t, PartitionListDeleter> list(rd_kafka_topic_partition_list_new(1));
+    rd_kafka_topic_partition_list_add(list.get(), topic.c_str(), partition)->offset = mark;
+    rd_kafka_resp_err_t err = rd_kafka_offsets_for_times(impl_->rk.get(), list.get(),
+                                                         static_cast<int>(std::max<int64_t>(1, left.count())));
+    if (!err) err = list->elems[0].err;
+    if (err) return KafkaError(err, "watermarks of " + topic + "[" + std::to_string(partition) + "]");
+    mark = list->elems[0].offset;
+  }
+  return std::make_pair(marks[0], marks[1]);
 }
 
 Result<std::vector<int64_t>> Admin::OffsetsForTime(const std::string& topic, int32_t partitions, int64_t timestamp_ms,

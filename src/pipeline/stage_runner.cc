@@ -712,11 +712,11 @@ void StageRunner::Loop() {
     reported_at_ = {};
     ReportPositions();
   }
-  if (options_.group) {
-    // Leaves the group now (the others take the tasks over), keeping the local rows.
-    closing_ = true;
-    consumer_->Close();
-  }
+  // A group member leaves the group now (the others take the tasks over), keeping the local rows.
+  // Every stage closes its consumer on its own thread, so that brokers gone at shutdown cost one
+  // close timeout in all (Consumer::Close), not one per stage.
+  closing_ = true;
+  if (consumer_) consumer_->Close();
   busy_ = false;
   if (!st.ok()) {
     failed_ = true;

@@ -80,7 +80,24 @@ def cursor_at(match, previous):
 PRELUDE = r"""
 set -e
 cd "$SOURCE"
-trap 'kill $(jobs -p) 2>/dev/null || true; wait 2>/dev/null || true' EXIT
+stop_jobs() {  # SIGTERM to what is still running (broker, run), as a user's Ctrl-C; 60 s to stop
+  local status=$? pids left pid
+  pids=$(jobs -p)
+  [ -n "$pids" ] && kill $pids 2>/dev/null
+  for _ in $(seq 600); do
+    left=""
+    for pid in $pids; do kill -0 "$pid" 2>/dev/null && left="$left $pid"; done
+    [ -z "$left" ] && break
+    sleep 0.1
+  done
+  if [ -n "$left" ]; then
+    echo "still running 60 s after SIGTERM:$left" >&2; ps -o pid,args -p ${left// /,} >&2 || true
+    kill -9 $left 2>/dev/null; status=1
+  fi
+  wait 2>/dev/null
+  exit $status
+}
+trap stop_jobs EXIT
 wait_file() { for _ in $(seq 300); do [ -s "$1" ] && return 0; sleep 0.1; done; echo "no $1 after 30 s" >&2; return 1; }
 wait_http() {
   for _ in $(seq 300); do (exec 3<>/dev/tcp/127.0.0.1/$1) 2>/dev/null && return 0; sleep 0.1; done

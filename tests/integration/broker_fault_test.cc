@@ -1,9 +1,14 @@
 // Broker faults, injected with the mock cluster's error stacks and broker down/up: the
 // processor retries, and the table still equals the batch computation — nothing lost or
-// applied twice. Input removed by retention is reported as data loss with its range.
+// applied twice. Input removed by retention is reported as data loss with its range. A run
+// stopped after its broker went away still stops.
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <future>
 #include <thread>
 
 #include "batch_model.h"
@@ -82,6 +87,34 @@ TEST(BrokerFaultTest, InputRemovedByRetentionIsReportedAsDataLoss) {
   const auto table = h.Dump();
   EXPECT_NE(std::find(table.begin(), table.end(), "p:com.b>>o>/|page|incount|1"), table.end());
   EXPECT_NE(std::find(table.begin(), table.end(), "d:com.c|domain|pagecount|1"), table.end());
+}
+
+// SIGTERM reaches the broker and the run at once (a terminal's Ctrl-C, a script's cleanup): the
+// stages' last reported positions are offset commits that can never complete, and closing a
+// consumer waits for them. Stop must still return, after one close timeout (10 s) at most.
+TEST(BrokerFaultTest, AStopAfterTheBrokerWentAwayStillStops) {
+  PipelineHarness h(2);
+  EventGenerator gen(15, 2);
+  BatchModel model;
+  h.Feed(gen, model, 200);
+  app::Processor processor(h.config());
+  ASSERT_TRUE(processor.Start().ok());
+  std::atomic<bool> stop{false};
+  std::thread run([&] { EXPECT_TRUE(processor.Run(/*exit_when_idle=*/false, stop).ok()); });
+  const auto deadline = std::chrono::steady_clock::now() + 120s;
+  while (processor.metrics().exports == 0 && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(50ms);
+  }
+  ASSERT_GT(processor.metrics().exports, 0u) << "the run needs to be reporting positions";
+  ASSERT_TRUE(h.broker().SetBrokerUp(false).ok());
+  stop = true;
+  run.join();
+  auto stopped = std::async(std::launch::async, [&] { return processor.Stop(); });
+  if (stopped.wait_for(120s) != std::future_status::ready) {
+    std::fprintf(stderr, "Processor::Stop did not return 120 s after the broker went away\n");
+    std::abort();  // the future would wait forever
+  }
+  stopped.get();  // its status may name the commits that could not complete
 }
 
 }  // namespace
