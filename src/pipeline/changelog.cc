@@ -32,6 +32,27 @@ std::string ChangelogCommitKey(uint64_t generation) {
   return w.Take();
 }
 
+std::string ChangelogSnapshotKey(uint64_t generation, bool end) {
+  BytesWriter w;
+  w.PutFixed64BE(generation);
+  w.str().push_back(kChangelogSnapshot);
+  w.str().append(end ? "end" : "begin");
+  return w.Take();
+}
+
+std::vector<OutRecord> SnapshotRecords(const std::string& topic, int32_t task, uint64_t generation,
+                                       const std::vector<std::pair<std::string, std::string>>& headers,
+                                       std::string_view id, const std::vector<SnapshotRow>& rows) {
+  auto with_id = headers;
+  with_id.emplace_back(kSnapshotHeader, std::string(id));
+  std::vector<OutRecord> out;
+  out.reserve(rows.size() + 2);
+  out.push_back({topic, task, ChangelogSnapshotKey(generation, false), "", with_id});
+  for (const auto& row : rows) out.push_back({topic, task, ChangelogKey(generation, row.family, row.key), row.value, with_id});
+  out.push_back({topic, task, ChangelogSnapshotKey(generation, true), std::to_string(rows.size()), with_id});
+  return out;
+}
+
 std::optional<ChangelogKeyParts> ParseChangelogKey(std::string_view key) {
   BytesReader r(key);
   ChangelogKeyParts parts;
@@ -50,11 +71,19 @@ std::string TaskRestore::Where(int64_t offset) const {
 Status TaskRestore::CatchUp() {
   ASSIGN_OR_RETURN(auto marks, admin_.Watermarks(topic_, task_, kTimeoutMs));
   const auto [low, end] = marks;
-  // Compaction keeps a log's start; only deletion (retention) moves it, and then the state of
-  // the records it took is gone: restoring the rest would give a wrong state without a word.
+  // Compaction keeps a log's start; only deletion (retention, a trim) moves it, and then the
+  // state of the records it took is gone: a restore that has not begun yet begins at the first
+  // complete snapshot after the start; one that has applied records cannot skip any.
+  const bool first = next_ < 0;
   next_ = std::max<int64_t>(next_, 0);
-  if (next_ < low) return Truncated(next_, low);
-  if (next_ >= end) return Status::Ok();
+  if (next_ < low) {
+    if (!first) return Truncated(next_, low);
+    seeking_ = true;
+    truncated_from_ = next_;
+    truncated_to_ = low;
+    next_ = low;
+  }
+  if (next_ >= end) return seeking_ ? Truncated(truncated_from_, truncated_to_) : Status::Ok();
   if (!consumer_) {
     ASSIGN_OR_RETURN(consumer_, kafka::Consumer::Create(config_, "webindex-restore"));
     RETURN_IF_ERROR(consumer_->Assign({{topic_, task_, next_}}));
@@ -90,7 +119,12 @@ Status TaskRestore::CatchUp() {
                                  std::to_string(next_) + " of " + std::to_string(end));
     }
     if (!batch.empty()) idle_polls = 0;
-    for (const auto& loss : consumer_->TakeDataLoss()) return Truncated(loss.from, loss.to);
+    for (const auto& loss : consumer_->TakeDataLoss()) {
+      if (!seeking_) return Truncated(loss.from, loss.to);
+      if (snapshot_) ++stats_.snapshots_dropped;  // torn: the next one, then
+      snapshot_.reset();
+      next_ = std::max(next_, loss.to);
+    }
     for (const auto& r : batch.records()) {
       if (r.offset < next_) continue;
       next_ = r.offset + 1;
@@ -99,6 +133,7 @@ Status TaskRestore::CatchUp() {
     }
     batch.Clear();
   }
+  if (seeking_) return Truncated(truncated_from_, truncated_to_);
   stats_.unfinished = pending_.size();
   if (!pending_.empty()) {
     LOG_WARN(
@@ -113,10 +148,10 @@ Status TaskRestore::Truncated(int64_t from, int64_t to) const {
   return Status::Unavailable(
       "cannot restore task " + std::to_string(task_) + " from " + Where(from) + ": records [" + std::to_string(from) +
       ", " + std::to_string(to) +
-      ") of its changelog were deleted by the broker's retention, and the task's state needs them. A changelog "
-      "topic must be compacted, never deleted (cleanup.policy=compact without retention); the embedded broker keeps "
-      "only about 5 MiB per partition and does not compact: spread the state over more partitions or use a Kafka "
-      "cluster");
+      ") of its changelog were deleted by the broker's retention, the task's state needs them, and no complete "
+      "snapshot of the task follows them. A changelog topic must keep its records (cleanup.policy=compact, or "
+      "delete with retention.ms=-1); the embedded broker keeps only about 5 MiB per partition: spread the state "
+      "over more partitions or use a Kafka cluster");
 }
 
 Status TaskRestore::Apply(const InRecord& r) {
@@ -128,6 +163,11 @@ Status TaskRestore::Apply(const InRecord& r) {
   }
   const auto epoch = EpochOf(r);
   if (!epoch) return Status::Corruption("changelog record at " + Where(r.offset) + " has an unreadable epoch");
+  if (seeking_) return Seek(r, *key, *epoch);
+  if (r.Header(kSnapshotHeader)) {  // the state as restored so far, once more
+    ++stats_.snapshot_records;
+    return Status::Ok();
+  }
   // Claims and the epochs they end count whoever wrote them.
   if (r.Header(kClaimHeader)) {
     if (*epoch <= std::max(claim_epoch_, epoch_)) {  // lost to an earlier claim of the same epoch or a later one
@@ -180,6 +220,56 @@ Status TaskRestore::Apply(const InRecord& r) {
   }
   pending_.push_back({static_cast<state::Family>(key->family), std::string(key->state_key),
                       r.tombstone ? std::nullopt : std::optional<std::string>(std::string(r.value))});
+  return Status::Ok();
+}
+
+Status TaskRestore::Seek(const InRecord& r, const ChangelogKeyParts& key, uint64_t epoch) {
+  ++stats_.skipped_to_snapshot;  // the applied snapshot's records are taken off at its end
+  // Epochs come from claims only: a record of epoch e, whoever wrote it, shows that e was
+  // claimed before it, so that a snapshot of a lower epoch written after it is void, and one it
+  // interrupts was written by an owner the claim had already fenced.
+  if (epoch > claim_epoch_) {
+    claim_epoch_ = epoch;
+    if (snapshot_ && snapshot_->epoch < epoch) {
+      ++stats_.snapshots_dropped;
+      snapshot_.reset();
+    }
+  }
+  const auto id = r.Header(kSnapshotHeader);
+  if (!id || r.Header(kClaimHeader) || epoch < claim_epoch_) return Status::Ok();
+  const auto inst = r.Header("inst");
+  if (!instance_.empty() && inst != std::optional<std::string_view>(instance_)) return Status::Ok();
+  if (static_cast<char>(key.family) == kChangelogSnapshot) {
+    if (key.state_key == "begin") {
+      if (snapshot_) ++stats_.snapshots_dropped;  // never ended: its writer stopped
+      snapshot_ = Snapshot{std::string(*id), epoch, inst ? std::string(*inst) : std::string(), {}};
+      return Status::Ok();
+    }
+    if (key.state_key != "end") return Status::Corruption("snapshot record at " + Where(r.offset) + " has an unknown key");
+    if (!snapshot_ || snapshot_->id != *id) return Status::Ok();  // the end of one whose start is gone
+    if (r.value != std::to_string(snapshot_->rows.size())) {
+      return Status::Corruption("snapshot ending at " + Where(r.offset) + " holds " +
+                                std::to_string(snapshot_->rows.size()) + " rows, its end record says " +
+                                std::string(r.value));
+    }
+    state::WriteBatch wb(store_);
+    for (const auto& row : snapshot_->rows) wb.Put(row.family, row.key, row.value);
+    RETURN_IF_ERROR(store_.Write(wb).WithContext("restoring the snapshot ending at " + Where(r.offset)));
+    stats_.snapshot_rows = snapshot_->rows.size();
+    stats_.skipped_to_snapshot -= snapshot_->rows.size() + 2;
+    claim_epoch_ = epoch_ = snapshot_->epoch;
+    claimed_by_ = snapshot_->inst;
+    LOG_INFO("restoring {}[{}]: records [{}, {}) are gone; began at the snapshot ending at offset {} ({} rows, epoch {})",
+             topic_, task_, truncated_from_, truncated_to_, r.offset, snapshot_->rows.size(), snapshot_->epoch);
+    snapshot_.reset();
+    seeking_ = false;
+    return Status::Ok();
+  }
+  if (!snapshot_ || snapshot_->id != *id) return Status::Ok();
+  if (key.family >= static_cast<uint8_t>(state::Family::kCount) || r.tombstone) {
+    return Status::Corruption("snapshot record at " + Where(r.offset) + " is no state row");
+  }
+  snapshot_->rows.push_back({static_cast<state::Family>(key.family), std::string(key.state_key), std::string(r.value)});
   return Status::Ok();
 }
 

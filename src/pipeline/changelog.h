@@ -14,6 +14,7 @@
 #include <string_view>
 #include <vector>
 
+#include "common/record.h"
 #include "common/status.h"
 #include "kafka/client.h"
 #include "state/store.h"
@@ -32,6 +33,27 @@ std::string ChangelogKey(uint64_t generation, state::Family family, std::string_
 std::string ChangelogCommitKey(uint64_t generation);
 inline constexpr char kChangelogCommit = '\xff';
 
+//! Snapshots (docs/scale-out.md §5): a task's whole state, written by its owner into its
+//! changelog between two commits, so that a restore can begin at a complete one when the log's
+//! start is gone (retention, or a trim below the snapshot). Every record of a snapshot carries
+//! the header kSnapshotHeader = the snapshot's id and its writer's epoch; the first has the key
+//! ChangelogSnapshotKey(generation, false), the rows follow as ChangelogKey records, and the
+//! last, key ChangelogSnapshotKey(generation, true), holds the number of rows.
+inline constexpr char kChangelogSnapshot = '\xfe';
+inline constexpr char kSnapshotHeader[] = "snap";
+std::string ChangelogSnapshotKey(uint64_t generation, bool end);
+
+struct SnapshotRow {
+  state::Family family;
+  std::string key;
+  std::string value;
+};
+//! The records of a snapshot of `rows` for partition `task` of `topic`; `headers` are those of
+//! the task's other changelog records (gen, inst, epoch), `id` names this snapshot.
+std::vector<OutRecord> SnapshotRecords(const std::string& topic, int32_t task, uint64_t generation,
+                                       const std::vector<std::pair<std::string, std::string>>& headers,
+                                       std::string_view id, const std::vector<SnapshotRow>& rows);
+
 //! A changelog key taken apart (views into the key); nullopt when it is too short to be one.
 struct ChangelogKeyParts {
   uint64_t generation;
@@ -49,12 +71,18 @@ struct RestoreStats {
   uint64_t claims = 0;            //!< claims that raised the task's epoch (fence.h)
   uint64_t void_records = 0;      //!< written by an owner at an epoch a claim before them ended
   uint64_t interrupted = 0;       //!< changes of a commit a claim cut off (never closed before it)
+  uint64_t skipped_to_snapshot = 0;  //!< records before the snapshot a restore of a log without its start began at
+  uint64_t snapshot_rows = 0;        //!< rows of that snapshot applied
+  uint64_t snapshots_dropped = 0;    //!< snapshots a claim interrupted or that were incomplete, passed over
+  uint64_t snapshot_records = 0;     //!< records of later snapshots, skipped (they equal what was restored)
 };
 
 //! Rebuilds a task (partition `task` of changelog `topic`) in `store`: applies each closed commit
 //! of `generation` written by data dir `instance` ("" = any, as in a group) in one write, in log
 //! order. A claim record (ClaimTask) makes its epoch the task's (kMeta TaskEpochKey, written to
 //! the store); records of a lower epoch after it are void, and a commit it interrupts is dropped.
+//! When the partition's start is gone (retention, a trim), the restore begins at the first
+//! complete, not void snapshot after it: its rows are the state, its epoch the claim in force.
 //! CatchUp may be called again to apply what was appended since.
 class TaskRestore {
  public:
@@ -87,7 +115,16 @@ class TaskRestore {
     std::string key;
     std::optional<std::string> value;
   };
+  //! A snapshot being read while the restore seeks one (seeking_).
+  struct Snapshot {
+    std::string id;
+    uint64_t epoch = 0;
+    std::string inst;
+    std::vector<SnapshotRow> rows;
+  };
   Status Apply(const InRecord& r);
+  //! While seeking_: collects snapshots and applies the first complete one.
+  Status Seek(const InRecord& r, const ChangelogKeyParts& key, uint64_t epoch);
   //! Why the task cannot be restored: records [from, to) are gone.
   Status Truncated(int64_t from, int64_t to) const;
   std::string Where(int64_t offset) const;
@@ -103,6 +140,10 @@ class TaskRestore {
   int64_t next_ = -1;  // -1: not started
   std::atomic<int64_t>* lag_ = nullptr;
   std::vector<Change> pending_;
+  bool seeking_ = false;             //!< the log's start is gone: looking for a snapshot to begin at
+  int64_t truncated_from_ = 0;       //!< where this restore wanted to begin, for the error if none is found
+  int64_t truncated_to_ = 0;         //!< the log's start then
+  std::optional<Snapshot> snapshot_;  //!< the one being read while seeking
   uint64_t claim_epoch_ = 0;
   uint64_t epoch_ = 0;
   std::string claimed_by_;

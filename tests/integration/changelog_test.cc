@@ -19,6 +19,7 @@
 #include "batch_model.h"
 #include "event_generator.h"
 #include "pipeline/changelog.h"
+#include "pipeline/fence.h"
 #include "pipeline/stage_runner.h"
 #include "pipeline_harness.h"
 #include "seeds.h"
@@ -235,6 +236,99 @@ TEST(ChangelogTest, RestoreRefusesAChangelogWhoseStartWasDeleted) {
     auto it = (*store)->NewIterator(state::Family::kPages);
     it->SeekToFirst();
     EXPECT_FALSE(it->Valid()) << "a part of the state was written";
+  }
+  std::filesystem::remove_all(dir);
+}
+
+// Snapshots (docs/scale-out.md §5). A restore of a changelog whose start the broker deleted
+// begins at the first complete snapshot that no later claim voids: one a record of a higher
+// epoch interrupts, or one its fenced writer finishes after such a record, does not count. What
+// follows the snapshot applies as usual: commits of the epoch in force, not the fenced writer's.
+// Restored from its start, a changelog's snapshots are passed over (they repeat its state).
+TEST(ChangelogTest, RestoreOfALogWithoutItsStartBeginsAtTheFirstCompleteSnapshotNoClaimVoids) {
+  PipelineHarness h(1);
+  const std::string topic = pipeline::ChangelogTopic(h.config().runner.changelog_prefix, "uri");
+  auto producer = HandWriter(h);
+  ASSERT_TRUE(producer.ok()) << producer.status().ToString();
+  auto headers = [](int epoch) {
+    auto hdr = kHandHeaders;
+    hdr.emplace_back(pipeline::kEpochHeader, std::to_string(epoch));
+    return hdr;
+  };
+  auto change = [&](int epoch, const std::string& k, const std::string& v) {
+    return OutRecord{topic, 0, pipeline::ChangelogKey(1, state::Family::kUris, k), v, headers(epoch)};
+  };
+  auto commit = [&](int epoch) { return OutRecord{topic, 0, pipeline::ChangelogCommitKey(1), "", headers(epoch)}; };
+  auto snapshot = [&](int epoch, const std::string& id, const std::vector<pipeline::SnapshotRow>& rows) {
+    return pipeline::SnapshotRecords(topic, 0, 1, headers(epoch), id, rows);
+  };
+  auto send = [&](const std::vector<OutRecord>& records) {
+    for (const auto& r : records) ASSERT_TRUE((*producer)->Produce(r, 0).ok());
+    ASSERT_TRUE((*producer)->Flush(10000).ok());
+  };
+  const std::string big(200 * 1024, 'x');
+  for (int i = 0; i < 40; ++i) send({change(1, "old" + std::to_string(i), big), commit(1)});  // 8 MB
+  auto admin = kafka::Admin::Create(h.config().kafka);
+  ASSERT_TRUE(admin.ok());
+  auto marks = (*admin)->Watermarks(topic, 0, 5000);
+  ASSERT_TRUE(marks.ok());
+  ASSERT_GT(marks->first, 0) << "the broker kept every record: nothing to test";
+
+  using Row = pipeline::SnapshotRow;
+  std::vector<OutRecord> tail;
+  auto add = [&](std::vector<OutRecord> records) { tail.insert(tail.end(), records.begin(), records.end()); };
+  // Epoch 1's snapshot, interrupted by epoch 2's first record: its writer was fenced meanwhile.
+  auto fenced = snapshot(1, "s1", {{state::Family::kUris, "a", "fenced"}, {state::Family::kUris, "z", "fenced"}});
+  add({fenced[0], fenced[1], change(2, "a", "2"), commit(2), fenced[2], fenced[3]});
+  // The fenced writer's next snapshot, all of it after epoch 2 began: void.
+  add(snapshot(1, "s2", {{state::Family::kUris, "a", "fenced"}}));
+  // Epoch 2's snapshot: the state to begin at.
+  add(snapshot(2, "s3", {{state::Family::kUris, "a", "2"}, {state::Family::kUris, "b", "3"},
+                         {state::Family::kMeta, "epoch/uri/0", "2"}}));
+  add({change(2, "a", "4"), commit(2)});          // applies
+  add({change(1, "b", "fenced"), commit(1)});     // void
+  add({change(2, "c", "unfinished")});           // never closed
+  send(tail);
+
+  const std::string dir = MakeTempDir("changelog-snapshot");
+  auto restore = [&](const std::string& name, const std::string& restore_topic) {
+    auto store = state::Store::Open(dir + "/" + name, state::StoreOptions{});
+    EXPECT_TRUE(store.ok()) << store.status().ToString();
+    pipeline::TaskRestore r(h.config().kafka, **admin, **store, restore_topic, 0, 1, "i");
+    Status st = r.CatchUp();
+    EXPECT_TRUE(st.ok()) << st.ToString();
+    Cells got;
+    for (auto family : {state::Family::kUris, state::Family::kMeta}) {
+      auto it = (*store)->NewIterator(family);
+      for (it->SeekToFirst(); it->Valid(); it->Next()) got[std::string(it->key())] = std::string(it->value());
+    }
+    return std::make_tuple(got, r.stats(), r.epoch());
+  };
+  {
+    auto [got, stats, epoch] = restore("truncated", topic);
+    EXPECT_EQ(got, (Cells{{"a", "4"}, {"b", "3"}, {"epoch/uri/0", "2"}}));
+    EXPECT_EQ(stats.snapshot_rows, 3u);
+    EXPECT_EQ(stats.snapshots_dropped, 1u);
+    EXPECT_EQ(stats.commits, 1u);
+    EXPECT_EQ(stats.void_records, 2u);
+    EXPECT_EQ(stats.unfinished, 1u);
+    EXPECT_EQ(epoch, 2u);
+  }
+  // From the start: the snapshot's rows (here unlike the state) are not applied.
+  const std::string whole = pipeline::ChangelogTopic(h.config().runner.changelog_prefix, "domain");
+  std::vector<OutRecord> records = {OutRecord{whole, 0, pipeline::ChangelogKey(1, state::Family::kUris, "x"), "1", headers(1)},
+                                    OutRecord{whole, 0, pipeline::ChangelogCommitKey(1), "", headers(1)}};
+  for (auto& r : pipeline::SnapshotRecords(whole, 0, 1, headers(1), "s", {{state::Family::kUris, "x", "7"}, {state::Family::kUris, "y", "8"}})) {
+    records.push_back(r);
+  }
+  records.push_back({whole, 0, pipeline::ChangelogKey(1, state::Family::kUris, "y"), "2", headers(1)});
+  records.push_back({whole, 0, pipeline::ChangelogCommitKey(1), "", headers(1)});
+  send(records);
+  {
+    auto [got, stats, epoch] = restore("whole", whole);
+    EXPECT_EQ(got, (Cells{{"x", "1"}, {"y", "2"}}));
+    EXPECT_EQ(stats.snapshot_records, 4u);
+    EXPECT_EQ(stats.snapshot_rows, 0u);
   }
   std::filesystem::remove_all(dir);
 }
