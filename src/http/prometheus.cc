@@ -107,6 +107,10 @@ void WritePipelineMetrics(const pipeline::Metrics& m, PrometheusWriter& w) {
             m.tasks_given_up.load());
   w.Counter("webindex_restored_records_total", "Changelog records read by task takeovers.",
             m.restored_records.load());
+  w.Counter("webindex_changelog_snapshots_total",
+            "Task snapshots written to the changelogs (after takeovers, and as the changelogs grow).",
+            m.snapshots.load());
+  w.Counter("webindex_changelog_snapshot_rows_total", "State rows in those snapshots.", m.snapshot_rows.load());
   w.Family("webindex_restore_lag_records", "gauge",
            "Changelog records the task takeovers running now have left to read before their tasks are processed.");
   w.Sample("webindex_restore_lag_records", {}, static_cast<int64_t>(m.restore_lag.load()));

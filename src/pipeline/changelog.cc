@@ -68,13 +68,14 @@ std::string TaskRestore::Where(int64_t offset) const {
   return topic_ + "[" + std::to_string(task_) + "] offset " + std::to_string(offset);
 }
 
-Status TaskRestore::CatchUp() {
+Status TaskRestore::CatchUp(int64_t until) {
   ASSIGN_OR_RETURN(auto marks, admin_.Watermarks(topic_, task_, kTimeoutMs));
-  const auto [low, end] = marks;
+  const int64_t broker_low = marks.first, end = std::min(marks.second, until);
   // Compaction keeps a log's start; only deletion (retention, a trim) moves it, and then the
   // state of the records it took is gone: a restore that has not begun yet begins at the first
   // complete snapshot after the start; one that has applied records cannot skip any.
   const bool first = next_ < 0;
+  const int64_t low = first ? std::max(broker_low, start_at_) : broker_low;
   next_ = std::max<int64_t>(next_, 0);
   if (next_ < low) {
     if (!first) return Truncated(next_, low);
@@ -125,15 +126,22 @@ Status TaskRestore::CatchUp() {
       snapshot_.reset();
       next_ = std::max(next_, loss.to);
     }
+    bool beyond = false;  // read past `until`: the next call reads those records again
     for (const auto& r : batch.records()) {
       if (r.offset < next_) continue;
+      if (r.offset >= end) {
+        beyond = true;
+        break;
+      }
       next_ = r.offset + 1;
       ++stats_.records;
       RETURN_IF_ERROR(Apply(r));
     }
     batch.Clear();
+    if (beyond) consumer_.reset();
   }
   if (seeking_) return Truncated(truncated_from_, truncated_to_);
+  RETURN_IF_ERROR(ApplySnapshotRows());
   stats_.unfinished = pending_.size();
   if (!pending_.empty()) {
     LOG_WARN(
@@ -164,10 +172,8 @@ Status TaskRestore::Apply(const InRecord& r) {
   const auto epoch = EpochOf(r);
   if (!epoch) return Status::Corruption("changelog record at " + Where(r.offset) + " has an unreadable epoch");
   if (seeking_) return Seek(r, *key, *epoch);
-  if (r.Header(kSnapshotHeader)) {  // the state as restored so far, once more
-    ++stats_.snapshot_records;
-    return Status::Ok();
-  }
+  const bool snapshot_row = r.Header(kSnapshotHeader) && static_cast<char>(key->family) != kChangelogSnapshot;
+  if (!snapshot_row) RETURN_IF_ERROR(ApplySnapshotRows());
   // Claims and the epochs they end count whoever wrote them.
   if (r.Header(kClaimHeader)) {
     if (*epoch <= std::max(claim_epoch_, epoch_)) {  // lost to an earlier claim of the same epoch or a later one
@@ -200,6 +206,17 @@ Status TaskRestore::Apply(const InRecord& r) {
     return Status::Ok();
   }
   epoch_ = std::max(epoch_, *epoch);
+  if (r.Header(kSnapshotHeader)) {
+    // The state as restored up to here, once more: applied all the same (in one write with the
+    // rows next to it), since under compaction a snapshot's row can be the last record of its key.
+    ++stats_.snapshot_records;
+    if (!snapshot_row) return Status::Ok();  // its begin or end
+    if (key->family >= static_cast<uint8_t>(state::Family::kCount) || r.tombstone) {
+      return Status::Corruption("snapshot record at " + Where(r.offset) + " is no state row");
+    }
+    snapshot_rows_.push_back({static_cast<state::Family>(key->family), std::string(key->state_key), std::string(r.value)});
+    return Status::Ok();
+  }
   if (static_cast<char>(key->family) == kChangelogCommit && key->state_key.empty()) {
     state::WriteBatch wb(store_);
     for (auto& c : pending_) {
@@ -221,6 +238,14 @@ Status TaskRestore::Apply(const InRecord& r) {
   pending_.push_back({static_cast<state::Family>(key->family), std::string(key->state_key),
                       r.tombstone ? std::nullopt : std::optional<std::string>(std::string(r.value))});
   return Status::Ok();
+}
+
+Status TaskRestore::ApplySnapshotRows() {
+  if (snapshot_rows_.empty()) return Status::Ok();
+  state::WriteBatch wb(store_);
+  for (const auto& row : snapshot_rows_) wb.Put(row.family, row.key, row.value);
+  snapshot_rows_.clear();
+  return store_.Write(wb).WithContext("restoring snapshot rows of " + Where(next_));
 }
 
 Status TaskRestore::Seek(const InRecord& r, const ChangelogKeyParts& key, uint64_t epoch) {

@@ -74,7 +74,7 @@ struct RestoreStats {
   uint64_t skipped_to_snapshot = 0;  //!< records before the snapshot a restore of a log without its start began at
   uint64_t snapshot_rows = 0;        //!< rows of that snapshot applied
   uint64_t snapshots_dropped = 0;    //!< snapshots a claim interrupted or that were incomplete, passed over
-  uint64_t snapshot_records = 0;     //!< records of later snapshots, skipped (they equal what was restored)
+  uint64_t snapshot_records = 0;     //!< records of later snapshots (their rows repeat what was restored)
 };
 
 //! Rebuilds a task (partition `task` of changelog `topic`) in `store`: applies each closed commit
@@ -83,6 +83,8 @@ struct RestoreStats {
 //! the store); records of a lower epoch after it are void, and a commit it interrupts is dropped.
 //! When the partition's start is gone (retention, a trim), the restore begins at the first
 //! complete, not void snapshot after it: its rows are the state, its epoch the claim in force.
+//! Later snapshots' rows are applied like changes (they repeat the state; under compaction one
+//! may be the only record left of its key), unless void.
 //! CatchUp may be called again to apply what was appended since.
 class TaskRestore {
  public:
@@ -97,8 +99,11 @@ class TaskRestore {
         instance_(std::move(instance)) {}
   ~TaskRestore();
   //! Reads from where the last call stopped (the partition's start, the first time) to the
-  //! partition's end as it is now.
-  Status CatchUp();
+  //! partition's end as it is now, or to offset `until` if that comes first.
+  Status CatchUp(int64_t until = INT64_MAX);
+  //! Treats the records before `offset` as deleted, so that the first CatchUp begins at a
+  //! snapshot after it (tests: the embedded broker deletes no records on request).
+  void StartAt(int64_t offset) { start_at_ = offset; }
   //! Closes the partition's reader until the next CatchUp, which opens one where this stopped.
   void Release() { consumer_.reset(); }
   //! While CatchUp runs, `lag` (a gauge shared by every restore) counts the records it has left.
@@ -123,6 +128,8 @@ class TaskRestore {
     std::vector<SnapshotRow> rows;
   };
   Status Apply(const InRecord& r);
+  //! Writes the snapshot rows read since the last record of another kind.
+  Status ApplySnapshotRows();
   //! While seeking_: collects snapshots and applies the first complete one.
   Status Seek(const InRecord& r, const ChangelogKeyParts& key, uint64_t epoch);
   //! Why the task cannot be restored: records [from, to) are gone.
@@ -138,12 +145,14 @@ class TaskRestore {
   std::string instance_;
   std::unique_ptr<kafka::Consumer> consumer_;
   int64_t next_ = -1;  // -1: not started
+  int64_t start_at_ = 0;
   std::atomic<int64_t>* lag_ = nullptr;
   std::vector<Change> pending_;
   bool seeking_ = false;             //!< the log's start is gone: looking for a snapshot to begin at
   int64_t truncated_from_ = 0;       //!< where this restore wanted to begin, for the error if none is found
   int64_t truncated_to_ = 0;         //!< the log's start then
   std::optional<Snapshot> snapshot_;  //!< the one being read while seeking
+  std::vector<SnapshotRow> snapshot_rows_;  //!< not seeking: rows of a snapshot, not written yet
   uint64_t claim_epoch_ = 0;
   uint64_t epoch_ = 0;
   std::string claimed_by_;

@@ -41,6 +41,8 @@ struct Metrics {
   std::atomic<uint64_t> tasks_taken_over{0};  //!< group mode: tasks restored, fenced and claimed
   std::atomic<uint64_t> tasks_given_up{0};    //!< group mode: tasks the group took away
   std::atomic<uint64_t> restored_records{0};  //!< changelog records read by takeovers
+  std::atomic<uint64_t> snapshots{0};         //!< task snapshots written to the changelogs
+  std::atomic<uint64_t> snapshot_rows{0};     //!< rows in them
   std::atomic<int64_t> restore_lag{0};  //!< gauge: changelog records the takeovers running now have left to read
 
   std::string Summary() const;

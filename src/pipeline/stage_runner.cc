@@ -412,6 +412,10 @@ void StageRunner::Forget(uint64_t seq) {
 }
 
 void StageRunner::OnDelivered(uint64_t seq, const Status& status) {
+  if (seq & kSnapshotSeq) {  // no outbox record; a snapshot cut short is passed over by restores
+    if (!status.ok()) LOG_WARN("stage {}: a changelog snapshot record was not delivered: {}", stage_->name(), status.ToString());
+    return;
+  }
   std::lock_guard<std::mutex> lock(acked_mu_);
   if (!status.ok()) {
     if (kafka::IsRecordRejected(status)) {
@@ -561,6 +565,8 @@ Status StageRunner::TakeOver(const std::set<int32_t>& tasks) {
     metrics_.restored_records += took[i]->restore.records;
     RETURN_IF_ERROR(LoadTask(task));  // the restore wrote the claimed epoch with the rest
     RETURN_IF_ERROR(LoadAdopted(task));
+    // The task as restored, so that its next owner need not read the log before this point.
+    RETURN_IF_ERROR(WriteSnapshot(task));
     {
       std::lock_guard<std::mutex> lock(owned_mu_);
       owned_.insert(task);
@@ -586,6 +592,7 @@ void StageRunner::OnRevoked(const std::vector<kafka::TopicPartitionOffset>& take
   for (int32_t task : tasks) {
     task_seqs_.erase(task);
     task_epochs_.erase(task);
+    snapshot_due_.erase(task);
   }
   if (closing_) return;  // a stop: the rows stay, and the next owner (maybe this data dir) restores
   for (int32_t task : tasks) positions_[task] = kafka::kBeginning;
@@ -825,7 +832,8 @@ Status StageRunner::RunBatch(const std::vector<InRecord>& records) {
     next_seq_ += out.size();  // AckedBelow reads it under the same lock
   }
   if (outputs > 0) PausePoint(pause_committed_);  // a commit with outputs, none sent yet
-  return Dispatch(out, first);
+  RETURN_IF_ERROR(Dispatch(out, first));
+  return SnapshotIfDue(out);  // Dispatch moved the stage's records, not the changelog's
 }
 
 void StageRunner::ReportPositions() {
@@ -928,6 +936,102 @@ Status StageRunner::AddChangelog(BatchContext& ctx) {
     ctx.Emit({topic, task, ChangelogCommitKey(options_.generation), "", headers});
   }
   ctx.changes().clear();
+  return Status::Ok();
+}
+
+Result<std::vector<SnapshotRow>> StageRunner::TaskRows(int32_t task) {
+  const std::string name(stage_->name());
+  std::vector<SnapshotRow> rows;
+  const state::Family family = *stage_->StateFamily();
+  auto it = store_.NewIterator(family);
+  for (it->Seek(""); it->Valid(); it->Next()) {
+    if (stage_->TaskOfKey(it->key()) == task) rows.push_back({family, std::string(it->key()), std::string(it->value())});
+  }
+  RETURN_IF_ERROR(it->status());
+  const std::pair<state::Family, std::string> points[] = {{state::Family::kOffsets, OffsetKey(task)},
+                                                          {state::Family::kMeta, TaskSeqKey(name, task)},
+                                                          {state::Family::kMeta, TaskEpochKey(name, task)}};
+  for (const auto& [f, key] : points) {
+    ASSIGN_OR_RETURN(auto value, store_.Get(f, key));
+    if (value) rows.push_back({f, key, std::move(*value)});
+  }
+  const std::string t = std::to_string(task) + "/";
+  const std::pair<state::Family, std::string> prefixes[] = {{state::Family::kDedupe, name + "/" + t},
+                                                            {state::Family::kDedupe, "fence/" + name + "/" + t},
+                                                            {state::Family::kOutbox, TaskOutboxPrefix(name) + t}};
+  for (const auto& [f, prefix] : prefixes) {
+    auto p = store_.NewIterator(f);
+    for (p->Seek(prefix); p->Valid() && p->key().starts_with(prefix); p->Next()) {
+      rows.push_back({f, std::string(p->key()), std::string(p->value())});
+    }
+    RETURN_IF_ERROR(p->status());
+  }
+  // This owner's records of the task, in the changelog with the commits whose outbox rows are
+  // still here, and gone from it (tombstones) with the commits that deleted earlier rows.
+  const std::string topic = ChangelogTopic(options_.changelog_prefix, name);
+  const std::string own = TaskOutboxPrefix(name) + t;
+  std::map<std::string, std::string> task_out;
+  auto row = store_.NewIterator(state::Family::kOutbox);
+  for (row->Seek(name + "/"); row->Valid() && row->key().starts_with(name + "/"); row->Next()) {
+    ASSIGN_OR_RETURN(std::vector<OutRecord> recs, codec::DecodeOutBatch(row->value()));
+    for (auto& r : recs) {
+      if (r.topic != topic || r.partition != task) continue;
+      const auto key = ParseChangelogKey(r.key);
+      if (!key || key->generation != options_.generation || key->family != static_cast<uint8_t>(state::Family::kOutbox) ||
+          !key->state_key.starts_with(own)) {
+        continue;
+      }
+      if (r.tombstone) {
+        task_out.erase(std::string(key->state_key));
+      } else {
+        task_out[std::string(key->state_key)] = std::move(r.value);
+      }
+    }
+  }
+  RETURN_IF_ERROR(row->status());
+  for (auto& [key, value] : task_out) rows.push_back({state::Family::kOutbox, key, std::move(value)});
+  return rows;
+}
+
+Status StageRunner::WriteSnapshot(int32_t task) {
+  if (!options_.changelog || !stage_->KeepsChangelog() || !stage_->StateFamily()) return Status::Ok();
+  ASSIGN_OR_RETURN(std::vector<SnapshotRow> rows, TaskRows(task));
+  const std::string topic = ChangelogTopic(options_.changelog_prefix, stage_->name());
+  std::vector<std::pair<std::string, std::string>> headers = {{"gen", std::to_string(options_.generation)},
+                                                              {"inst", options_.instance}};
+  const auto epoch = task_epochs_.find(task);
+  const uint64_t ep = epoch == task_epochs_.end() ? 0 : epoch->second;
+  if (ep) headers.emplace_back(kEpochHeader, std::to_string(ep));
+  const std::string id = options_.instance + "/" + std::to_string(ep) + "/" + std::to_string(next_seq_);
+  const std::vector<OutRecord> records = SnapshotRecords(topic, task, options_.generation, headers, id, rows);
+  const size_t budget = options_.limits.BudgetOf(topic);
+  uint64_t bytes = 0;
+  for (const auto& r : records) {
+    const size_t size = kafka::RecordBytes(r);
+    if (size > budget) {  // AddChangelog refuses such rows; a restored record's parts fit too
+      LOG_WARN("stage {}: no snapshot of task {}: a row of {} bytes does not fit {}", stage_->name(), task, size, topic);
+      return Status::Ok();
+    }
+    bytes += size;
+  }
+  for (const auto& r : records) RETURN_IF_ERROR(producer_.Produce(r, Opaque(index_, kSnapshotSeq)));
+  snapshot_due_[task] = {0, bytes};
+  ++metrics_.snapshots;
+  metrics_.snapshot_rows += rows.size();
+  LOG_DEBUG("stage {}: snapshot {} of task {}: {} rows, {} bytes", stage_->name(), id, task, rows.size(), bytes);
+  return Status::Ok();
+}
+
+Status StageRunner::SnapshotIfDue(const std::vector<OutRecord>& out) {
+  if (!options_.changelog || !stage_->KeepsChangelog() || !stage_->StateFamily()) return Status::Ok();
+  std::set<int32_t> due;
+  for (const auto& r : out) {
+    if (!IsChangelog(r) || r.partition < 0) continue;
+    auto& [since, last] = snapshot_due_[r.partition];
+    since += kafka::RecordBytes(r);
+    if (since > std::max<uint64_t>(2 * last, options_.snapshot_min_bytes)) due.insert(r.partition);
+  }
+  for (int32_t task : due) RETURN_IF_ERROR(WriteSnapshot(task));
   return Status::Ok();
 }
 

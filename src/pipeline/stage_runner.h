@@ -45,6 +45,10 @@ struct RunnerOptions {
   //! Not owned. Set: the runner counts what it writes to and reads from the topics `flow`
   //! watches, and takes no more input than they can take (flow_control.h).
   FlowControl* flow = nullptr;
+  //! Changelog mode: a task's snapshot (changelog.h) is written after each takeover, and after a
+  //! commit once the task's changelog bytes since its last snapshot exceed twice that snapshot's
+  //! size and at least this many bytes.
+  size_t snapshot_min_bytes = 1 << 20;
 };
 
 
@@ -184,6 +188,17 @@ class StageRunner {
   std::string SeqKey() const;
   //! Adds the changelog records of the batch's state changes to its outputs.
   Status AddChangelog(BatchContext& ctx);
+  //! Changelog mode: what a restore of `task` from its changelog gives now, row by row: the
+  //! stage's rows of the task, its position, seq counter, epoch, dedupe and fence marks, the
+  //! records restored from a former owner, and the TaskOutboxKeys of this owner's commits whose
+  //! outbox rows are not deleted yet (rebuilt from those rows: this store never holds them).
+  Result<std::vector<SnapshotRow>> TaskRows(int32_t task);
+  //! Sends a snapshot of `task` to its changelog partition, after the commits sent before it.
+  Status WriteSnapshot(int32_t task);
+  //! After a commit whose changelog records `out` holds: snapshots of the tasks due one.
+  Status SnapshotIfDue(const std::vector<OutRecord>& out);
+  //! Seq flag of a snapshot record in the producer's delivery reports (no outbox record).
+  static constexpr uint64_t kSnapshotSeq = 1ull << 55;
   //! Publishes the committed positions as the consumer group's offsets (Consumer::ReportPositions).
   void ReportPositions();
   //! Flow control: the watched topic called `topic`, or nullptr (runner thread).
@@ -244,6 +259,9 @@ class StageRunner {
   };
   std::vector<Adopted> adopted_;
   std::map<int32_t, uint64_t> task_epochs_;  // epoch of each task (fence.h; absent: 0), as at Start
+  //! Changelog mode, per task (runner thread): changelog bytes sent since its last snapshot, and
+  //! that snapshot's size.
+  std::map<int32_t, std::pair<uint64_t, uint64_t>> snapshot_due_;
   // Flow control (options_.flow), runner thread.
   std::vector<std::pair<std::string, FlowControl::Topic*>> flow_topics_;  // names met, watched or not
   std::vector<std::pair<const FlowControl::Topic*, double>> flow_out_;  // written: bytes per input record

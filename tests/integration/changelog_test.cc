@@ -57,6 +57,21 @@ std::map<std::string, Cells> TaskState(state::Store& store, const pipeline::Topi
   return out;
 }
 
+//! Every row of every family of a store, by family number and key.
+std::map<int, Cells> AllRows(state::Store& store) {
+  std::map<int, Cells> out;
+  for (int f = 0; f < static_cast<int>(state::Family::kCount); ++f) {
+    auto it = store.NewIterator(static_cast<state::Family>(f));
+    for (it->SeekToFirst(); it->Valid(); it->Next()) out[f][std::string(it->key())] = std::string(it->value());
+    EXPECT_TRUE(it->status().ok()) << it->status().ToString();
+  }
+  return out;
+}
+
+// With snapshots written as the changelogs grow (a small threshold: many of them), a restore
+// that begins at any snapshot, as one of a log whose start is gone does, gives the same store as
+// one from the log's start: a snapshot holds what a restore up to it gives (stage rows, position,
+// counters, marks, and the records of commits whose outbox rows were not deleted yet).
 TEST(ChangelogTest, RestoringEveryTaskFromTheChangelogsGivesTheCommittedState) {
   const uint64_t seed = RandomTestSeeds({11}).front();
   SCOPED_TRACE("seed " + std::to_string(seed));
@@ -64,6 +79,7 @@ TEST(ChangelogTest, RestoringEveryTaskFromTheChangelogsGivesTheCommittedState) {
   PipelineHarness h(kPartitions);
   h.config().runner.changelog = true;
   h.config().runner.max_batch = 1 + seed % 50;  // many commits, of varying sizes
+  h.config().runner.snapshot_min_bytes = 8192;
   EventGenerator gen(seed, kPartitions);
   BatchModel model;
   uint64_t forwarded = 0;
@@ -109,6 +125,12 @@ TEST(ChangelogTest, RestoringEveryTaskFromTheChangelogsGivesTheCommittedState) {
   auto admin = kafka::Admin::Create(h.config().kafka);
   ASSERT_TRUE(admin.ok()) << admin.status().ToString();
   std::map<std::string, Cells> together;
+  std::map<std::string, std::vector<PipelineHarness::Consumed>> changelogs;
+  for (const char* stage : kStages) {
+    const std::string topic = pipeline::ChangelogTopic(h.config().runner.changelog_prefix, stage);
+    changelogs[topic] = h.ReadTopic(topic);
+  }
+  size_t snapshots = 0;
   for (const char* stage : kStages) {
     const std::string topic = pipeline::ChangelogTopic(h.config().runner.changelog_prefix, stage);
     for (int32_t task = 0; task < kPartitions; ++task) {
@@ -122,6 +144,57 @@ TEST(ChangelogTest, RestoringEveryTaskFromTheChangelogsGivesTheCommittedState) {
         EXPECT_EQ(stats->unfinished, 0u);
         EXPECT_GT(stats->commits, 0u);
         const auto got = TaskState(**restored, h.config().topics);
+        const auto whole = AllRows(**restored);
+        // The same from each of three snapshots of the task (the first, a middle one, the last).
+        std::vector<int64_t> begins;
+        for (const auto& r : changelogs[topic]) {
+          const auto key = pipeline::ParseChangelogKey(r.key);
+          if (r.partition == task && key && key->generation == generation &&
+              static_cast<char>(key->family) == pipeline::kChangelogSnapshot && key->state_key == "begin") {
+            begins.push_back(r.offset);
+          }
+        }
+        snapshots += begins.size();
+        if (begins.size() > 3) begins = {begins.front(), begins[begins.size() / 2], begins.back()};
+        for (int64_t begin : begins) {
+          // The snapshot's rows are what a restore up to it gives.
+          std::map<int, Cells> rows;
+          std::string id;
+          for (const auto& r : changelogs[topic]) {
+            if (r.partition != task || r.offset < begin) continue;
+            auto snap = std::find_if(r.headers.begin(), r.headers.end(),
+                                     [](const auto& hd) { return hd.first == pipeline::kSnapshotHeader; });
+            if (snap == r.headers.end()) continue;
+            if (id.empty()) id = snap->second;
+            if (snap->second != id) continue;
+            const auto key = pipeline::ParseChangelogKey(r.key);
+            ASSERT_TRUE(key);
+            if (static_cast<char>(key->family) == pipeline::kChangelogSnapshot) {
+              if (key->state_key == "end") break;
+              continue;
+            }
+            rows[key->family][std::string(key->state_key)] = r.value;
+          }
+          {
+            auto upto = state::Store::Open(dir + "/upto-" + std::to_string(begin), state::StoreOptions{});
+            ASSERT_TRUE(upto.ok()) << upto.status().ToString();
+            pipeline::TaskRestore restore(h.config().kafka, **admin, **upto, topic, task, generation, instance);
+            Status st = restore.CatchUp(begin);
+            ASSERT_TRUE(st.ok()) << st.ToString();
+            auto expected = AllRows(**upto);
+            std::erase_if(expected, [](const auto& f) { return f.second.empty(); });
+            EXPECT_EQ(rows, expected) << "the snapshot at offset " << begin;
+          }
+          // And a restore that begins there ends where one from the start does.
+          auto from = state::Store::Open(dir + "/from-" + std::to_string(begin), state::StoreOptions{});
+          ASSERT_TRUE(from.ok()) << from.status().ToString();
+          pipeline::TaskRestore restore(h.config().kafka, **admin, **from, topic, task, generation, instance);
+          restore.StartAt(begin);
+          Status st = restore.CatchUp();
+          ASSERT_TRUE(st.ok()) << st.ToString();
+          EXPECT_GT(restore.stats().snapshot_rows, 0u);
+          EXPECT_EQ(AllRows(**from), whole) << "restored from the snapshot at offset " << begin;
+        }
         const std::string suffix = "/" + std::to_string(task);
         for (const auto& [family, cells] : got) {
           for (const auto& [key, value] : cells) {
@@ -143,9 +216,10 @@ TEST(ChangelogTest, RestoringEveryTaskFromTheChangelogsGivesTheCommittedState) {
     EXPECT_EQ(together.count(family) ? together.at(family) : Cells{}, cells) << family << " differs after restore";
   }
   EXPECT_EQ(together.size(), committed.size());
+  EXPECT_GT(snapshots, 3 * static_cast<size_t>(kPartitions)) << "too few snapshots to test";
   std::cout << "restored " << committed["pages"].size() << " page states, " << committed["uris"].size() << " uris, "
-            << committed["domains"].size() << " domains, " << committed["dedupe"].size() << " dedupe marks"
-            << std::endl;
+            << committed["domains"].size() << " domains, " << committed["dedupe"].size() << " dedupe marks; "
+            << snapshots << " snapshots" << std::endl;
 }
 
 //! A producer for changelog records written by hand, whose every delivery must succeed, and the
@@ -244,7 +318,8 @@ TEST(ChangelogTest, RestoreRefusesAChangelogWhoseStartWasDeleted) {
 // begins at the first complete snapshot that no later claim voids: one a record of a higher
 // epoch interrupts, or one its fenced writer finishes after such a record, does not count. What
 // follows the snapshot applies as usual: commits of the epoch in force, not the fenced writer's.
-// Restored from its start, a changelog's snapshots are passed over (they repeat its state).
+// Restored from its start, a changelog's snapshot rows apply like changes (they repeat its state,
+// or stand for the records compaction took).
 TEST(ChangelogTest, RestoreOfALogWithoutItsStartBeginsAtTheFirstCompleteSnapshotNoClaimVoids) {
   PipelineHarness h(1);
   const std::string topic = pipeline::ChangelogTopic(h.config().runner.changelog_prefix, "uri");
@@ -274,7 +349,6 @@ TEST(ChangelogTest, RestoreOfALogWithoutItsStartBeginsAtTheFirstCompleteSnapshot
   ASSERT_TRUE(marks.ok());
   ASSERT_GT(marks->first, 0) << "the broker kept every record: nothing to test";
 
-  using Row = pipeline::SnapshotRow;
   std::vector<OutRecord> tail;
   auto add = [&](std::vector<OutRecord> records) { tail.insert(tail.end(), records.begin(), records.end()); };
   // Epoch 1's snapshot, interrupted by epoch 2's first record: its writer was fenced meanwhile.
@@ -314,13 +388,11 @@ TEST(ChangelogTest, RestoreOfALogWithoutItsStartBeginsAtTheFirstCompleteSnapshot
     EXPECT_EQ(stats.unfinished, 1u);
     EXPECT_EQ(epoch, 2u);
   }
-  // From the start: the snapshot's rows (here unlike the state) are not applied.
+  // From the start, as compaction leaves a log: x's commit is gone (the snapshot's row of x
+  // superseded it), y's snapshot row is superseded by a later commit. The snapshot's rows apply.
   const std::string whole = pipeline::ChangelogTopic(h.config().runner.changelog_prefix, "domain");
-  std::vector<OutRecord> records = {OutRecord{whole, 0, pipeline::ChangelogKey(1, state::Family::kUris, "x"), "1", headers(1)},
-                                    OutRecord{whole, 0, pipeline::ChangelogCommitKey(1), "", headers(1)}};
-  for (auto& r : pipeline::SnapshotRecords(whole, 0, 1, headers(1), "s", {{state::Family::kUris, "x", "7"}, {state::Family::kUris, "y", "8"}})) {
-    records.push_back(r);
-  }
+  std::vector<OutRecord> records =
+      pipeline::SnapshotRecords(whole, 0, 1, headers(1), "s", {{state::Family::kUris, "x", "1"}, {state::Family::kUris, "y", "8"}});
   records.push_back({whole, 0, pipeline::ChangelogKey(1, state::Family::kUris, "y"), "2", headers(1)});
   records.push_back({whole, 0, pipeline::ChangelogCommitKey(1), "", headers(1)});
   send(records);
@@ -328,7 +400,7 @@ TEST(ChangelogTest, RestoreOfALogWithoutItsStartBeginsAtTheFirstCompleteSnapshot
     auto [got, stats, epoch] = restore("whole", whole);
     EXPECT_EQ(got, (Cells{{"x", "1"}, {"y", "2"}}));
     EXPECT_EQ(stats.snapshot_records, 4u);
-    EXPECT_EQ(stats.snapshot_rows, 0u);
+    EXPECT_EQ(stats.snapshot_rows, 0u);  // not a snapshot it began at
   }
   std::filesystem::remove_all(dir);
 }
