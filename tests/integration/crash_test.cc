@@ -59,12 +59,16 @@ TEST_F(CrashTest, KillNineAtRandomMomentsRecoversToTheBatchTable) {
     const size_t half = events.size() / 2;
     ASSERT_TRUE(cluster_->Produce({events.begin(), events.begin() + half}));
     ASSERT_TRUE(cluster_->ProduceRecords(triple_records(200)));
+    const size_t log_from = cluster_->LogSize();
     auto run = cluster_->StartRun(false);
     ASSERT_TRUE(cluster_->Produce({events.begin() + half, events.end()}));  // while it runs
     ASSERT_TRUE(cluster_->ProduceRecords(triple_records(200)));
     std::this_thread::sleep_for(std::chrono::milliseconds(rng() % 800));
     if (round == kRounds / 2) {
-      // One graceful stop: finishes its batch, commits, exits 0 within a few seconds.
+      // One graceful stop: finishes its batch, commits, exits 0 within a few seconds. Sent once
+      // the run is processing: a signal before its handler exists (a slow start under
+      // sanitizers) takes the default action, whatever the program does.
+      ASSERT_TRUE(cluster_->WaitForLog("processing pages", 60000, log_from)) << "see " << cluster_->log();
       const auto start = std::chrono::steady_clock::now();
       run->Signal(SIGTERM);
       EXPECT_EQ(run->Wait(), 0) << "see " << cluster_->log();
