@@ -138,7 +138,10 @@ Status TaskRestore::CatchUp(int64_t until) {
       RETURN_IF_ERROR(Apply(r));
     }
     batch.Clear();
-    if (beyond) consumer_.reset();
+    if (beyond) {  // nothing is left below `end` (a gap in a compacted log may span it)
+      consumer_.reset();
+      next_ = end;
+    }
   }
   if (seeking_) return Truncated(truncated_from_, truncated_to_);
   RETURN_IF_ERROR(ApplySnapshotRows());
@@ -172,6 +175,25 @@ Status TaskRestore::Apply(const InRecord& r) {
   const auto epoch = EpochOf(r);
   if (!epoch) return Status::Corruption("changelog record at " + Where(r.offset) + " has an unreadable epoch");
   if (seeking_) return Seek(r, *key, *epoch);
+  if (began_at_snapshot_ && *epoch > std::max(claim_epoch_, epoch_) && !r.Header(kClaimHeader)) {
+    // An epoch whose claim this restore never saw: it was claimed before the log's start, so the
+    // snapshot this restore began at was written by an owner that claim had fenced. Undone, and
+    // sought again from here.
+    LOG_WARN("restoring {}[{}]: epoch {} at offset {} was claimed before the log's start; the snapshot of epoch {} "
+             "this restore began at is void: looking for a later one",
+             topic_, task_, *epoch, r.offset, claim_epoch_);
+    state::WriteBatch wb(store_);
+    for (const auto& [family, k] : written_) wb.Delete(family, k);
+    RETURN_IF_ERROR(store_.Write(wb).WithContext("undoing a void snapshot of " + Where(r.offset)));
+    written_.clear();
+    pending_.clear();
+    snapshot_rows_.clear();
+    ++stats_.snapshots_dropped;
+    stats_.snapshot_rows = 0;
+    began_at_snapshot_ = false;
+    seeking_ = true;
+    return Seek(r, *key, *epoch);
+  }
   const bool snapshot_row = r.Header(kSnapshotHeader) && static_cast<char>(key->family) != kChangelogSnapshot;
   if (!snapshot_row) RETURN_IF_ERROR(ApplySnapshotRows());
   // Claims and the epochs they end count whoever wrote them.
@@ -195,6 +217,7 @@ Status TaskRestore::Apply(const InRecord& r) {
     value.PutFixed64BE(*epoch);
     state::WriteBatch wb(store_);
     wb.Put(state::Family::kMeta, key->state_key.substr(0, end), value.str());
+    if (began_at_snapshot_) written_.emplace(state::Family::kMeta, std::string(key->state_key.substr(0, end)));
     return store_.Write(wb).WithContext("restoring the claim at " + Where(r.offset));
   }
   if (*epoch < claim_epoch_) {  // the old owner, after the claim: void
@@ -225,6 +248,7 @@ Status TaskRestore::Apply(const InRecord& r) {
       } else {
         wb.Delete(c.family, c.key);
       }
+      if (began_at_snapshot_) written_.emplace(c.family, c.key);
     }
     RETURN_IF_ERROR(store_.Write(wb).WithContext("restoring " + Where(r.offset)));
     stats_.changes += pending_.size();
@@ -243,7 +267,10 @@ Status TaskRestore::Apply(const InRecord& r) {
 Status TaskRestore::ApplySnapshotRows() {
   if (snapshot_rows_.empty()) return Status::Ok();
   state::WriteBatch wb(store_);
-  for (const auto& row : snapshot_rows_) wb.Put(row.family, row.key, row.value);
+  for (const auto& row : snapshot_rows_) {
+    wb.Put(row.family, row.key, row.value);
+    if (began_at_snapshot_) written_.emplace(row.family, row.key);
+  }
   snapshot_rows_.clear();
   return store_.Write(wb).WithContext("restoring snapshot rows of " + Where(next_));
 }
@@ -270,16 +297,22 @@ Status TaskRestore::Seek(const InRecord& r, const ChangelogKeyParts& key, uint64
       snapshot_ = Snapshot{std::string(*id), epoch, inst ? std::string(*inst) : std::string(), {}};
       return Status::Ok();
     }
-    if (key.state_key != "end") return Status::Corruption("snapshot record at " + Where(r.offset) + " has an unknown key");
     if (!snapshot_ || snapshot_->id != *id) return Status::Ok();  // the end of one whose start is gone
-    if (r.value != std::to_string(snapshot_->rows.size())) {
-      return Status::Corruption("snapshot ending at " + Where(r.offset) + " holds " +
-                                std::to_string(snapshot_->rows.size()) + " rows, its end record says " +
-                                std::string(r.value));
+    if (key.state_key != "end" || r.value != std::to_string(snapshot_->rows.size())) {
+      // Not whole (compaction took rows of it, or a writer this restore cannot read): the next.
+      LOG_WARN("restoring {}[{}]: the snapshot ending at offset {} holds {} rows, its end record says {}; passed over",
+               topic_, task_, r.offset, snapshot_->rows.size(), r.value);
+      ++stats_.snapshots_dropped;
+      snapshot_.reset();
+      return Status::Ok();
     }
     state::WriteBatch wb(store_);
-    for (const auto& row : snapshot_->rows) wb.Put(row.family, row.key, row.value);
+    for (const auto& row : snapshot_->rows) {
+      wb.Put(row.family, row.key, row.value);
+      written_.emplace(row.family, row.key);
+    }
     RETURN_IF_ERROR(store_.Write(wb).WithContext("restoring the snapshot ending at " + Where(r.offset)));
+    began_at_snapshot_ = true;
     stats_.snapshot_rows = snapshot_->rows.size();
     stats_.skipped_to_snapshot -= snapshot_->rows.size() + 2;
     claim_epoch_ = epoch_ = snapshot_->epoch;
@@ -292,7 +325,11 @@ Status TaskRestore::Seek(const InRecord& r, const ChangelogKeyParts& key, uint64
   }
   if (!snapshot_ || snapshot_->id != *id) return Status::Ok();
   if (key.family >= static_cast<uint8_t>(state::Family::kCount) || r.tombstone) {
-    return Status::Corruption("snapshot record at " + Where(r.offset) + " is no state row");
+    LOG_WARN("restoring {}[{}]: snapshot record at offset {} is no state row; the snapshot is passed over", topic_, task_,
+             r.offset);
+    ++stats_.snapshots_dropped;
+    snapshot_.reset();
+    return Status::Ok();
   }
   snapshot_->rows.push_back({static_cast<state::Family>(key.family), std::string(key.state_key), std::string(r.value)});
   return Status::Ok();

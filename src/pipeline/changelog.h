@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -84,7 +85,9 @@ struct RestoreStats {
 //! When the partition's start is gone (retention, a trim), the restore begins at the first
 //! complete, not void snapshot after it: its rows are the state, its epoch the claim in force.
 //! Later snapshots' rows are applied like changes (they repeat the state; under compaction one
-//! may be the only record left of its key), unless void.
+//! may be the only record left of its key), unless void. A record after the snapshot began at
+//! whose epoch no visible claim explains shows that snapshot void: its effects are undone and a
+//! later snapshot is sought.
 //! CatchUp may be called again to apply what was appended since.
 class TaskRestore {
  public:
@@ -153,6 +156,8 @@ class TaskRestore {
   int64_t truncated_to_ = 0;         //!< the log's start then
   std::optional<Snapshot> snapshot_;  //!< the one being read while seeking
   std::vector<SnapshotRow> snapshot_rows_;  //!< not seeking: rows of a snapshot, not written yet
+  bool began_at_snapshot_ = false;  //!< seeking found one: what it applies is undone if that proves void
+  std::set<std::pair<state::Family, std::string>> written_;  //!< keys written since (began_at_snapshot_)
   uint64_t claim_epoch_ = 0;
   uint64_t epoch_ = 0;
   std::string claimed_by_;

@@ -968,8 +968,14 @@ Result<std::vector<SnapshotRow>> StageRunner::TaskRows(int32_t task) {
   }
   // This owner's records of the task, in the changelog with the commits whose outbox rows are
   // still here, and gone from it (tombstones) with the commits that deleted earlier rows.
+  // Only keys of this owner's epoch: a row left from an earlier ownership (kept by a stop, sent
+  // again at the start) holds keys of an older epoch, which a restore kept (and the store has
+  // them with the restored records above) or a later owner deleted.
   const std::string topic = ChangelogTopic(options_.changelog_prefix, name);
-  const std::string own = TaskOutboxPrefix(name) + t;
+  const auto epoch = task_epochs_.find(task);
+  BytesWriter own_epoch;
+  own_epoch.PutFixed64BE(epoch == task_epochs_.end() ? 0 : epoch->second);
+  const std::string own = TaskOutboxPrefix(name) + t + own_epoch.str();
   std::map<std::string, std::string> task_out;
   auto row = store_.NewIterator(state::Family::kOutbox);
   for (row->Seek(name + "/"); row->Valid() && row->key().starts_with(name + "/"); row->Next()) {
@@ -1010,6 +1016,7 @@ Status StageRunner::WriteSnapshot(int32_t task) {
     const size_t size = kafka::RecordBytes(r);
     if (size > budget) {  // AddChangelog refuses such rows; a restored record's parts fit too
       LOG_WARN("stage {}: no snapshot of task {}: a row of {} bytes does not fit {}", stage_->name(), task, size, topic);
+      snapshot_due_[task].first = 0;  // not again at every commit
       return Status::Ok();
     }
     bytes += size;
@@ -1031,7 +1038,14 @@ Status StageRunner::SnapshotIfDue(const std::vector<OutRecord>& out) {
     since += kafka::RecordBytes(r);
     if (since > std::max<uint64_t>(2 * last, options_.snapshot_min_bytes)) due.insert(r.partition);
   }
-  for (int32_t task : due) RETURN_IF_ERROR(WriteSnapshot(task));
+  for (int32_t task : due) {
+    // A commit after a revocation still sends tombstones to a given-up task's partition.
+    if (options_.group && !Owned().count(task)) {
+      snapshot_due_.erase(task);
+      continue;
+    }
+    RETURN_IF_ERROR(WriteSnapshot(task));
+  }
   return Status::Ok();
 }
 

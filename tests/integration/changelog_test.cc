@@ -388,6 +388,32 @@ TEST(ChangelogTest, RestoreOfALogWithoutItsStartBeginsAtTheFirstCompleteSnapshot
     EXPECT_EQ(stats.unfinished, 1u);
     EXPECT_EQ(epoch, 2u);
   }
+  // A snapshot that only a later record shows void: the claim of epoch 2 was before the log's
+  // start, the fenced owner's snapshot comes first. Undone when epoch 2 appears; its owner's
+  // snapshot is where the restore begins again.
+  const std::string third = pipeline::ChangelogTopic(h.config().runner.changelog_prefix, "page");
+  auto on = [&](OutRecord r) {
+    r.topic = third;
+    return r;
+  };
+  for (int i = 0; i < 40; ++i) send({on(change(1, "old" + std::to_string(i), big)), on(commit(1))});
+  marks = (*admin)->Watermarks(third, 0, 5000);
+  ASSERT_TRUE(marks.ok());
+  ASSERT_GT(marks->first, 0) << "the broker kept every record: nothing to test";
+  tail.clear();
+  add(pipeline::SnapshotRecords(third, 0, 1, headers(1), "a", {{state::Family::kUris, "a", "A"}, {state::Family::kUris, "b", "A"}}));
+  add({on(change(2, "a", "B2")), on(commit(2))});  // epoch 2: the snapshot before was void
+  add(pipeline::SnapshotRecords(third, 0, 1, headers(2), "b", {{state::Family::kUris, "a", "B2"}, {state::Family::kUris, "c", "B"}}));
+  add({on(change(1, "d", "fenced")), on(commit(1))});  // void
+  add({on(change(2, "c", "B3")), on(commit(2))});
+  send(tail);
+  {
+    auto [got, stats, epoch] = restore("void-begin", third);
+    EXPECT_EQ(got, (Cells{{"a", "B2"}, {"c", "B3"}}));
+    EXPECT_EQ(stats.snapshots_dropped, 1u);
+    EXPECT_EQ(stats.snapshot_rows, 2u);
+    EXPECT_EQ(epoch, 2u);
+  }
   // From the start, as compaction leaves a log: x's commit is gone (the snapshot's row of x
   // superseded it), y's snapshot row is superseded by a later commit. The snapshot's rows apply.
   const std::string whole = pipeline::ChangelogTopic(h.config().runner.changelog_prefix, "domain");
