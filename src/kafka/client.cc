@@ -387,7 +387,9 @@ Result<std::unique_ptr<Consumer>> Consumer::Join(const ClientConfig& config, con
       conf.get(),
       [](rd_kafka_t* rk, rd_kafka_resp_err_t err, rd_kafka_topic_partition_list_t* parts, void* opaque) noexcept {
         auto* self = static_cast<Impl*>(opaque);
-        const bool cooperative = std::string_view(rd_kafka_rebalance_protocol(rk)) == "COOPERATIVE";
+        // NULL while the consumer closes (its group handle's queue is shut): the assignor it joined with.
+        const char* protocol = rd_kafka_rebalance_protocol(rk);
+        const bool cooperative = protocol ? std::string_view(protocol) == "COOPERATIVE" : self->cooperative_member;
         if (err == RD_KAFKA_RESP_ERR__ASSIGN_PARTITIONS) {
           self->ever_assigned = true;
           std::vector<TopicPartitionOffset> given = ToVector(parts);
@@ -458,7 +460,10 @@ std::vector<TopicPartitionOffset> Consumer::Assignment() const {
   return out;
 }
 
-std::string Consumer::RebalanceProtocol() const { return rd_kafka_rebalance_protocol(impl_->rk.get()); }
+std::string Consumer::RebalanceProtocol() const {
+  const char* protocol = rd_kafka_rebalance_protocol(impl_->rk.get());
+  return protocol ? protocol : "NONE";
+}
 
 Result<std::unique_ptr<Consumer>> Consumer::Create(const ClientConfig& config, const std::string& group) {
   ASSIGN_OR_RETURN(ConfPtr conf, MakeConf(config, ConsumerDefaults(group)));
@@ -536,6 +541,39 @@ void Consumer::ReportPositions(const std::vector<TopicPartitionOffset>& position
       rd_kafka_topic_partition_list_new(static_cast<int>(positions.size())));
   for (const auto& p : positions) rd_kafka_topic_partition_list_add(list.get(), p.topic.c_str(), p.partition)->offset = p.offset;
   rd_kafka_commit(impl_->rk.get(), list.get(), /*async=*/1);  // a failure costs only a stale lag figure
+}
+
+Status Consumer::ConfirmAssignment(const std::vector<TopicPartitionOffset>& positions, int timeout_ms) {
+  if (positions.empty()) return Status::Ok();
+  rd_kafka_t* rk = impl_->rk.get();
+  if (rd_kafka_assignment_lost(rk)) return Status::Aborted("the group dropped this member: its assignment is lost");
+  std::unique_ptr<rd_kafka_topic_partition_list_t, PartitionListDeleter> list(
+      rd_kafka_topic_partition_list_new(static_cast<int>(positions.size())));
+  for (const auto& p : positions) rd_kafka_topic_partition_list_add(list.get(), p.topic.c_str(), p.partition)->offset = p.offset;
+  // The answer comes on a queue of its own, polled with a deadline (rd_kafka_commit would wait
+  // for the socket timeout with the brokers gone).
+  rd_kafka_queue_t* q = rd_kafka_queue_new(rk);
+  Status st;
+  if (rd_kafka_resp_err_t err = rd_kafka_commit_queue(rk, list.get(), q, nullptr, nullptr)) {
+    st = KafkaError(err, "committing positions");
+  } else if (rd_kafka_event_t* ev = rd_kafka_queue_poll(q, timeout_ms)) {
+    if (rd_kafka_event_error(ev)) {
+      st = Status::Aborted(std::string("the group refused the commit: ") + rd_kafka_event_error_string(ev));
+    } else if (const rd_kafka_topic_partition_list_t* done = rd_kafka_event_topic_partition_list(ev)) {
+      for (int i = 0; i < done->cnt && st.ok(); ++i) {
+        if (done->elems[i].err) {
+          st = Status::Aborted(std::string("the group refused the commit of ") + done->elems[i].topic + "[" +
+                               std::to_string(done->elems[i].partition) + "]: " + rd_kafka_err2str(done->elems[i].err));
+        }
+      }
+    }
+    rd_kafka_event_destroy(ev);
+  } else {
+    st = Status::Unavailable("no answer to the commit within " + std::to_string(timeout_ms) + " ms");
+  }
+  rd_kafka_queue_destroy(q);
+  if (st.ok() && rd_kafka_assignment_lost(rk)) st = Status::Aborted("the group dropped this member: its assignment is lost");
+  return st;
 }
 
 Result<std::vector<int64_t>> Consumer::Committed(const std::string& topic, int32_t partitions, int timeout_ms) {

@@ -152,6 +152,12 @@ class Consumer {
   //! the group's lag (kafka-consumer-groups, `webindex load` on the embedded broker). They are
   //! never read back: a stage's positions live in its store.
   void ReportPositions(const std::vector<TopicPartitionOffset>& positions);
+  //! Group members: commits `positions` and waits up to `timeout_ms` for the coordinator's
+  //! answer. Ok means the group's current generation still counts this member and its
+  //! assignment was not lost: no other member can have been given these partitions since this
+  //! one got them (they move only through a rebalance this member takes part in, or after the
+  //! group dropped it, and then the commit fails: unknown member, illegal generation).
+  Status ConfirmAssignment(const std::vector<TopicPartitionOffset>& positions, int timeout_ms);
   //! The group's committed offset of each partition of `topic` (-1: none).
   Result<std::vector<int64_t>> Committed(const std::string& topic, int32_t partitions, int timeout_ms);
 

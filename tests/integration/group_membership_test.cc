@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <set>
@@ -37,12 +38,13 @@ class Member : public RebalanceListener {
     if (consumer_) consumer_->Close();  // its last revocation reaches this listener
   }
 
-  Status Join(const std::string& brokers, const std::string& group, const std::string& instance = "") {
+  Status Join(const std::string& brokers, const std::string& group, const std::string& instance = "",
+              std::map<std::string, std::string> properties = {}) {
     GroupMembership m;
     m.group_id = group;
     m.instance_id = instance;
     m.session_timeout_ms = 6000;
-    ASSIGN_OR_RETURN(consumer_, Consumer::Join({brokers, {}}, m, this));
+    ASSIGN_OR_RETURN(consumer_, Consumer::Join({brokers, std::move(properties)}, m, this));
     return consumer_->Subscribe({kTopic});
   }
 
@@ -77,6 +79,13 @@ class Member : public RebalanceListener {
     return batch.records().size();
   }
 
+  //! Its assigned partitions at the positions the handover holds.
+  std::vector<TopicPartitionOffset> Positions() {
+    std::vector<TopicPartitionOffset> out;
+    std::lock_guard<std::mutex> lock(handover_.mu);
+    for (int32_t p : assigned_) out.push_back({kTopic, p, handover_.next.count(p) ? handover_.next[p] : 0});
+    return out;
+  }
   std::set<int32_t> assigned() const { return assigned_; }
   std::set<int32_t> revoked() const { return revoked_; }
   const std::vector<std::pair<int32_t, int64_t>>& read() const { return read_; }
@@ -207,6 +216,30 @@ TEST_F(GroupMembershipTest, AMemberRestartedUnderItsInstanceIdReadsOnFromItsHand
   ASSERT_TRUE(
       PollUntil({&a, &b2}, [&] { return ReadCount({&a, &b, &b2}) >= static_cast<size_t>(kPartitions * produced_); }));
   ExpectEachRecordReadOnce({&a, &b, &b2});
+}
+
+// What a member that stops relies on to keep its tasks' rows as current copies (StageRunner,
+// docs/scale-out.md §4): the group confirms an assignment only to a member it still counts. A
+// member stalled past its poll interval is dropped (as one paused past its session timeout is),
+// its partitions go to another, and its confirmation fails, though its own view of its
+// partitions has not changed yet (it has not polled since).
+TEST_F(GroupMembershipTest, OnlyAMemberTheGroupStillCountsHasItsAssignmentConfirmed) {
+  Member a("a", handover_), b("b", handover_);
+  ASSERT_TRUE(a.Join(broker_->bootstrap_servers(), "g3", "", {{"max.poll.interval.ms", "7000"}}).ok());
+  ASSERT_TRUE(PollUntil({&a}, [&] { return a.assigned().size() == kPartitions && ReadCount({&a}) > 0; }));
+  const std::vector<TopicPartitionOffset> positions = a.Positions();
+  const Status owned = a.consumer().ConfirmAssignment(positions, 5000);
+  EXPECT_TRUE(owned.ok()) << owned.ToString();
+
+  // a stalls; b joins and, once the group has dropped a, gets every partition.
+  ASSERT_TRUE(b.Join(broker_->bootstrap_servers(), "g3").ok());
+  const auto deadline = std::chrono::steady_clock::now() + 60s;
+  while (b.assigned().size() < kPartitions && std::chrono::steady_clock::now() < deadline) b.Poll();
+  ASSERT_EQ(b.assigned().size(), static_cast<size_t>(kPartitions));
+  EXPECT_EQ(a.assigned().size(), static_cast<size_t>(kPartitions)) << "a learnt of its loss: the case is not the one meant";
+  const Status dropped = a.consumer().ConfirmAssignment(positions, 5000);
+  EXPECT_FALSE(dropped.ok()) << "the group confirmed partitions it had given to another member";
+  std::printf("a dropped member's confirmation: %s\n", dropped.ToString().c_str());
 }
 
 }  // namespace
