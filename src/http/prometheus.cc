@@ -105,6 +105,10 @@ void WritePipelineMetrics(const pipeline::Metrics& m, PrometheusWriter& w) {
             m.tasks_taken_over.load());
   w.Counter("webindex_tasks_given_up_total", "Stage tasks the consumer group took away from this member.",
             m.tasks_given_up.load());
+  w.Counter("webindex_tasks_resumed_locally_total",
+            "Of the tasks taken over, those read on from the copy this data dir kept at its last stop (no "
+            "changelog read from its start).",
+            m.tasks_resumed_locally.load());
   w.Counter("webindex_restored_records_total", "Changelog records read by task takeovers.",
             m.restored_records.load());
   w.Counter("webindex_changelog_snapshots_total",

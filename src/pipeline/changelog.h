@@ -107,6 +107,14 @@ class TaskRestore {
   //! Treats the records before `offset` as deleted, so that the first CatchUp begins at a
   //! snapshot after it (tests: the embedded broker deletes no records on request).
   void StartAt(int64_t offset) { start_at_ = offset; }
+  //! The store holds the task as a restore up to `offset` leaves it (a copy a former run of
+  //! this data dir kept: StageRunner), at `epoch`, claimed by `claimed_by`: the first CatchUp
+  //! reads on from there. Fails like a restore that has begun when the log's start has passed it.
+  void ResumeAt(int64_t offset, uint64_t epoch, std::string claimed_by) {
+    next_ = offset;
+    claim_epoch_ = epoch_ = epoch;
+    claimed_by_ = std::move(claimed_by);
+  }
   //! Closes the partition's reader until the next CatchUp, which opens one where this stopped.
   void Release() { consumer_.reset(); }
   //! While CatchUp runs, `lag` (a gauge shared by every restore) counts the records it has left.

@@ -175,8 +175,20 @@ std::vector<Result<TakeOverStats>> TakeOverTasks(const kafka::ClientConfig& conf
     restores.push_back(std::make_unique<TaskRestore>(config, admin, store, spec.changelog_topic, spec.task,
                                                      spec.generation, ""));
     restores[i]->ReportLagTo(restore_lag);
+    if (spec.local) restores[i]->ResumeAt(spec.local->offset, spec.local->epoch, spec.instance);
     failed[i] = restores[i]->CatchUp();
     restores[i]->Release();  // a reader per task at a time, not one per task at once
+    if (spec.local && failed[i].ok() && restores[i]->stats().claims > 0) {
+      // Another member owned the task since this copy was kept. Read on, the copy would be
+      // exact on a log nothing was deleted from; but under compaction the tail can miss the
+      // tombstone of a key the copy still holds.
+      failed[i] = Status::NotFound("the local copy of task " + TaskName(spec.stage, spec.task) + " at offset " +
+                                   std::to_string(spec.local->offset) + " is not current: data dir '" +
+                                   restores[i]->claimed_by() + "' claimed the task after it");
+    } else if (spec.local && !failed[i].ok() && failed[i].code() != Status::Code::kAborted) {
+      failed[i] = Status::NotFound("the local copy of task " + TaskName(spec.stage, spec.task) + " at offset " +
+                                   std::to_string(spec.local->offset) + " cannot be read on: " + failed[i].message());
+    }
     if (failed[i].ok()) claims.emplace_back(&spec, restores[i]->epoch() + 1);
   }
   const Status claimed = ClaimTasks(config, claims);
@@ -205,7 +217,8 @@ std::vector<Result<TakeOverStats>> TakeOverTasks(const kafka::ClientConfig& conf
       continue;
     }
     const RestoreStats& stats = restores[i]->stats();
-    LOG_INFO("task {} taken over at epoch {}: {} changelog records read, {} commits restored, {} void", task, epoch,
+    LOG_INFO("task {} taken over at epoch {}{}: {} changelog records read, {} commits restored, {} void", task, epoch,
+             spec.local ? " from the local copy at offset " + std::to_string(spec.local->offset) : std::string(),
              stats.records, stats.commits, stats.void_records);
     out.emplace_back(TakeOverStats{epoch, stats});
   }

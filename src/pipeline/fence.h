@@ -9,6 +9,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -87,6 +88,13 @@ struct ClaimSpec {
   //! nothing reads them back).
   std::vector<std::pair<std::string, int32_t>> outputs;
   std::string records_instance;  //!< the fence markers' "of" (FenceRecord)
+  //! TakeOverTask: set when the store holds a copy of the task that this data dir kept at its
+  //! last stop (StageRunner): the task as a restore up to `offset` leaves it, at `epoch`.
+  struct LocalCopy {
+    int64_t offset = 0;
+    uint64_t epoch = 0;
+  };
+  std::optional<LocalCopy> local;
 };
 
 //! Makes `epoch` the task's epoch: a fence marker into every partition of every output, all
@@ -109,6 +117,10 @@ struct TakeOverStats {
 //! What a member given a task does before it processes: reads the task's changelog into `store`,
 //! claims the next epoch (ClaimTask) and reads on to the end. Aborted when another claim of that
 //! epoch came first (the task is not this member's; nothing of it may be written).
+//! With `spec.local`, the read begins at the copy's offset; NotFound when the copy is not current
+//! (a claim follows it: another member owned the task since, and what it wrote may be compacted
+//! away; or the log's start has passed it): the caller drops the task's rows and takes it over
+//! from the changelog instead. The copy's rows may be changed by then.
 //! `restore_lag`, when given, counts the changelog records left to read while it runs.
 Result<TakeOverStats> TakeOverTask(const kafka::ClientConfig& config, kafka::Admin& admin, state::Store& store,
                                    const ClaimSpec& spec, std::atomic<int64_t>* restore_lag = nullptr);

@@ -10,14 +10,14 @@ std::string Metrics::Summary() const {
       "duplicates={} fenced={} exports_applied={} stale_exports={} corrupt={} lost={} before_from={} other_generation={} "
       "undeliverable={} export_parts={} truncated_texts={} dropped_long_urls={} triple_records={} invalid_triple_records={} "
       "statements_added={} statements_removed={} web_statements_added={} web_statements_removed={} "
-      "web_statements_skipped={} forwarded={} tasks_taken_over={} tasks_given_up={}",
+      "web_statements_skipped={} forwarded={} tasks_taken_over={} tasks_given_up={} tasks_resumed_locally={}",
       events.load(), invalid_events.load(), stale_events.load(), dropped_links.load(), truncated_links.load(),
       uri_deltas.load(), domain_deltas.load(), duplicates.load(), fenced_records.load(), exports.load(), stale_exports.load(),
       corrupt_records.load(), lost_records.load(), before_from.load(), other_generation.load(),
       undeliverable_records.load(), export_parts.load(), truncated_texts.load(), dropped_long_urls.load(),
       triple_records.load(), invalid_triple_records.load(), statements_added.load(), statements_removed.load(),
       web_statements_added.load(), web_statements_removed.load(), web_statements_skipped.load(),
-      forwarded_events.load(), tasks_taken_over.load(), tasks_given_up.load());
+      forwarded_events.load(), tasks_taken_over.load(), tasks_given_up.load(), tasks_resumed_locally.load());
 }
 
 }  // namespace webindex::pipeline

@@ -40,6 +40,7 @@ struct Metrics {
   std::atomic<uint64_t> commits{0};
   std::atomic<uint64_t> tasks_taken_over{0};  //!< group mode: tasks restored, fenced and claimed
   std::atomic<uint64_t> tasks_given_up{0};    //!< group mode: tasks the group took away
+  std::atomic<uint64_t> tasks_resumed_locally{0};  //!< of those taken over: from the copy the data dir kept at its stop
   std::atomic<uint64_t> restored_records{0};  //!< changelog records read by takeovers
   std::atomic<uint64_t> snapshots{0};         //!< task snapshots written to the changelogs
   std::atomic<uint64_t> snapshot_rows{0};     //!< rows in them

@@ -131,11 +131,15 @@ Status StageRunner::Start() {
     }
   }
   if (group) {
-    // Every task this member is given is restored from its changelog; the rows an earlier run
-    // kept (a stop keeps them) would only be stale copies of tasks that may be elsewhere now.
-    std::set<int32_t> all;
-    for (int32_t p = 0; p < input_partitions_; ++p) all.insert(p);
-    RETURN_IF_ERROR(DropTasks(all));
+    // Every task this member is given is restored from its changelog, or read on from the copy
+    // the last stop kept of it (KeepLocalCopies). Other rows an earlier run kept would only be
+    // stale copies of tasks that may be elsewhere now.
+    ASSIGN_OR_RETURN(local_copies_, TakeLocalCopies());
+    std::set<int32_t> stale;
+    for (int32_t p = 0; p < input_partitions_; ++p) {
+      if (!local_copies_.count(p)) stale.insert(p);
+    }
+    if (!stale.empty()) RETURN_IF_ERROR(DropTasks(stale));
   }
   RETURN_IF_ERROR(stage_->Open(store_));
   // Counters and positions (a group member's come with each task it is given: OnAssigned).
@@ -490,7 +494,11 @@ std::vector<kafka::TopicPartitionOffset> StageRunner::OnAssigned(const std::vect
   const auto began = std::chrono::steady_clock::now();
   Status st;
   try {
-    st = DropTasks(tasks);
+    std::set<int32_t> without_copy;
+    for (int32_t task : tasks) {
+      if (!local_copies_.count(task)) without_copy.insert(task);
+    }
+    st = without_copy.empty() ? Status::Ok() : DropTasks(without_copy);
     if (st.ok()) st = TakeOver(tasks);
     for (int32_t task : Owned()) {
       if (tasks.count(task)) start.push_back({stage_->input_topic(), task, positions_[task].load()});
@@ -543,17 +551,31 @@ ClaimSpec StageRunner::SpecOf(int32_t task) const {
                    options_.instance,
                    ChangelogTopic(options_.changelog_prefix, name),
                    stage_->Outputs(),
-                   options_.records_instance};
+                   options_.records_instance,
+                   std::nullopt};
 }
 
 Status StageRunner::TakeOver(const std::set<int32_t>& tasks) {
   std::vector<ClaimSpec> specs;
-  for (int32_t task : tasks) specs.push_back(SpecOf(task));
+  for (int32_t task : tasks) {
+    specs.push_back(SpecOf(task));
+    if (auto copy = local_copies_.find(task); copy != local_copies_.end()) {
+      specs.back().local = copy->second;
+      local_copies_.erase(copy);  // whatever comes of it, the rows change from here on
+    }
+  }
   std::vector<Result<TakeOverStats>> took =
       TakeOverTasks(consumer_config_, *options_.admin, store_, specs, &metrics_.restore_lag);
   for (size_t i = 0; i < specs.size(); ++i) {
     const int32_t task = specs[i].task;
     const std::string name = TaskName(stage_->name(), task);
+    if (specs[i].local && !took[i].ok() && took[i].status().code() == Status::Code::kNotFound) {
+      LOG_INFO("stage {}: {}; restoring it from the changelog", stage_->name(), took[i].status().message());
+      RETURN_IF_ERROR(DropTasks({task}));
+      specs[i].local.reset();
+      took[i] = TakeOverTask(consumer_config_, *options_.admin, store_, specs[i], &metrics_.restore_lag);
+    }
+    if (specs[i].local && took[i].ok()) ++metrics_.tasks_resumed_locally;
     // Another claim of the same epoch came first: a member the group has dropped since. The next
     // epoch is ours unless it claims again.
     for (int tries = 1; !took[i].ok() && took[i].status().code() == Status::Code::kAborted && tries < 3; ++tries) {
@@ -624,6 +646,92 @@ bool StageRunner::settled() const {
   return since >= std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::seconds(3)).count();
 }
 
+std::string StageRunner::LocalCopyKey(int32_t task) const {
+  return "local-copy/" + std::string(stage_->name()) + "/" + std::to_string(task);
+}
+
+void StageRunner::KeepLocalCopies(std::chrono::steady_clock::time_point deadline) {
+  const std::set<int32_t> owned = Owned();
+  if (owned.empty() || !consumer_) return;
+  // The copy must be what a restore of the changelog gives: every record of every commit
+  // acknowledged, the changelog's before all. (Snapshot records are not waited for: they repeat
+  // the state, wherever they land.)
+  while ((AckedBelow() < next_seq_ || !held_.empty()) && std::chrono::steady_clock::now() < deadline) {
+    {
+      std::lock_guard<std::mutex> lock(acked_mu_);
+      if (!delivery_error_.ok()) break;
+    }
+    if (!ReleaseHeld().ok()) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  const std::string stage(stage_->name());
+  if (AckedBelow() < next_seq_ || !held_.empty()) {
+    LOG_INFO("stage {}: keeps no local copy of its {} task(s): records of its last commits are not acknowledged",
+             stage, owned.size());
+    return;
+  }
+  // Owned through this instant: had the group given a task to another member, this member would
+  // have been told to give it up first, or dropped from the group, and then the commit fails.
+  // Whatever another owner writes to the changelogs later lands after the ends read below.
+  std::vector<kafka::TopicPartitionOffset> positions;
+  for (int32_t task : owned) positions.push_back({stage_->input_topic(), task, std::max<int64_t>(positions_[task], 0)});
+  if (Status confirmed = consumer_->ConfirmAssignment(positions, 5000); !confirmed.ok()) {
+    LOG_INFO("stage {}: keeps no local copy of its {} task(s): the group did not confirm that it still owns them ({})",
+             stage, owned.size(), confirmed.ToString());
+    return;
+  }
+  state::WriteBatch wb(store_);
+  BytesWriter w;
+  for (int32_t task : owned) {
+    auto marks = options_.admin->Watermarks(ChangelogTopic(options_.changelog_prefix, stage), task, 10000);
+    if (!marks.ok()) {
+      LOG_INFO("stage {}: keeps no local copy of its tasks: {}", stage, marks.status().ToString());
+      return;
+    }
+    w.str().clear();
+    w.PutFixed64BE(options_.generation);
+    auto epoch = task_epochs_.find(task);
+    w.PutFixed64BE(epoch == task_epochs_.end() ? 0 : epoch->second);
+    w.PutFixed64BE(static_cast<uint64_t>(marks->second));
+    wb.Put(state::Family::kMeta, LocalCopyKey(task), w.str());
+  }
+  if (Status written = store_.Write(wb); !written.ok()) {
+    LOG_WARN("stage {}: keeps no local copy of its tasks: {}", stage, written.ToString());
+    return;
+  }
+  LOG_INFO("stage {}: kept a local copy of {} task(s): a start on this data dir given them back reads their "
+           "changelogs on from here",
+           stage, owned.size());
+}
+
+Result<std::map<int32_t, ClaimSpec::LocalCopy>> StageRunner::TakeLocalCopies() {
+  std::map<int32_t, ClaimSpec::LocalCopy> copies;
+  const std::string prefix = "local-copy/" + std::string(stage_->name()) + "/";
+  state::WriteBatch wb(store_);
+  auto it = store_.NewIterator(state::Family::kMeta);
+  for (it->Seek(prefix); it->Valid() && it->key().starts_with(prefix); it->Next()) {
+    wb.Delete(state::Family::kMeta, it->key());
+    const auto task = ParseUint(it->key().substr(prefix.size()));
+    BytesReader r(it->value());
+    uint64_t generation = 0, epoch = 0, offset = 0;
+    if (!task || *task >= static_cast<uint64_t>(input_partitions_) || !r.GetFixed64BE(&generation) ||
+        !r.GetFixed64BE(&epoch) || !r.GetFixed64BE(&offset) || !r.empty()) {
+      return Status::Corruption("local copy note " + std::string(it->key()));
+    }
+    // The copy's epoch is the one its rows hold; a note of another generation (a replay since) is void.
+    const std::string epoch_key = TaskEpochKey(stage_->name(), static_cast<int32_t>(*task));
+    ASSIGN_OR_RETURN(auto stored, state::GetFixed64(store_, state::Family::kMeta, epoch_key, "epoch " + epoch_key));
+    if (generation != options_.generation || stored.value_or(0) != epoch) continue;
+    copies[static_cast<int32_t>(*task)] = {static_cast<int64_t>(offset), epoch};
+  }
+  RETURN_IF_ERROR(it->status());
+  RETURN_IF_ERROR(store_.Write(wb));  // before any row of the copies changes
+  if (!copies.empty()) {
+    LOG_INFO("stage {}: the last stop kept a local copy of {} task(s)", stage_->name(), copies.size());
+  }
+  return copies;
+}
+
 Status StageRunner::DropTasks(const std::set<int32_t>& tasks) {
   const std::string name(stage_->name());
   // The stage's rows: every key of its family whose task is one of `tasks`, in writes of a
@@ -677,6 +785,7 @@ std::vector<int64_t> StageRunner::Positions() const {
 void StageRunner::Loop() {
   kafka::MessageBatch batch;
   Status st;
+  std::chrono::steady_clock::time_point deadline;
   try {
     while (!stop_ && st.ok()) {
       // Held records wait for acknowledgements that take a millisecond or so on a quiet link.
@@ -703,7 +812,7 @@ void StageRunner::Loop() {
       busy_ = false;
     }
     // Stopping: the held records whose changelog records are on their way go too.
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
     while (st.ok() && !held_.empty() && std::chrono::steady_clock::now() < deadline) {
       {
         std::lock_guard<std::mutex> lock(acked_mu_);
@@ -718,6 +827,13 @@ void StageRunner::Loop() {
   if (!options_.group) {  // the last ones, whatever the time since the previous report
     reported_at_ = {};
     ReportPositions();
+  }
+  if (options_.group && st.ok()) {
+    try {
+      KeepLocalCopies(deadline);
+    } catch (const std::exception& e) {
+      LOG_WARN("stage {}: keeps no local copy of its tasks: {}", stage_->name(), e.what());
+    }
   }
   // A group member leaves the group now (the others take the tasks over), keeping the local rows.
   // Every stage closes its consumer on its own thread, so that brokers gone at shutdown cost one

@@ -128,6 +128,15 @@ class StageRunner {
   ClaimSpec SpecOf(int32_t task) const;
   //! Loads a task's seq counter, epoch and position from the store (committed or restored).
   Status LoadTask(int32_t task);
+  //! kMeta key of the copy of `task` kept at a stop (KeepLocalCopies).
+  std::string LocalCopyKey(int32_t task) const;
+  //! Group mode, at a stop: once every record is acknowledged and the group confirms that this
+  //! member still owns its tasks (Consumer::ConfirmAssignment), notes for each that the store
+  //! holds it as its changelog up to the end it has now (docs/scale-out.md §4). Until
+  //! `deadline` for the acknowledgements. No copy is noted when either does not come.
+  void KeepLocalCopies(std::chrono::steady_clock::time_point deadline);
+  //! Start: the copies the last stop noted (their notes deleted: each is good for one start).
+  Result<std::map<int32_t, ClaimSpec::LocalCopy>> TakeLocalCopies();
   //! Deletes every local row of `tasks`: the stage's rows of those tasks, their positions,
   //! counters, epochs, dedupe and fence marks and restored records.
   Status DropTasks(const std::set<int32_t>& tasks);
@@ -272,6 +281,8 @@ class StageRunner {
   Listener listener_{*this};
   mutable std::mutex owned_mu_;
   std::set<int32_t> owned_;     // tasks this runner reads now
+  //! Tasks whose rows the last stop kept as current copies, until the group gives them (runner thread).
+  std::map<int32_t, ClaimSpec::LocalCopy> local_copies_;
   Status group_error_;          // a takeover or drop failed: the runner stops (runner thread)
   bool closing_ = false;        // leaving the group: a revocation keeps the local rows
   std::atomic<bool> joined_{false};

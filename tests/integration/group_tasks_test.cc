@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <functional>
 #include <iostream>
 #include <memory>
 #include <random>
@@ -34,20 +35,20 @@ constexpr int32_t kTasks = 4;
 class GroupMember : public Member {
  public:
   GroupMember(const std::string& name, Cluster& cluster, size_t max_batch, bool page_stage = false)
-      : Member(name, cluster.brokers, kTasks) {
+      : Member(name, cluster.brokers, kTasks), max_batch_(max_batch), page_stage_(page_stage) {
     auto admin = kafka::Admin::Create(cluster.config);  // one per member: an admin serves one thread
     EXPECT_TRUE(admin.ok());
     admin_ = std::move(admin).value();
-    std::unique_ptr<pipeline::Stage> stage;
-    if (page_stage) {
-      stage = std::make_unique<pipeline::PageStage>(Layout(false), codec::DecodeLimits{});
-    } else {
-      stage = std::make_unique<pipeline::UriStage>(Layout());
-    }
-    kafka::GroupMembership group;
-    group.group_id = "g." + std::string(stage->name());
-    group.session_timeout_ms = 6000;
-    Add(std::move(stage), max_batch, group, admin_.get());
+    AddRunner();
+    Start();
+  }
+  //! Stops (leaving the group, keeping the rows) and starts again on the same data dir, as a
+  //! restarted process would; `while_down` runs in between.
+  void Restart(const std::function<void()>& while_down = {}) {
+    Stop();
+    runners_.clear();
+    if (while_down) while_down();
+    AddRunner();
     Start();
   }
   ~GroupMember() {  // before the admin the runner uses goes
@@ -57,6 +58,20 @@ class GroupMember : public Member {
   pipeline::StageRunner& runner() { return *runners_[0]; }
 
  private:
+  void AddRunner() {
+    std::unique_ptr<pipeline::Stage> stage;
+    if (page_stage_) {
+      stage = std::make_unique<pipeline::PageStage>(Layout(false), codec::DecodeLimits{});
+    } else {
+      stage = std::make_unique<pipeline::UriStage>(Layout());
+    }
+    kafka::GroupMembership group;
+    group.group_id = "g." + std::string(stage->name());
+    group.session_timeout_ms = 6000;
+    Add(std::move(stage), max_batch_, group, admin_.get());
+  }
+  const size_t max_batch_;
+  const bool page_stage_;
   std::unique_ptr<kafka::Admin> admin_;
 };
 
@@ -170,6 +185,88 @@ TEST(GroupTasksTest, TasksMoveBetweenMembersThroughJoinsAndLeavesAndTheTableStay
     EXPECT_EQ(counted->info.docs, feeder.expected().at(uri).docs) << uri;
   }
   EXPECT_EQ(stored, live);
+}
+
+//! Records in all partitions of the uri stage's changelog.
+int64_t ChangelogRecords(kafka::Admin& admin) {
+  int64_t n = 0;
+  for (int32_t t = 0; t < kTasks; ++t) {
+    auto marks = admin.Watermarks(pipeline::ChangelogTopic("webindex.changelog.", "uri"), t, 5000);
+    EXPECT_TRUE(marks.ok());
+    if (marks.ok()) n += marks->second - marks->first;
+  }
+  return n;
+}
+
+// docs/scale-out.md §4: a member that stops keeps its tasks' rows and, once everything it sent is
+// acknowledged and the group confirms it still owns them, notes that they are current copies.
+// Restarted on its data dir and given a task back, it reads the task's changelog on from where
+// the copy ends instead of from the start. A copy that another owner's claim followed is not
+// used: that owner's writes may be compacted away in the changelog's tail.
+TEST(GroupTasksTest, AMemberRestartedOnItsDataDirReadsOnFromTheCopyItKept) {
+  const uint64_t seed = RandomTestSeeds({13}).front();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::cout << "local copies, seed " << seed << std::endl;
+  Cluster cluster({}, kTasks);
+  kafka::Admin& admin = *cluster.admin;
+  DeltaFeeder feeder(cluster.config, seed, kTasks);
+  Member downstream("downstream", cluster.brokers, kTasks);
+  downstream.RunDownstream();
+
+  auto a = std::make_unique<GroupMember>("a", cluster, 1 + feeder.rng()() % 50);
+  feeder.Feed(400);
+  WaitSettled({a.get()});
+  a->WaitFor(admin);
+  EXPECT_EQ(a->metrics_.tasks_resumed_locally.load(), 0u);
+
+  // A restarts: every task comes back to it, read on from its copy, not from the log's start.
+  const int64_t logged = ChangelogRecords(admin);
+  const uint64_t restored_before = a->metrics_.restored_records;
+  a->Restart();
+  feeder.Feed(200);
+  WaitSettled({a.get()});
+  a->WaitFor(admin);
+  EXPECT_EQ(a->metrics_.tasks_resumed_locally.load(), uint64_t{kTasks});
+  const uint64_t read = a->metrics_.restored_records - restored_before;
+  std::cout << "restart: " << read << " changelog records read of " << logged << std::endl;
+  EXPECT_LT(read * 4, static_cast<uint64_t>(logged)) << "the restart read the changelogs from their start";
+  ExpectOnlyOwnedRows(*a);
+
+  // B joins; A stops, and while it is down B owns every task and claims A's. Restarted, A gets
+  // them back only when B leaves: its copies are not current, it restores them from the changelog.
+  auto b = std::make_unique<GroupMember>("b", cluster, 1 + feeder.rng()() % 50);
+  for (int i = 0; i < 100 && b->runner().Owned().empty(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  WaitSettled({a.get(), b.get()});
+  feeder.Feed(200);
+  a->WaitFor(admin);
+  b->WaitFor(admin);
+  a->Restart([&] {
+    WaitSettled({b.get()});
+    feeder.Feed(200);
+    b->WaitFor(admin);
+  });
+  for (int i = 0; i < 100 && a->runner().Owned().empty(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  WaitSettled({a.get(), b.get()});
+  b.reset();
+  feeder.Feed(200);
+  WaitSettled({a.get()});
+  a->WaitFor(admin);
+  downstream.WaitFor(admin);
+  EXPECT_EQ(a->metrics_.tasks_resumed_locally.load(), uint64_t{kTasks}) << "a copy another owner's claim followed was used";
+  ExpectOnlyOwnedRows(*a);
+  EXPECT_EQ(TableCells(*downstream.store_), ExpectedTable(feeder.expected()));
+  std::map<std::string, std::string> rows = Family(*a->store_, state::Family::kUris);
+  for (const auto& [uri, info] : feeder.expected()) {
+    auto row = rows.find(uri);
+    if (row == rows.end()) {
+      EXPECT_FALSE(info.Exists()) << uri;
+      continue;
+    }
+    auto counted = codec::DecodeCounted(row->second);
+    ASSERT_TRUE(counted.ok());
+    EXPECT_EQ(counted->info.links_to, info.links_to) << uri;
+    EXPECT_EQ(counted->info.docs, info.docs) << uri;
+  }
 }
 
 //! Produces crawl events to the pages topic, most of them to another partition than their
