@@ -546,7 +546,6 @@ void Consumer::ReportPositions(const std::vector<TopicPartitionOffset>& position
 Status Consumer::ConfirmAssignment(const std::vector<TopicPartitionOffset>& positions, int timeout_ms) {
   if (positions.empty()) return Status::Ok();
   rd_kafka_t* rk = impl_->rk.get();
-  if (rd_kafka_assignment_lost(rk)) return Status::Aborted("the group dropped this member: its assignment is lost");
   std::unique_ptr<rd_kafka_topic_partition_list_t, PartitionListDeleter> list(
       rd_kafka_topic_partition_list_new(static_cast<int>(positions.size())));
   for (const auto& p : positions) rd_kafka_topic_partition_list_add(list.get(), p.topic.c_str(), p.partition)->offset = p.offset;
@@ -572,7 +571,9 @@ Status Consumer::ConfirmAssignment(const std::vector<TopicPartitionOffset>& posi
     st = Status::Unavailable("no answer to the commit within " + std::to_string(timeout_ms) + " ms");
   }
   rd_kafka_queue_destroy(q);
-  if (st.ok() && rd_kafka_assignment_lost(rk)) st = Status::Aborted("the group dropped this member: its assignment is lost");
+  if (st.ok() && rd_kafka_assignment_lost(rk)) {
+    st = Status::Aborted("the group dropped this member while it committed: its assignment is lost");
+  }
   return st;
 }
 

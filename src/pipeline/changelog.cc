@@ -40,16 +40,32 @@ std::string ChangelogSnapshotKey(uint64_t generation, bool end) {
   return w.Take();
 }
 
+SnapshotWriter::SnapshotWriter(std::string topic, int32_t task, uint64_t generation,
+                               std::vector<std::pair<std::string, std::string>> headers, std::string_view id)
+    : topic_(std::move(topic)), task_(task), generation_(generation), headers_(std::move(headers)) {
+  headers_.emplace_back(kSnapshotHeader, std::string(id));
+}
+
+OutRecord SnapshotWriter::Begin() const { return {topic_, task_, ChangelogSnapshotKey(generation_, false), "", headers_}; }
+
+OutRecord SnapshotWriter::Row(state::Family family, std::string_view key, std::string_view value) {
+  ++rows_;
+  return {topic_, task_, ChangelogKey(generation_, family, key), std::string(value), headers_};
+}
+
+OutRecord SnapshotWriter::End() const {
+  return {topic_, task_, ChangelogSnapshotKey(generation_, true), std::to_string(rows_), headers_};
+}
+
 std::vector<OutRecord> SnapshotRecords(const std::string& topic, int32_t task, uint64_t generation,
                                        const std::vector<std::pair<std::string, std::string>>& headers,
                                        std::string_view id, const std::vector<SnapshotRow>& rows) {
-  auto with_id = headers;
-  with_id.emplace_back(kSnapshotHeader, std::string(id));
+  SnapshotWriter writer(topic, task, generation, headers, id);
   std::vector<OutRecord> out;
   out.reserve(rows.size() + 2);
-  out.push_back({topic, task, ChangelogSnapshotKey(generation, false), "", with_id});
-  for (const auto& row : rows) out.push_back({topic, task, ChangelogKey(generation, row.family, row.key), row.value, with_id});
-  out.push_back({topic, task, ChangelogSnapshotKey(generation, true), std::to_string(rows.size()), with_id});
+  out.push_back(writer.Begin());
+  for (const auto& row : rows) out.push_back(writer.Row(row.family, row.key, row.value));
+  out.push_back(writer.End());
   return out;
 }
 
@@ -71,6 +87,12 @@ std::string TaskRestore::Where(int64_t offset) const {
 Status TaskRestore::CatchUp(int64_t until) {
   ASSIGN_OR_RETURN(auto marks, admin_.Watermarks(topic_, task_, kTimeoutMs));
   const int64_t broker_low = marks.first, end = std::min(marks.second, until);
+  if (next_ > marks.second) {
+    return Status::Unavailable("cannot restore task " + std::to_string(task_) + ": " + topic_ + "[" +
+                               std::to_string(task_) + "] ends at offset " + std::to_string(marks.second) +
+                               ", before offset " + std::to_string(next_) +
+                               " this restore reached: the topic was recreated or truncated");
+  }
   // Compaction keeps a log's start; only deletion (retention, a trim) moves it, and then the
   // state of the records it took is gone: a restore that has not begun yet begins at the first
   // complete snapshot after the start; one that has applied records cannot skip any.

@@ -49,8 +49,26 @@ struct SnapshotRow {
   std::string key;
   std::string value;
 };
-//! The records of a snapshot of `rows` for partition `task` of `topic`; `headers` are those of
-//! the task's other changelog records (gen, inst, epoch), `id` names this snapshot.
+//! The records of one snapshot, made one at a time (a snapshot is streamed as its rows are
+//! read): Begin, a Row per state row, End. `headers` are those of the task's other changelog
+//! records (gen, inst, epoch), `id` names this snapshot.
+class SnapshotWriter {
+ public:
+  SnapshotWriter(std::string topic, int32_t task, uint64_t generation,
+                 std::vector<std::pair<std::string, std::string>> headers, std::string_view id);
+  OutRecord Begin() const;
+  OutRecord Row(state::Family family, std::string_view key, std::string_view value);
+  OutRecord End() const;  //!< holds the number of Row calls
+  uint64_t rows() const { return rows_; }
+
+ private:
+  std::string topic_;
+  int32_t task_;
+  uint64_t generation_;
+  std::vector<std::pair<std::string, std::string>> headers_;
+  uint64_t rows_ = 0;
+};
+//! The records of a snapshot of `rows` for partition `task` of `topic` (SnapshotWriter).
 std::vector<OutRecord> SnapshotRecords(const std::string& topic, int32_t task, uint64_t generation,
                                        const std::vector<std::pair<std::string, std::string>>& headers,
                                        std::string_view id, const std::vector<SnapshotRow>& rows);

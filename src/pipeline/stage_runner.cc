@@ -279,10 +279,9 @@ std::vector<std::pair<int32_t, std::string>> StageRunner::TaskOutbox(const std::
   std::vector<std::pair<int32_t, std::string>> keys;
   for (const auto& [task, list] : by_task) {
     const std::string bytes = codec::EncodeOutBatch(list);
-    auto epoch = task_epochs_.find(task);
+    const uint64_t epoch = EpochOf(task);
     for (uint32_t part = 0; size_t{part} * room < bytes.size(); ++part) {
-      keys.emplace_back(task, TaskOutboxKey(stage_->name(), task, epoch == task_epochs_.end() ? 0 : epoch->second,
-                                            row, part));
+      keys.emplace_back(task, TaskOutboxKey(stage_->name(), task, epoch, row, part));
       values->push_back(bytes.substr(size_t{part} * room, room));
     }
   }
@@ -557,6 +556,7 @@ ClaimSpec StageRunner::SpecOf(int32_t task) const {
 
 Status StageRunner::TakeOver(const std::set<int32_t>& tasks) {
   std::vector<ClaimSpec> specs;
+  std::set<int32_t> taken;
   for (int32_t task : tasks) {
     specs.push_back(SpecOf(task));
     if (auto copy = local_copies_.find(task); copy != local_copies_.end()) {
@@ -575,20 +575,20 @@ Status StageRunner::TakeOver(const std::set<int32_t>& tasks) {
       specs[i].local.reset();
       took[i] = TakeOverTask(consumer_config_, *options_.admin, store_, specs[i], &metrics_.restore_lag);
     }
-    if (specs[i].local && took[i].ok()) ++metrics_.tasks_resumed_locally;
     // Another claim of the same epoch came first: a member the group has dropped since. The next
     // epoch is ours unless it claims again.
     for (int tries = 1; !took[i].ok() && took[i].status().code() == Status::Code::kAborted && tries < 3; ++tries) {
       LOG_WARN("stage {}: {}; claiming again", stage_->name(), took[i].status().message());
       RETURN_IF_ERROR(DropTasks({task}));
+      specs[i].local.reset();  // its rows are gone: from the changelog's start
       took[i] = TakeOverTask(consumer_config_, *options_.admin, store_, specs[i], &metrics_.restore_lag);
     }
     if (!took[i].ok()) return took[i].status().WithContext("taking over task " + name);
     metrics_.restored_records += took[i]->restore.records;
+    if (specs[i].local) ++metrics_.tasks_resumed_locally;
     RETURN_IF_ERROR(LoadTask(task));  // the restore wrote the claimed epoch with the rest
     RETURN_IF_ERROR(LoadAdopted(task));
-    // The task as restored, so that its next owner need not read the log before this point.
-    RETURN_IF_ERROR(WriteSnapshot(task));
+    taken.insert(task);
     {
       std::lock_guard<std::mutex> lock(owned_mu_);
       owned_.insert(task);
@@ -596,7 +596,8 @@ Status StageRunner::TakeOver(const std::set<int32_t>& tasks) {
     ++taken_over_;
     ++metrics_.tasks_taken_over;
   }
-  return Status::Ok();
+  // The tasks as restored, so that their next owner need not read the logs before this point.
+  return WriteSnapshots(taken);
 }
 
 void StageRunner::OnRevoked(const std::vector<kafka::TopicPartitionOffset>& taken, bool lost) {
@@ -670,16 +671,10 @@ void StageRunner::KeepLocalCopies(std::chrono::steady_clock::time_point deadline
              stage, owned.size());
     return;
   }
-  // Owned through this instant: had the group given a task to another member, this member would
-  // have been told to give it up first, or dropped from the group, and then the commit fails.
-  // Whatever another owner writes to the changelogs later lands after the ends read below.
-  std::vector<kafka::TopicPartitionOffset> positions;
-  for (int32_t task : owned) positions.push_back({stage_->input_topic(), task, std::max<int64_t>(positions_[task], 0)});
-  if (Status confirmed = consumer_->ConfirmAssignment(positions, 5000); !confirmed.ok()) {
-    LOG_INFO("stage {}: keeps no local copy of its {} task(s): the group did not confirm that it still owns them ({})",
-             stage, owned.size(), confirmed.ToString());
-    return;
-  }
+  // The changelogs' ends first, then the group's confirmation that this member owns its tasks
+  // still: had the group given a task to another member, this member would have been told to
+  // give it up first, or dropped from the group, and then the commit fails. So whatever another
+  // owner writes to the changelogs lands after the ends read here.
   state::WriteBatch wb(store_);
   BytesWriter w;
   for (int32_t task : owned) {
@@ -690,10 +685,16 @@ void StageRunner::KeepLocalCopies(std::chrono::steady_clock::time_point deadline
     }
     w.str().clear();
     w.PutFixed64BE(options_.generation);
-    auto epoch = task_epochs_.find(task);
-    w.PutFixed64BE(epoch == task_epochs_.end() ? 0 : epoch->second);
+    w.PutFixed64BE(EpochOf(task));
     w.PutFixed64BE(static_cast<uint64_t>(marks->second));
     wb.Put(state::Family::kMeta, LocalCopyKey(task), w.str());
+  }
+  std::vector<kafka::TopicPartitionOffset> positions;
+  for (int32_t task : owned) positions.push_back({stage_->input_topic(), task, std::max<int64_t>(positions_[task], 0)});
+  if (Status confirmed = consumer_->ConfirmAssignment(positions, 5000); !confirmed.ok()) {
+    LOG_INFO("stage {}: keeps no local copy of its {} task(s): the group did not confirm that it still owns them ({})",
+             stage, owned.size(), confirmed.ToString());
+    return;
   }
   if (Status written = store_.Write(wb); !written.ok()) {
     LOG_WARN("stage {}: keeps no local copy of its tasks: {}", stage, written.ToString());
@@ -716,7 +717,9 @@ Result<std::map<int32_t, ClaimSpec::LocalCopy>> StageRunner::TakeLocalCopies() {
     uint64_t generation = 0, epoch = 0, offset = 0;
     if (!task || *task >= static_cast<uint64_t>(input_partitions_) || !r.GetFixed64BE(&generation) ||
         !r.GetFixed64BE(&epoch) || !r.GetFixed64BE(&offset) || !r.empty()) {
-      return Status::Corruption("local copy note " + std::string(it->key()));
+      LOG_WARN("stage {}: ignoring an unreadable local copy note {} (the task is restored from its changelog)",
+               stage_->name(), it->key());
+      continue;
     }
     // The copy's epoch is the one its rows hold; a note of another generation (a replay since) is void.
     const std::string epoch_key = TaskEpochKey(stage_->name(), static_cast<int32_t>(*task));
@@ -733,46 +736,21 @@ Result<std::map<int32_t, ClaimSpec::LocalCopy>> StageRunner::TakeLocalCopies() {
 }
 
 Status StageRunner::DropTasks(const std::set<int32_t>& tasks) {
-  const std::string name(stage_->name());
-  // The stage's rows: every key of its family whose task is one of `tasks`, in writes of a
-  // bounded size (dropping is idempotent: a crash part-way leaves rows the next drop removes).
-  const state::Family family = *stage_->StateFamily();
+  // In writes of a bounded size (dropping is idempotent: a crash part-way leaves rows the next
+  // drop removes). The iterators read the store as it was when they were made.
   uint64_t dropped = 0;
-  {
-    std::unique_ptr<state::WriteBatch> wb = std::make_unique<state::WriteBatch>(store_);
-    auto it = store_.NewIterator(family);
-    for (it->Seek(""); it->Valid(); it->Next()) {
-      if (!tasks.count(stage_->TaskOfKey(it->key()))) continue;
-      wb->Delete(family, it->key());
-      if (++dropped % 100000 == 0) {
-        RETURN_IF_ERROR(store_.Write(*wb));
-        wb = std::make_unique<state::WriteBatch>(store_);
-      }
+  auto wb = std::make_unique<state::WriteBatch>(store_);
+  RETURN_IF_ERROR(ForEachTaskRow(tasks, [&](int32_t, state::Family family, std::string_view key, std::string_view) {
+    wb->Delete(family, key);
+    if (++dropped % 100000 == 0) {
+      RETURN_IF_ERROR(store_.Write(*wb));
+      wb = std::make_unique<state::WriteBatch>(store_);
     }
-    RETURN_IF_ERROR(it->status());
-    RETURN_IF_ERROR(store_.Write(*wb));
-  }
-  // What else a task keeps: position, counters, epoch, marks, restored records.
-  state::WriteBatch wb(store_);
-  Status listed;
-  auto drop_prefix = [&](state::Family f, const std::string& prefix) {  // a few keys each
-    auto it = store_.NewIterator(f);
-    for (it->Seek(prefix); it->Valid() && it->key().starts_with(prefix); it->Next()) wb.Delete(f, it->key());
-    if (listed.ok()) listed = it->status();
-  };
-  for (int32_t task : tasks) {
-    const std::string t = std::to_string(task) + "/";
-    wb.Delete(state::Family::kOffsets, OffsetKey(task));
-    wb.Delete(state::Family::kMeta, TaskSeqKey(name, task));
-    wb.Delete(state::Family::kMeta, TaskEpochKey(name, task));
-    drop_prefix(state::Family::kDedupe, name + "/" + t);
-    drop_prefix(state::Family::kDedupe, "fence/" + name + "/" + t);
-    drop_prefix(state::Family::kOutbox, TaskOutboxPrefix(name) + t);
-  }
-  RETURN_IF_ERROR(listed);
-  RETURN_IF_ERROR(store_.Write(wb));
+    return Status::Ok();
+  }));
+  RETURN_IF_ERROR(store_.Write(*wb));
   std::erase_if(adopted_, [&](const Adopted& a) { return tasks.count(a.task) > 0; });
-  LOG_DEBUG("stage {}: dropped the local rows of {} task(s): {} state rows", name, tasks.size(), dropped);
+  LOG_DEBUG("stage {}: dropped the local rows of {} task(s): {} rows", stage_->name(), tasks.size(), dropped);
   return Status::Ok();
 }
 
@@ -1035,9 +1013,7 @@ Status StageRunner::AddChangelog(BatchContext& ctx) {
   std::map<int32_t, std::vector<BatchContext::StateChange*>> by_task;
   for (auto& change : ctx.changes()) by_task[change.task].push_back(&change);
   for (auto& [task, changes] : by_task) {
-    std::vector<std::pair<std::string, std::string>> headers = {{"gen", std::to_string(options_.generation)},
-                                                                {"inst", options_.instance}};
-    if (const uint64_t epoch = ctx.EpochOf(task)) headers.emplace_back(kEpochHeader, std::to_string(epoch));
+    const std::vector<std::pair<std::string, std::string>> headers = ChangelogHeaders(task);
     for (BatchContext::StateChange* c : changes) {
       OutRecord rec{topic,   task, ChangelogKey(options_.generation, c->family, c->key),
                     c->value ? std::move(*c->value) : std::string(), headers, /*tombstone=*/!c->value};
@@ -1055,93 +1031,136 @@ Status StageRunner::AddChangelog(BatchContext& ctx) {
   return Status::Ok();
 }
 
-Result<std::vector<SnapshotRow>> StageRunner::TaskRows(int32_t task) {
+Status StageRunner::ForEachTaskRow(const std::set<int32_t>& tasks, const TaskRowFn& fn) {
+  if (tasks.empty()) return Status::Ok();
   const std::string name(stage_->name());
-  std::vector<SnapshotRow> rows;
   const state::Family family = *stage_->StateFamily();
-  auto it = store_.NewIterator(family);
-  for (it->Seek(""); it->Valid(); it->Next()) {
-    if (stage_->TaskOfKey(it->key()) == task) rows.push_back({family, std::string(it->key()), std::string(it->value())});
-  }
-  RETURN_IF_ERROR(it->status());
-  const std::pair<state::Family, std::string> points[] = {{state::Family::kOffsets, OffsetKey(task)},
-                                                          {state::Family::kMeta, TaskSeqKey(name, task)},
-                                                          {state::Family::kMeta, TaskEpochKey(name, task)}};
-  for (const auto& [f, key] : points) {
-    ASSIGN_OR_RETURN(auto value, store_.Get(f, key));
-    if (value) rows.push_back({f, key, std::move(*value)});
-  }
-  const std::string t = std::to_string(task) + "/";
-  const std::pair<state::Family, std::string> prefixes[] = {{state::Family::kDedupe, name + "/" + t},
-                                                            {state::Family::kDedupe, "fence/" + name + "/" + t},
-                                                            {state::Family::kOutbox, TaskOutboxPrefix(name) + t}};
-  for (const auto& [f, prefix] : prefixes) {
-    auto p = store_.NewIterator(f);
-    for (p->Seek(prefix); p->Valid() && p->key().starts_with(prefix); p->Next()) {
-      rows.push_back({f, std::string(p->key()), std::string(p->value())});
+  {
+    auto it = store_.NewIterator(family);
+    for (it->Seek(""); it->Valid(); it->Next()) {
+      const int32_t task = stage_->TaskOfKey(it->key());
+      if (tasks.count(task)) RETURN_IF_ERROR(fn(task, family, it->key(), it->value()));
     }
-    RETURN_IF_ERROR(p->status());
+    RETURN_IF_ERROR(it->status());
   }
-  // This owner's records of the task, in the changelog with the commits whose outbox rows are
-  // still here, and gone from it (tombstones) with the commits that deleted earlier rows.
-  // Only keys of this owner's epoch: a row left from an earlier ownership (kept by a stop, sent
-  // again at the start) holds keys of an older epoch, which a restore kept (and the store has
-  // them with the restored records above) or a later owner deleted.
+  for (int32_t task : tasks) {
+    const std::pair<state::Family, std::string> points[] = {{state::Family::kOffsets, OffsetKey(task)},
+                                                            {state::Family::kMeta, TaskSeqKey(name, task)},
+                                                            {state::Family::kMeta, TaskEpochKey(name, task)}};
+    for (const auto& [f, key] : points) {
+      ASSIGN_OR_RETURN(auto value, store_.Get(f, key));
+      if (value) RETURN_IF_ERROR(fn(task, f, key, *value));
+    }
+    const std::string t = std::to_string(task) + "/";
+    const std::pair<state::Family, std::string> prefixes[] = {{state::Family::kDedupe, name + "/" + t},
+                                                              {state::Family::kDedupe, "fence/" + name + "/" + t},
+                                                              {state::Family::kOutbox, TaskOutboxPrefix(name) + t}};
+    for (const auto& [f, prefix] : prefixes) {
+      auto p = store_.NewIterator(f);
+      for (p->Seek(prefix); p->Valid() && p->key().starts_with(prefix); p->Next()) {
+        RETURN_IF_ERROR(fn(task, f, p->key(), p->value()));
+      }
+      RETURN_IF_ERROR(p->status());
+    }
+  }
+  return Status::Ok();
+}
+
+Result<std::map<int32_t, std::map<std::string, std::string>>> StageRunner::TaskOutRows(const std::set<int32_t>& tasks) {
+  // In the changelog with the commits whose outbox rows are still here, and gone from it
+  // (tombstones) with the commits that deleted earlier rows. Only keys of this owner's epoch: a
+  // row left from an earlier ownership (kept by a stop, sent again at the start) holds keys of
+  // an older epoch, which a restore kept (and the store has them with the restored records) or
+  // a later owner deleted.
+  const std::string name(stage_->name());
   const std::string topic = ChangelogTopic(options_.changelog_prefix, name);
-  const auto epoch = task_epochs_.find(task);
-  BytesWriter own_epoch;
-  own_epoch.PutFixed64BE(epoch == task_epochs_.end() ? 0 : epoch->second);
-  const std::string own = TaskOutboxPrefix(name) + t + own_epoch.str();
-  std::map<std::string, std::string> task_out;
+  std::map<int32_t, std::string> own;  // per task, the prefix of its keys of this owner's epoch
+  for (int32_t task : tasks) {
+    BytesWriter epoch;
+    epoch.PutFixed64BE(EpochOf(task));
+    own[task] = TaskOutboxPrefix(name) + std::to_string(task) + "/" + epoch.str();
+  }
+  std::map<int32_t, std::map<std::string, std::string>> out;
   auto row = store_.NewIterator(state::Family::kOutbox);
   for (row->Seek(name + "/"); row->Valid() && row->key().starts_with(name + "/"); row->Next()) {
     ASSIGN_OR_RETURN(std::vector<OutRecord> recs, codec::DecodeOutBatch(row->value()));
     for (auto& r : recs) {
-      if (r.topic != topic || r.partition != task) continue;
+      if (r.topic != topic || !own.count(r.partition)) continue;
       const auto key = ParseChangelogKey(r.key);
       if (!key || key->generation != options_.generation || key->family != static_cast<uint8_t>(state::Family::kOutbox) ||
-          !key->state_key.starts_with(own)) {
+          !key->state_key.starts_with(own[r.partition])) {
         continue;
       }
       if (r.tombstone) {
-        task_out.erase(std::string(key->state_key));
+        out[r.partition].erase(std::string(key->state_key));
       } else {
-        task_out[std::string(key->state_key)] = std::move(r.value);
+        out[r.partition][std::string(key->state_key)] = std::move(r.value);
       }
     }
   }
   RETURN_IF_ERROR(row->status());
-  for (auto& [key, value] : task_out) rows.push_back({state::Family::kOutbox, key, std::move(value)});
-  return rows;
+  return out;
 }
 
-Status StageRunner::WriteSnapshot(int32_t task) {
-  if (!options_.changelog || !stage_->KeepsChangelog() || !stage_->StateFamily()) return Status::Ok();
-  ASSIGN_OR_RETURN(std::vector<SnapshotRow> rows, TaskRows(task));
-  const std::string topic = ChangelogTopic(options_.changelog_prefix, stage_->name());
+uint64_t StageRunner::EpochOf(int32_t task) const {
+  const auto epoch = task_epochs_.find(task);
+  return epoch == task_epochs_.end() ? 0 : epoch->second;
+}
+
+std::vector<std::pair<std::string, std::string>> StageRunner::ChangelogHeaders(int32_t task) const {
   std::vector<std::pair<std::string, std::string>> headers = {{"gen", std::to_string(options_.generation)},
                                                               {"inst", options_.instance}};
-  const auto epoch = task_epochs_.find(task);
-  const uint64_t ep = epoch == task_epochs_.end() ? 0 : epoch->second;
-  if (ep) headers.emplace_back(kEpochHeader, std::to_string(ep));
-  const std::string id = options_.instance + "/" + std::to_string(ep) + "/" + std::to_string(next_seq_);
-  const std::vector<OutRecord> records = SnapshotRecords(topic, task, options_.generation, headers, id, rows);
+  if (const uint64_t epoch = EpochOf(task)) headers.emplace_back(kEpochHeader, std::to_string(epoch));
+  return headers;
+}
+
+Status StageRunner::WriteSnapshots(const std::set<int32_t>& tasks) {
+  if (!options_.changelog || !stage_->KeepsChangelog() || !stage_->StateFamily() || tasks.empty()) return Status::Ok();
+  const std::string topic = ChangelogTopic(options_.changelog_prefix, stage_->name());
   const size_t budget = options_.limits.BudgetOf(topic);
-  uint64_t bytes = 0;
-  for (const auto& r : records) {
+  struct Open {
+    SnapshotWriter writer;
+    uint64_t bytes = 0;
+    bool dropped = false;  // a row does not fit: no end record, so restores pass it over
+  };
+  std::map<int32_t, Open> open;
+  auto send = [&](int32_t task, Open& o, const OutRecord& r) -> Status {
+    if (o.dropped) return Status::Ok();
     const size_t size = kafka::RecordBytes(r);
     if (size > budget) {  // AddChangelog refuses such rows; a restored record's parts fit too
       LOG_WARN("stage {}: no snapshot of task {}: a row of {} bytes does not fit {}", stage_->name(), task, size, topic);
+      o.dropped = true;
       snapshot_due_[task].first = 0;  // not again at every commit
       return Status::Ok();
     }
-    bytes += size;
+    o.bytes += size;
+    return producer_.Produce(r, Opaque(index_, kSnapshotSeq));
+  };
+  for (int32_t task : tasks) {
+    const std::string id = options_.instance + "/" + std::to_string(EpochOf(task)) + "/" + std::to_string(next_seq_);
+    Open& o = open.emplace(task, Open{SnapshotWriter(topic, task, options_.generation, ChangelogHeaders(task), id)}).first->second;
+    RETURN_IF_ERROR(send(task, o, o.writer.Begin()));
   }
-  for (const auto& r : records) RETURN_IF_ERROR(producer_.Produce(r, Opaque(index_, kSnapshotSeq)));
-  snapshot_due_[task] = {0, bytes};
-  ++metrics_.snapshots;
-  metrics_.snapshot_rows += rows.size();
-  LOG_DEBUG("stage {}: snapshot {} of task {}: {} rows, {} bytes", stage_->name(), id, task, rows.size(), bytes);
+  RETURN_IF_ERROR(ForEachTaskRow(tasks, [&](int32_t task, state::Family family, std::string_view key,
+                                            std::string_view value) -> Status {
+    Open& o = open.at(task);
+    return o.dropped ? Status::Ok() : send(task, o, o.writer.Row(family, key, value));
+  }));
+  ASSIGN_OR_RETURN(auto task_out, TaskOutRows(tasks));
+  for (auto& [task, rows] : task_out) {
+    Open& o = open.at(task);
+    for (const auto& [key, value] : rows) {
+      if (!o.dropped) RETURN_IF_ERROR(send(task, o, o.writer.Row(state::Family::kOutbox, key, value)));
+    }
+  }
+  for (auto& [task, o] : open) {
+    if (o.dropped) continue;
+    RETURN_IF_ERROR(send(task, o, o.writer.End()));
+    snapshot_due_[task] = {0, o.bytes};
+    ++metrics_.snapshots;
+    metrics_.snapshot_rows += o.writer.rows();
+    LOG_DEBUG("stage {}: snapshot of task {}: {} rows, {} bytes", stage_->name(), task, o.writer.rows(), o.bytes);
+  }
   return Status::Ok();
 }
 
@@ -1154,15 +1173,14 @@ Status StageRunner::SnapshotIfDue(const std::vector<OutRecord>& out) {
     since += kafka::RecordBytes(r);
     if (since > std::max<uint64_t>(2 * last, options_.snapshot_min_bytes)) due.insert(r.partition);
   }
-  for (int32_t task : due) {
-    // A commit after a revocation still sends tombstones to a given-up task's partition.
-    if (options_.group && !Owned().count(task)) {
-      snapshot_due_.erase(task);
-      continue;
-    }
-    RETURN_IF_ERROR(WriteSnapshot(task));
-  }
-  return Status::Ok();
+  // A commit after a revocation still sends tombstones to a given-up task's partition.
+  const std::set<int32_t> owned = options_.group ? Owned() : std::set<int32_t>();
+  std::erase_if(due, [&](int32_t task) {
+    if (!options_.group || owned.count(task)) return false;
+    snapshot_due_.erase(task);
+    return true;
+  });
+  return WriteSnapshots(due);
 }
 
 Status StageRunner::Join() {

@@ -7,6 +7,7 @@
 #include <atomic>
 #include <chrono>
 #include <deque>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -197,13 +198,21 @@ class StageRunner {
   std::string SeqKey() const;
   //! Adds the changelog records of the batch's state changes to its outputs.
   Status AddChangelog(BatchContext& ctx);
-  //! Changelog mode: what a restore of `task` from its changelog gives now, row by row: the
-  //! stage's rows of the task, its position, seq counter, epoch, dedupe and fence marks, the
-  //! records restored from a former owner, and the TaskOutboxKeys of this owner's commits whose
-  //! outbox rows are not deleted yet (rebuilt from those rows: this store never holds them).
-  Result<std::vector<SnapshotRow>> TaskRows(int32_t task);
-  //! Sends a snapshot of `task` to its changelog partition, after the commits sent before it.
-  Status WriteSnapshot(int32_t task);
+  //! Calls fn(task, family, key, value) for every local row of `tasks`: the stage's rows of
+  //! those tasks (one scan of its family for all), their positions, seq counters, epochs, dedupe
+  //! and fence marks, and the records restored from a former owner. With the task-out rows of
+  //! this owner's own commits (TaskOutRows), it is what a restore of each task gives now.
+  using TaskRowFn = std::function<Status(int32_t task, state::Family family, std::string_view key, std::string_view value)>;
+  Status ForEachTaskRow(const std::set<int32_t>& tasks, const TaskRowFn& fn);
+  //! Changelog mode: the TaskOutboxKeys (with their values) of this owner's commits of `tasks`
+  //! whose outbox rows are not deleted yet, rebuilt from those rows (this store never holds them).
+  Result<std::map<int32_t, std::map<std::string, std::string>>> TaskOutRows(const std::set<int32_t>& tasks);
+  //! The epoch of `task` (fence.h; 0 when it has none), and the headers of its changelog records.
+  uint64_t EpochOf(int32_t task) const;
+  std::vector<std::pair<std::string, std::string>> ChangelogHeaders(int32_t task) const;
+  //! Sends a snapshot of each of `tasks` to its changelog partition, after the commits sent
+  //! before it, streamed from one pass over the store.
+  Status WriteSnapshots(const std::set<int32_t>& tasks);
   //! After a commit whose changelog records `out` holds: snapshots of the tasks due one.
   Status SnapshotIfDue(const std::vector<OutRecord>& out);
   //! Seq flag of a snapshot record in the producer's delivery reports (no outbox record).
