@@ -179,7 +179,7 @@ Status Processor::Start() {
                                                     pipeline::StageRunner::OffsetKey(stage->name(), topic, p),
                                                     "position in " + topic));
         const int64_t position = at ? static_cast<int64_t>(*at) : marks.first;
-        pipeline::FlowControl::Seed(watched, p, marks.second - std::max(position, marks.first));
+        pipeline::FlowControl::Resync(watched, p, marks.second - std::max(position, marks.first));
       }
     }
   }

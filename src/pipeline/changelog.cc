@@ -239,7 +239,7 @@ Status TaskRestore::Apply(const InRecord& r) {
     value.PutFixed64BE(*epoch);
     state::WriteBatch wb(store_);
     wb.Put(state::Family::kMeta, key->state_key.substr(0, end), value.str());
-    if (began_at_snapshot_) written_.emplace(state::Family::kMeta, std::string(key->state_key.substr(0, end)));
+    Wrote(state::Family::kMeta, key->state_key.substr(0, end));
     return store_.Write(wb).WithContext("restoring the claim at " + Where(r.offset));
   }
   if (*epoch < claim_epoch_) {  // the old owner, after the claim: void
@@ -257,7 +257,10 @@ Status TaskRestore::Apply(const InRecord& r) {
     ++stats_.snapshot_records;
     if (!snapshot_row) return Status::Ok();  // its begin or end
     if (key->family >= static_cast<uint8_t>(state::Family::kCount) || r.tombstone) {
-      return Status::Corruption("snapshot record at " + Where(r.offset) + " is no state row");
+      // As while seeking: the snapshot is passed over (here it only repeats the state).
+      LOG_WARN("restoring {}[{}]: snapshot record at offset {} is no state row; passed over", topic_, task_, r.offset);
+      ++stats_.snapshots_dropped;
+      return Status::Ok();
     }
     snapshot_rows_.push_back({static_cast<state::Family>(key->family), std::string(key->state_key), std::string(r.value)});
     return Status::Ok();
@@ -270,7 +273,7 @@ Status TaskRestore::Apply(const InRecord& r) {
       } else {
         wb.Delete(c.family, c.key);
       }
-      if (began_at_snapshot_) written_.emplace(c.family, c.key);
+      Wrote(c.family, c.key);
     }
     RETURN_IF_ERROR(store_.Write(wb).WithContext("restoring " + Where(r.offset)));
     stats_.changes += pending_.size();
@@ -291,7 +294,7 @@ Status TaskRestore::ApplySnapshotRows() {
   state::WriteBatch wb(store_);
   for (const auto& row : snapshot_rows_) {
     wb.Put(row.family, row.key, row.value);
-    if (began_at_snapshot_) written_.emplace(row.family, row.key);
+    Wrote(row.family, row.key);
   }
   snapshot_rows_.clear();
   return store_.Write(wb).WithContext("restoring snapshot rows of " + Where(next_));
@@ -331,7 +334,7 @@ Status TaskRestore::Seek(const InRecord& r, const ChangelogKeyParts& key, uint64
     state::WriteBatch wb(store_);
     for (const auto& row : snapshot_->rows) {
       wb.Put(row.family, row.key, row.value);
-      written_.emplace(row.family, row.key);
+      Wrote(row.family, row.key);
     }
     RETURN_IF_ERROR(store_.Write(wb).WithContext("restoring the snapshot ending at " + Where(r.offset)));
     began_at_snapshot_ = true;

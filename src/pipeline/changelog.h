@@ -159,6 +159,11 @@ class TaskRestore {
   Status Apply(const InRecord& r);
   //! Writes the snapshot rows read since the last record of another kind.
   Status ApplySnapshotRows();
+  //! Notes a key this restore wrote, while what it writes may have to be undone (it began at, or
+  //! is applying, a snapshot that a later record can show void).
+  void Wrote(state::Family family, std::string_view key) {
+    if (began_at_snapshot_ || seeking_) written_.emplace(family, std::string(key));
+  }
   //! While seeking_: collects snapshots and applies the first complete one.
   Status Seek(const InRecord& r, const ChangelogKeyParts& key, uint64_t epoch);
   //! Why the task cannot be restored: records [from, to) are gone.

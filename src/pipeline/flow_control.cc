@@ -46,11 +46,6 @@ FlowControl::Topic* FlowControl::Find(std::string_view name) const {
   return nullptr;
 }
 
-void FlowControl::Seed(Topic* topic, int32_t p, int64_t records) {
-  if (p < 0 || p >= topic->partitions()) return;
-  topic->parts_[static_cast<size_t>(p)]->old_left.store(std::max<int64_t>(0, records), std::memory_order_relaxed);
-}
-
 void FlowControl::Resync(Topic* topic, int32_t p, int64_t records) {
   if (p < 0 || p >= topic->partitions()) return;
   Topic::Partition& part = *topic->parts_[static_cast<size_t>(p)];

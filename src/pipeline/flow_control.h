@@ -7,7 +7,7 @@
 // what the next batch will add (measured per input record), stay under one budget.
 //
 // Bytes are counted as records are handed to the producer (Add) and as their readers commit
-// them (Take); what a topic held unread when the process started is counted in records (Seed)
+// them (Take); what a topic held unread when the process started is counted in records (Resync)
 // and weighed at the topic's average record size. Every call is thread-safe and lock-free.
 #pragma once
 
@@ -43,7 +43,7 @@ class FlowControl {
     struct Partition {
       std::atomic<uint64_t> added{0};     // bytes handed to the producer since the start
       std::atomic<uint64_t> taken{0};     // bytes of records written since the start, read and committed
-      std::atomic<int64_t> old_left{0};   // records that were unread at the last Seed or Resync and still are
+      std::atomic<int64_t> old_left{0};   // records that were unread at the last Resync and still are
       std::atomic<uint64_t> added_base{0}, taken_base{0};  // added and taken at the last Resync
     };
     uint64_t AverageRecord() const;
@@ -57,8 +57,6 @@ class FlowControl {
   Topic* Watch(const std::string& name, int32_t partitions);
   //! The watched topic of that name, or nullptr.
   Topic* Find(std::string_view name) const;
-  //! At start, before its reader runs: `records` of partition p are unread.
-  static void Seed(Topic* topic, int32_t p, int64_t records);
   //! Resets the count of partition p to what the broker says: `records` unread now (its end
   //! minus its reader's committed position). Corrects what counting cannot see: records the
   //! broker rejected or deleted, and records other processes wrote.

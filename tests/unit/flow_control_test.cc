@@ -12,7 +12,7 @@ TEST(FlowControlTest, BacklogCountsWhatWasUnreadAtTheStartAndWhatIsWrittenAndRea
   FlowControl::Topic* t = flow.Watch("t", 2);
   EXPECT_EQ(flow.Watch("t", 2), t);
   EXPECT_EQ(flow.Find("other"), nullptr);
-  FlowControl::Seed(t, 0, 3);  // 3 records unread at the start, weighed at the average
+  FlowControl::Resync(t, 0, 3);  // 3 records unread at the start, weighed at the average
   for (int i = 0; i < 4; ++i) FlowControl::Add(t, 0, 100 - FlowControl::kRecordOverhead);
   EXPECT_EQ(t->Backlog(0), 400u + 3 * 100);
   EXPECT_EQ(t->Backlog(1), 0u);
