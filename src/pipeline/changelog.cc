@@ -257,9 +257,9 @@ Status TaskRestore::Apply(const InRecord& r) {
     ++stats_.snapshot_records;
     if (!snapshot_row) return Status::Ok();  // its begin or end
     if (key->family >= static_cast<uint8_t>(state::Family::kCount) || r.tombstone) {
-      // As while seeking: the snapshot is passed over (here it only repeats the state).
+      // Passed over, as while seeking; here the snapshot only repeats the state, so its other
+      // rows still apply.
       LOG_WARN("restoring {}[{}]: snapshot record at offset {} is no state row; passed over", topic_, task_, r.offset);
-      ++stats_.snapshots_dropped;
       return Status::Ok();
     }
     snapshot_rows_.push_back({static_cast<state::Family>(key->family), std::string(key->state_key), std::string(r.value)});

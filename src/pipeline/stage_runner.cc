@@ -4,6 +4,7 @@
 #include <charconv>
 #include <chrono>
 #include <iterator>
+#include <limits>
 
 #include "codec/state_codec.h"
 #include "common/bytes.h"
@@ -597,6 +598,7 @@ Status StageRunner::TakeOver(const std::set<int32_t>& tasks) {
     ++metrics_.tasks_taken_over;
   }
   // The tasks as restored, so that their next owner need not read the logs before this point.
+  // (A failure stops the runner: group_error_.)
   return WriteSnapshots(taken);
 }
 
@@ -1128,9 +1130,12 @@ Status StageRunner::WriteSnapshots(const std::set<int32_t>& tasks) {
     if (o.dropped) return Status::Ok();
     const size_t size = kafka::RecordBytes(r);
     if (size > budget) {  // AddChangelog refuses such rows; a restored record's parts fit too
-      LOG_WARN("stage {}: no snapshot of task {}: a row of {} bytes does not fit {}", stage_->name(), task, size, topic);
+      LOG_WARN("stage {}: no snapshot of task {}: a row of {} bytes does not fit {}; none until the task is taken "
+               "over again",
+               stage_->name(), task, size, topic);
       o.dropped = true;
-      snapshot_due_[task].first = 0;  // not again at every commit
+      // Not again as the log grows: each try would send the rows before this one once more.
+      snapshot_due_[task] = {0, std::numeric_limits<uint64_t>::max() / 4};
       return Status::Ok();
     }
     o.bytes += size;

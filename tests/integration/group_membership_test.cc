@@ -239,9 +239,10 @@ TEST_F(GroupMembershipTest, OnlyAMemberTheGroupStillCountsHasItsAssignmentConfir
   const Status dropped = a.consumer().ConfirmAssignment(positions, 5000);
   std::printf("a dropped member's confirmation: %s\n", dropped.ToString().c_str());
   EXPECT_FALSE(dropped.ok()) << "the group confirmed partitions it had given to another member";
-  // The commit itself was refused (the client, which knows of its loss here, sends it as a
-  // member of no generation), not only the check of the client's own view that follows it.
+  // The broker refused the commit itself (the client, which knows of its loss here, sends it as
+  // a member of no generation), not the client, nor the check of its own view that follows.
   EXPECT_NE(dropped.message().find("refused the commit"), std::string::npos) << dropped.ToString();
+  EXPECT_NE(dropped.message().find("Broker:"), std::string::npos) << dropped.ToString();
 }
 
 }  // namespace

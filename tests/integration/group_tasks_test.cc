@@ -198,11 +198,6 @@ int64_t ChangelogRecords(kafka::Admin& admin) {
   return n;
 }
 
-// docs/scale-out.md §4: a member that stops keeps its tasks' rows and, once everything it sent is
-// acknowledged and the group confirms it still owns them, notes that they are current copies.
-// Restarted on its data dir and given a task back, it reads the task's changelog on from where
-// the copy ends instead of from the start. A copy that another owner's claim followed is not
-// used: that owner's writes may be compacted away in the changelog's tail.
 //! The uri rows of `m` are the counts of the URIs its tasks hold.
 void ExpectRowsAreTheCounts(GroupMember& m, const std::map<std::string, model::UriInfo>& expected) {
   const std::set<int32_t> owned = m.runner().Owned();
@@ -221,6 +216,11 @@ void ExpectRowsAreTheCounts(GroupMember& m, const std::map<std::string, model::U
   }
 }
 
+// docs/scale-out.md §4: a member that stops keeps its tasks' rows and, once everything it sent is
+// acknowledged and the group confirms it still owns them, notes that they are current copies.
+// Restarted on its data dir and given a task back, it reads the task's changelog on from where
+// the copy ends instead of from the start. A copy that another owner's claim followed is not
+// used: that owner's writes may be compacted away in the changelog's tail.
 TEST(GroupTasksTest, AMemberRestartedOnItsDataDirReadsOnFromTheCopyItKept) {
   const uint64_t seed = RandomTestSeeds({13}).front();
   SCOPED_TRACE("seed " + std::to_string(seed));
@@ -249,6 +249,7 @@ TEST(GroupTasksTest, AMemberRestartedOnItsDataDirReadsOnFromTheCopyItKept) {
   std::cout << "restart: " << read << " changelog records read of " << logged << std::endl;
   EXPECT_LT(read * 4, static_cast<uint64_t>(logged)) << "the restart read the changelogs from their start";
   ExpectOnlyOwnedRows(*a);
+  ASSERT_EQ(a->runner().Owned().size(), size_t{kTasks});
   ExpectRowsAreTheCounts(*a, feeder.expected());
   downstream.WaitFor(admin);
   EXPECT_EQ(TableCells(*downstream.store_), ExpectedTable(feeder.expected()));
@@ -280,6 +281,7 @@ TEST(GroupTasksTest, AMemberRestartedOnItsDataDirReadsOnFromTheCopyItKept) {
   EXPECT_EQ(a->metrics_.tasks_resumed_locally.load(), uint64_t{kTasks}) << "a copy another owner's claim followed was used";
   ExpectOnlyOwnedRows(*a);
   EXPECT_EQ(TableCells(*downstream.store_), ExpectedTable(feeder.expected()));
+  ASSERT_EQ(a->runner().Owned().size(), size_t{kTasks});
   ExpectRowsAreTheCounts(*a, feeder.expected());
 }
 
