@@ -933,12 +933,15 @@ Status StageRunner::RunBatch(const std::vector<InRecord>& records) {
 }
 
 void StageRunner::ReportPositions() {
-  // For lag monitors and `webindex load`, five times a second at most; a group's member, for the
-  // tasks it owns (its commits carry the group's generation); none before the consumer exists.
-  constexpr auto kEvery = std::chrono::milliseconds(200);
-  if (!consumer_) return;
+  // For lag monitors and `webindex load`, five times a second at most; none before the consumer
+  // exists. A group's member reports for the tasks it owns, once a second at most and only while
+  // its assignment is settled: its commits carry the group's generation, and one that meets a
+  // newer generation makes the client declare the whole assignment lost (librdkafka drops it,
+  // and the tasks are dropped and restored again).
+  const auto every = options_.group ? std::chrono::milliseconds(1000) : std::chrono::milliseconds(200);
+  if (!consumer_ || (options_.group && !settled())) return;
   const auto now = std::chrono::steady_clock::now();
-  if (now - reported_at_ < kEvery) return;
+  if (now - reported_at_ < every) return;
   reported_at_ = now;
   std::set<int32_t> owned;
   if (options_.group) {
