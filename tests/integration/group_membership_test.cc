@@ -43,7 +43,7 @@ class Member : public RebalanceListener {
     GroupMembership m;
     m.group_id = group;
     m.instance_id = instance;
-    m.session_timeout_ms = 6000;
+    m.session_timeout_ms = 3000;
     ASSIGN_OR_RETURN(consumer_, Consumer::Join({brokers, std::move(properties)}, m, this));
     return consumer_->Subscribe({kTopic});
   }

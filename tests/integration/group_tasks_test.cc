@@ -67,7 +67,7 @@ class GroupMember : public Member {
     }
     kafka::GroupMembership group;
     group.group_id = "g." + std::string(stage->name());
-    group.session_timeout_ms = 6000;
+    group.session_timeout_ms = 3000;
     Add(std::move(stage), max_batch_, group, admin_.get());
   }
   const size_t max_batch_;
