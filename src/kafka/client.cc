@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
+#include <functional>
 #include <mutex>
 #include <set>
 #include <thread>
@@ -34,6 +35,18 @@ using ConfPtr = std::unique_ptr<rd_kafka_conf_t, ConfDeleter>;
 struct PartitionListDeleter {
   void operator()(rd_kafka_topic_partition_list_t* l) const { rd_kafka_topic_partition_list_destroy(l); }
 };
+using PartitionList = std::unique_ptr<rd_kafka_topic_partition_list_t, PartitionListDeleter>;
+
+//! The client's list of `parts`, each at `offset_of(part)`, or at its own offset without one.
+PartitionList MakeList(const std::vector<TopicPartitionOffset>& parts,
+                       const std::function<int64_t(const TopicPartitionOffset&)>& offset_of = {}) {
+  PartitionList list(rd_kafka_topic_partition_list_new(static_cast<int>(parts.size())));
+  for (const auto& p : parts) {
+    rd_kafka_topic_partition_list_add(list.get(), p.topic.c_str(), p.partition)->offset =
+        offset_of ? offset_of(p) : p.offset;
+  }
+  return list;
+}
 
 //! Errors of one record that no retry can fix: the record is rejected, the producer goes on.
 bool RejectsRecord(rd_kafka_resp_err_t err) {
@@ -279,7 +292,7 @@ struct Consumer::Impl {
     const int64_t restart = m->offset < lo ? lo : hi;
     if (std::string_view(rd_kafka_rebalance_protocol(rk.get())) == "COOPERATIVE") {
       // A group member changes its assignment incrementally only: this partition out and back in.
-      std::unique_ptr<rd_kafka_topic_partition_list_t, PartitionListDeleter> one(rd_kafka_topic_partition_list_new(1));
+      PartitionList one(rd_kafka_topic_partition_list_new(1));
       rd_kafka_topic_partition_list_add(one.get(), topic, m->partition)->offset = restart;
       rd_kafka_error_t* e = rd_kafka_incremental_unassign(rk.get(), one.get());
       if (!e) e = rd_kafka_incremental_assign(rk.get(), one.get());
@@ -292,7 +305,7 @@ struct Consumer::Impl {
       return;
     }
     // Assign again: every partition at its current position, this one at `restart`.
-    std::unique_ptr<rd_kafka_topic_partition_list_t, PartitionListDeleter> list;
+    PartitionList list;
     rd_kafka_topic_partition_list_t* current = nullptr;
     if (rd_kafka_assignment(rk.get(), &current)) return;
     list.reset(current);
@@ -394,14 +407,12 @@ Result<std::unique_ptr<Consumer>> Consumer::Join(const ClientConfig& config, con
           self->ever_assigned = true;
           std::vector<TopicPartitionOffset> given = ToVector(parts);
           std::vector<TopicPartitionOffset> start = self->listener->OnAssigned(given);
-          std::unique_ptr<rd_kafka_topic_partition_list_t, PartitionListDeleter> list(
-              rd_kafka_topic_partition_list_new(static_cast<int>(start.size())));
-          for (const auto& p : start) {
+          PartitionList list = MakeList(start, [&](const TopicPartitionOffset& p) {
             // The client resolves the logical start itself: no blocking broker query inside its callback.
             const int64_t offset = p.offset == kBeginning ? RD_KAFKA_OFFSET_BEGINNING : p.offset;
-            rd_kafka_topic_partition_list_add(list.get(), p.topic.c_str(), p.partition)->offset = offset;
             self->assigned_at[{p.topic, p.partition}] = offset;
-          }
+            return offset;
+          });
           if (cooperative) {
             if (rd_kafka_error_t* e = rd_kafka_incremental_assign(rk, list.get())) {
               LOG_ERROR("kafka: taking assigned partitions: {}", rd_kafka_error_string(e));
@@ -440,7 +451,7 @@ Result<std::unique_ptr<Consumer>> Consumer::Join(const ClientConfig& config, con
 }
 
 Status Consumer::Subscribe(const std::vector<std::string>& topics) {
-  std::unique_ptr<rd_kafka_topic_partition_list_t, PartitionListDeleter> list(
+  PartitionList list(
       rd_kafka_topic_partition_list_new(static_cast<int>(topics.size())));
   for (const auto& t : topics) rd_kafka_topic_partition_list_add(list.get(), t.c_str(), RD_KAFKA_PARTITION_UA);
   if (rd_kafka_resp_err_t err = rd_kafka_subscribe(impl_->rk.get(), list.get())) {
@@ -452,7 +463,7 @@ Status Consumer::Subscribe(const std::vector<std::string>& topics) {
 std::vector<TopicPartitionOffset> Consumer::Assignment() const {
   rd_kafka_topic_partition_list_t* list = nullptr;
   if (rd_kafka_assignment(impl_->rk.get(), &list)) return {};
-  std::unique_ptr<rd_kafka_topic_partition_list_t, PartitionListDeleter> owned(list);
+  PartitionList owned(list);
   auto out = ToVector(list);
   for (auto& p : out) p.offset = 0;
   std::sort(out.begin(), out.end(),
@@ -474,14 +485,12 @@ Result<std::unique_ptr<Consumer>> Consumer::Create(const ClientConfig& config, c
 }
 
 Status Consumer::Assign(const std::vector<TopicPartitionOffset>& partitions) {
-  std::unique_ptr<rd_kafka_topic_partition_list_t, PartitionListDeleter> list(
-      rd_kafka_topic_partition_list_new(static_cast<int>(partitions.size())));
-  for (const auto& p : partitions) {
+  PartitionList list = MakeList(partitions, [&](const TopicPartitionOffset& p) {
     // Resolving the start here saves the client's delayed logical-offset lookup.
     const int64_t offset = p.offset == kBeginning ? ResolveBeginning(impl_->rk.get(), p.topic, p.partition) : p.offset;
-    rd_kafka_topic_partition_list_add(list.get(), p.topic.c_str(), p.partition)->offset = offset;
     impl_->assigned_at[{p.topic, p.partition}] = offset;
-  }
+    return offset;
+  });
   rd_kafka_resp_err_t err = rd_kafka_assign(impl_->rk.get(), list.get());
   if (err) return KafkaError(err, "assigning partitions");
   return Status::Ok();
@@ -537,18 +546,14 @@ uint64_t Consumer::error_count() const { return impl_->errors; }
 
 void Consumer::ReportPositions(const std::vector<TopicPartitionOffset>& positions) {
   if (positions.empty()) return;
-  std::unique_ptr<rd_kafka_topic_partition_list_t, PartitionListDeleter> list(
-      rd_kafka_topic_partition_list_new(static_cast<int>(positions.size())));
-  for (const auto& p : positions) rd_kafka_topic_partition_list_add(list.get(), p.topic.c_str(), p.partition)->offset = p.offset;
+  PartitionList list = MakeList(positions);
   rd_kafka_commit(impl_->rk.get(), list.get(), /*async=*/1);  // a failure costs only a stale lag figure
 }
 
 Status Consumer::ConfirmAssignment(const std::vector<TopicPartitionOffset>& positions, int timeout_ms) {
   if (positions.empty()) return Status::Ok();
   rd_kafka_t* rk = impl_->rk.get();
-  std::unique_ptr<rd_kafka_topic_partition_list_t, PartitionListDeleter> list(
-      rd_kafka_topic_partition_list_new(static_cast<int>(positions.size())));
-  for (const auto& p : positions) rd_kafka_topic_partition_list_add(list.get(), p.topic.c_str(), p.partition)->offset = p.offset;
+  PartitionList list = MakeList(positions);
   // The answer comes on a queue of its own, polled with a deadline (rd_kafka_commit would wait
   // for the socket timeout with the brokers gone).
   rd_kafka_queue_t* q = rd_kafka_queue_new(rk);
@@ -578,7 +583,7 @@ Status Consumer::ConfirmAssignment(const std::vector<TopicPartitionOffset>& posi
 }
 
 Result<std::vector<int64_t>> Consumer::Committed(const std::string& topic, int32_t partitions, int timeout_ms) {
-  std::unique_ptr<rd_kafka_topic_partition_list_t, PartitionListDeleter> list(rd_kafka_topic_partition_list_new(partitions));
+  PartitionList list(rd_kafka_topic_partition_list_new(partitions));
   for (int32_t p = 0; p < partitions; ++p) rd_kafka_topic_partition_list_add(list.get(), topic.c_str(), p);
   if (rd_kafka_resp_err_t err = rd_kafka_committed(impl_->rk.get(), list.get(), timeout_ms)) {
     return KafkaError(err, "asking for the committed offsets of " + topic);
@@ -618,7 +623,7 @@ Result<std::pair<int64_t, int64_t>> Admin::Watermarks(const std::string& topic, 
   int64_t marks[2] = {RD_KAFKA_OFFSET_BEGINNING, RD_KAFKA_OFFSET_END};
   for (int64_t& mark : marks) {
     const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
-    std::unique_ptr<rd_kafka_topic_partition_list_t, PartitionListDeleter> list(rd_kafka_topic_partition_list_new(1));
+    PartitionList list(rd_kafka_topic_partition_list_new(1));
     rd_kafka_topic_partition_list_add(list.get(), topic.c_str(), partition)->offset = mark;
     rd_kafka_resp_err_t err = rd_kafka_offsets_for_times(impl_->rk.get(), list.get(),
                                                          static_cast<int>(std::max<int64_t>(1, left.count())));

@@ -136,11 +136,9 @@ Status StageRunner::Start() {
     // the last stop kept of it (KeepLocalCopies). Other rows an earlier run kept would only be
     // stale copies of tasks that may be elsewhere now.
     ASSIGN_OR_RETURN(local_copies_, TakeLocalCopies());
-    std::set<int32_t> stale;
-    for (int32_t p = 0; p < input_partitions_; ++p) {
-      if (!local_copies_.count(p)) stale.insert(p);
-    }
-    if (!stale.empty()) RETURN_IF_ERROR(DropTasks(stale));
+    std::set<int32_t> every;
+    for (int32_t p = 0; p < input_partitions_; ++p) every.insert(p);
+    RETURN_IF_ERROR(DropTasksWithoutCopy(every));
   }
   RETURN_IF_ERROR(stage_->Open(store_));
   // Counters and positions (a group member's come with each task it is given: OnAssigned).
@@ -262,6 +260,19 @@ Status StageRunner::ReleaseHeld() {
     }
     for (auto& [seq, record] : h.records) RETURN_IF_ERROR(Send(record, seq, /*counted=*/true));
     held_.pop_front();
+  }
+  return Status::Ok();
+}
+
+Status StageRunner::DrainHeld(std::chrono::steady_clock::time_point deadline, bool until_acked) {
+  while (!held_.empty() || (until_acked && AckedBelow() < next_seq_)) {
+    {
+      std::lock_guard<std::mutex> lock(acked_mu_);
+      RETURN_IF_ERROR(delivery_error_);
+    }
+    RETURN_IF_ERROR(ReleaseHeld());
+    if (std::chrono::steady_clock::now() >= deadline) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
   return Status::Ok();
 }
@@ -494,11 +505,7 @@ std::vector<kafka::TopicPartitionOffset> StageRunner::OnAssigned(const std::vect
   const auto began = std::chrono::steady_clock::now();
   Status st;
   try {
-    std::set<int32_t> without_copy;
-    for (int32_t task : tasks) {
-      if (!local_copies_.count(task)) without_copy.insert(task);
-    }
-    st = without_copy.empty() ? Status::Ok() : DropTasks(without_copy);
+    st = DropTasksWithoutCopy(tasks);
     if (st.ok()) st = TakeOver(tasks);
     for (int32_t task : Owned()) {
       if (tasks.count(task)) start.push_back({stage_->input_topic(), task, positions_[task].load()});
@@ -627,11 +634,7 @@ void StageRunner::OnRevoked(const std::vector<kafka::TopicPartitionOffset>& take
       // Handed over in order: the task's records held for their changelog records go first, so
       // that the new owner's fence does not void them. Whatever is still held after this (a slow
       // changelog) is void once fenced, and the new owner re-sends it from the changelog.
-      const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-      while (st.ok() && !held_.empty() && std::chrono::steady_clock::now() < deadline) {
-        st = ReleaseHeld();
-        if (!held_.empty()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
-      }
+      st = DrainHeld(std::chrono::steady_clock::now() + std::chrono::seconds(10));
     }
     if (st.ok()) st = DropTasks(tasks);
     if (st.ok()) st = stage_->Open(store_);
@@ -649,9 +652,9 @@ bool StageRunner::settled() const {
   return since >= std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::seconds(3)).count();
 }
 
-std::string StageRunner::LocalCopyKey(int32_t task) const {
-  return "local-copy/" + std::string(stage_->name()) + "/" + std::to_string(task);
-}
+std::string StageRunner::LocalCopyPrefix() const { return "local-copy/" + std::string(stage_->name()) + "/"; }
+
+std::string StageRunner::LocalCopyKey(int32_t task) const { return LocalCopyPrefix() + std::to_string(task); }
 
 void StageRunner::KeepLocalCopies(std::chrono::steady_clock::time_point deadline) {
   const std::set<int32_t> owned = Owned();
@@ -659,16 +662,9 @@ void StageRunner::KeepLocalCopies(std::chrono::steady_clock::time_point deadline
   // The copy must be what a restore of the changelog gives: every record of every commit
   // acknowledged, the changelog's before all. (Snapshot records are not waited for: they repeat
   // the state, wherever they land.)
-  while ((AckedBelow() < next_seq_ || !held_.empty()) && std::chrono::steady_clock::now() < deadline) {
-    {
-      std::lock_guard<std::mutex> lock(acked_mu_);
-      if (!delivery_error_.ok()) break;
-    }
-    if (!ReleaseHeld().ok()) break;
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  }
+  const Status drained = DrainHeld(deadline, /*until_acked=*/true);
   const std::string stage(stage_->name());
-  if (AckedBelow() < next_seq_ || !held_.empty()) {
+  if (!drained.ok() || AckedBelow() < next_seq_ || !held_.empty()) {
     LOG_INFO("stage {}: keeps no local copy of its {} task(s): records of its last commits are not acknowledged",
              stage, owned.size());
     return;
@@ -709,7 +705,7 @@ void StageRunner::KeepLocalCopies(std::chrono::steady_clock::time_point deadline
 
 Result<std::map<int32_t, ClaimSpec::LocalCopy>> StageRunner::TakeLocalCopies() {
   std::map<int32_t, ClaimSpec::LocalCopy> copies;
-  const std::string prefix = "local-copy/" + std::string(stage_->name()) + "/";
+  const std::string prefix = LocalCopyPrefix();
   state::WriteBatch wb(store_);
   auto it = store_.NewIterator(state::Family::kMeta);
   for (it->Seek(prefix); it->Valid() && it->key().starts_with(prefix); it->Next()) {
@@ -735,6 +731,13 @@ Result<std::map<int32_t, ClaimSpec::LocalCopy>> StageRunner::TakeLocalCopies() {
     LOG_INFO("stage {}: the last stop kept a local copy of {} task(s)", stage_->name(), copies.size());
   }
   return copies;
+}
+
+Status StageRunner::DropTasksWithoutCopy(const std::set<int32_t>& tasks) {
+  std::set<int32_t> without;
+  std::copy_if(tasks.begin(), tasks.end(), std::inserter(without, without.end()),
+               [&](int32_t task) { return !local_copies_.count(task); });
+  return without.empty() ? Status::Ok() : DropTasks(without);
 }
 
 Status StageRunner::DropTasks(const std::set<int32_t>& tasks) {
@@ -793,14 +796,7 @@ void StageRunner::Loop() {
     }
     // Stopping: the held records whose changelog records are on their way go too.
     deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-    while (st.ok() && !held_.empty() && std::chrono::steady_clock::now() < deadline) {
-      {
-        std::lock_guard<std::mutex> lock(acked_mu_);
-        st = delivery_error_;
-      }
-      if (st.ok()) st = ReleaseHeld();
-      if (!held_.empty()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
-    }
+    if (st.ok()) st = DrainHeld(deadline);
   } catch (const std::exception& e) {
     st = Status::Internal(std::string("stage ") + std::string(stage_->name()) + ": " + e.what());
   }

@@ -129,8 +129,9 @@ class StageRunner {
   ClaimSpec SpecOf(int32_t task) const;
   //! Loads a task's seq counter, epoch and position from the store (committed or restored).
   Status LoadTask(int32_t task);
-  //! kMeta key of the copy of `task` kept at a stop (KeepLocalCopies).
+  //! kMeta key of the copy of `task` kept at a stop (KeepLocalCopies), and of all the stage's.
   std::string LocalCopyKey(int32_t task) const;
+  std::string LocalCopyPrefix() const;
   //! Group mode, at a stop: once every record is acknowledged and the group confirms that this
   //! member still owns its tasks (Consumer::ConfirmAssignment), notes for each that the store
   //! holds it as its changelog up to the end it has now (docs/scale-out.md §4). Until
@@ -141,6 +142,8 @@ class StageRunner {
   //! Deletes every local row of `tasks`: the stage's rows of those tasks, their positions,
   //! counters, epochs, dedupe and fence marks and restored records.
   Status DropTasks(const std::set<int32_t>& tasks);
+  //! DropTasks of those of `tasks` the last stop kept no current copy of (local_copies_).
+  Status DropTasksWithoutCopy(const std::set<int32_t>& tasks);
   class Listener : public kafka::RebalanceListener {
    public:
     explicit Listener(StageRunner& runner) : runner_(runner) {}
@@ -162,6 +165,9 @@ class StageRunner {
   Status Dispatch(std::vector<OutRecord>& recs, uint64_t first);
   //! Sends the held records whose changelog records are acknowledged, oldest row first.
   Status ReleaseHeld();
+  //! Releases held records until none is left (`until_acked`: and every record sent is
+  //! acknowledged), the deadline passes, or a delivery or send fails (that error).
+  Status DrainHeld(std::chrono::steady_clock::time_point deadline, bool until_acked = false);
   bool IsChangelog(const OutRecord& record) const;
   //! The first held record's seq (UINT64_MAX when none is held).
   uint64_t FirstHeld() const;
