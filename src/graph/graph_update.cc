@@ -22,7 +22,7 @@ Result<ApplyResult> GraphUpdate::Apply(state::Store& store, state::WriteBatch& b
 
   ApplyResult result;  // ops_ is in SPO key order, which is statement order
   // Rows reach the batch in key order (RocksDB's memtable takes sorted inserts fastest).
-  std::vector<IndexRow> rows;
+  RowBuffer rows;
   size_t i = 0;
   for (auto& [key, op] : ops_) {
     const bool was = present[i++].has_value();
@@ -30,18 +30,21 @@ Result<ApplyResult> GraphUpdate::Apply(state::Store& store, state::WriteBatch& b
       ++result.unchanged;
       continue;
     }
-    for (size_t k = 0; k < kIndexes.size(); ++k) {
-      rows.emplace_back(k == 0 ? key : RowKey(space_, kIndexes[k], op.statement), op.add);
+    rows.Add(key, op.add);
+    for (size_t k = 1; k < kIndexes.size(); ++k) {
+      AppendRowKey(space_, kIndexes[k], op.statement, &rows.Begin());
+      rows.End(op.add);
     }
     AppendIndexRows(indexes_, space_, op.statement, op.add, &rows, &result.notes);
     (op.add ? result.added : result.removed).push_back(std::move(op.statement));
   }
-  std::sort(rows.begin(), rows.end());
-  for (const auto& [row, put] : rows) {
-    if (put) {
-      batch.Put(space_.family, row, {});
+  rows.Sort();
+  batch.Reserve(rows.size(), rows.bytes());
+  for (size_t r = 0; r < rows.size(); ++r) {
+    if (rows.put(r)) {
+      batch.Put(space_.family, rows.key(r), {});
     } else {
-      batch.Delete(space_.family, row);
+      batch.Delete(space_.family, rows.key(r));
     }
   }
   ops_.clear();

@@ -133,15 +133,19 @@ bool ReadGraph(std::string_view* in, std::optional<Term>* graph) {
   return ReadTerm(in, &**graph);
 }
 
-std::string RowKey(const KeySpace& space, Index index, const Statement& st) {
+void AppendRowKey(const KeySpace& space, Index index, const Statement& st, std::string* key) {
   const Term* terms[3] = {&st.subject, &st.predicate, &st.object};
+  key->append(space.prefix);
+  key->push_back(static_cast<char>(index));
+  AppendGraph(st.graph, key);
+  for (int pos : IndexOrder(index)) AppendTerm(*terms[pos], key);
+}
+
+std::string RowKey(const KeySpace& space, Index index, const Statement& st) {
   std::string key;
   key.reserve(space.prefix.size() + 16 + st.subject.value().size() + st.predicate.value().size() +
               st.object.value().size());
-  key.append(space.prefix);
-  key.push_back(static_cast<char>(index));
-  AppendGraph(st.graph, &key);
-  for (int pos : IndexOrder(index)) AppendTerm(*terms[pos], &key);
+  AppendRowKey(space, index, st, &key);
   return key;
 }
 

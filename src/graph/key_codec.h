@@ -45,6 +45,8 @@ bool ReadGraph(std::string_view* in, std::optional<Term>* graph);
 
 //! prefix | index | graph | the statement's terms in the index's order.
 std::string RowKey(const KeySpace& space, Index index, const Statement& statement);
+//! Appends RowKey(space, index, statement) to `out`.
+void AppendRowKey(const KeySpace& space, Index index, const Statement& statement, std::string* out);
 //! The statement of a row key of `index` (after the key space prefix and index byte); false
 //! when the key is not one.
 bool DecodeRowKey(std::string_view key_after_index, Index index, Statement* statement);

@@ -81,13 +81,19 @@ void AppendSpo(const Statement& st, std::string* out) {
 }
 
 //! The row key of `st` at instant `seconds`, by predicate or not.
+void AppendTemporalKey(const KeySpace& space, bool by_predicate, const Statement& st, int64_t seconds,
+                       std::string* key) {
+  key->append(space.prefix);
+  key->push_back(by_predicate ? kTemporalByPredicateRows : kTemporalRows);
+  AppendGraph(st.graph, key);
+  if (by_predicate) AppendTerm(st.predicate, key);
+  AppendInstant(seconds, key);
+  AppendSpo(st, key);
+}
+
 std::string TemporalKey(const KeySpace& space, bool by_predicate, const Statement& st, int64_t seconds) {
-  std::string key = space.prefix;
-  key.push_back(by_predicate ? kTemporalByPredicateRows : kTemporalRows);
-  AppendGraph(st.graph, &key);
-  if (by_predicate) AppendTerm(st.predicate, &key);
-  AppendInstant(seconds, &key);
-  AppendSpo(st, &key);
+  std::string key;
+  AppendTemporalKey(space, by_predicate, st, seconds, &key);
   return key;
 }
 
@@ -164,7 +170,7 @@ std::string FormatXsdDateTime(int64_t seconds) {
 }
 
 void AppendTemporalRows(const IndexSet& indexes, const KeySpace& space, const Statement& st, bool add,
-                        std::vector<IndexRow>* rows, IndexNotes* notes) {
+                        RowBuffer* rows, IndexNotes* notes) {
   if (!indexes.temporal || !st.object.is_literal() || st.object.datatype() != kXsdDateTime) return;
   const auto& only = indexes.temporal_predicates;
   if (!only.empty() && std::find(only.begin(), only.end(), st.predicate.value()) == only.end()) return;
@@ -176,8 +182,10 @@ void AppendTemporalRows(const IndexSet& indexes, const KeySpace& space, const St
     }
     return;
   }
-  rows->emplace_back(TemporalKey(space, false, st, *seconds), add);
-  rows->emplace_back(TemporalKey(space, true, st, *seconds), add);
+  for (const bool by_predicate : {false, true}) {
+    AppendTemporalKey(space, by_predicate, st, *seconds, &rows->Begin());
+    rows->End(add);
+  }
 }
 
 Result<TemporalQuery> ParseTemporalQuery(std::string_view before, std::string_view after, std::string_view equals,

@@ -94,21 +94,23 @@ void AppendTextStatement(const Statement& st, std::string* out) {
 std::string Reversed(std::string_view token) { return std::string(token.rbegin(), token.rend()); }
 
 void AppendTextRows(const IndexSet& indexes, const KeySpace& space, const Statement& st, bool add,
-                    std::vector<IndexRow>* rows) {
+                    RowBuffer* rows) {
   if (!indexes.freetext || !IsTextLiteral(st.object)) return;
   const std::vector<std::string> tokens = Tokenize(st.object.value());
   if (tokens.empty()) return;
-  std::string graph, spo;
+  std::string graph, spo, reversed;
   AppendGraph(st.graph, &graph);
   AppendTextStatement(st, &spo);
   for (const auto& token : tokens) {
+    reversed.assign(token.rbegin(), token.rend());
     for (const char kind : {kTextRows, kTextReversedRows}) {
-      std::string key = space.prefix;
+      std::string& key = rows->Begin();
+      key.append(space.prefix);
       key.push_back(kind);
       key.append(graph);
-      AppendKeyString(kind == kTextRows ? std::string_view(token) : std::string_view(Reversed(token)), &key);
+      AppendKeyString(kind == kTextRows ? token : reversed, &key);
       key.append(spo);
-      rows->emplace_back(std::move(key), add);
+      rows->End(add);
     }
   }
 }

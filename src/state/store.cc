@@ -301,11 +301,19 @@ struct Store::Impl {
 };
 
 struct WriteBatch::Impl {
+  //! rocksdb::WriteBatch reserves room only when it is made; its buffer is open to subclasses.
+  struct Batch : rocksdb::WriteBatch {
+    void Reserve(size_t more) { rep_.reserve(rep_.size() + more); }
+  };
   const Store::Impl* store;
-  rocksdb::WriteBatch batch;
+  Batch batch;
 };
 
 WriteBatch::WriteBatch(const Store& store) : impl_(std::make_unique<Impl>()) { impl_->store = store.impl_.get(); }
+void WriteBatch::Reserve(size_t keys, size_t bytes) {
+  // Per entry: a type byte, the family's id and the two lengths as varints.
+  impl_->batch.Reserve(bytes + keys * 12);
+}
 WriteBatch::~WriteBatch() = default;
 WriteBatch::WriteBatch(WriteBatch&&) noexcept = default;
 void WriteBatch::Put(Family f, std::string_view key, std::string_view value) {

@@ -59,6 +59,9 @@ class WriteBatch {
   WriteBatch(WriteBatch&&) noexcept;
   void Put(Family f, std::string_view key, std::string_view value);
   void Delete(Family f, std::string_view key);
+  //! Makes room for `keys` more puts or deletes of keys and values of `bytes` in all, so that
+  //! a large batch is not copied each time it outgrows its buffer.
+  void Reserve(size_t keys, size_t bytes);
   //! Deletes every key in [begin, end) with one range tombstone.
   void DeleteRange(Family f, std::string_view begin, std::string_view end);
   size_t Count() const;
