@@ -21,32 +21,31 @@ Result<ApplyResult> GraphUpdate::Apply(state::Store& store, state::WriteBatch& b
   RETURN_IF_ERROR(store.MultiGet(space_.family, keys, &present));
 
   ApplyResult result;  // ops_ is in SPO key order, which is statement order
-  // Rows reach the batch in key order (RocksDB's memtable takes sorted inserts fastest).
-  RowBuffer rows;
+  std::vector<bool> changes(ops_.size());
   size_t i = 0;
   for (auto& [key, op] : ops_) {
-    const bool was = present[i++].has_value();
-    if (was == op.add) {
-      ++result.unchanged;
-      continue;
-    }
-    rows.Add(key, op.add);
-    for (size_t k = 1; k < kIndexes.size(); ++k) {
-      AppendRowKey(space_, kIndexes[k], op.statement, &rows.Begin());
-      rows.End(op.add);
-    }
-    AppendIndexRows(indexes_, space_, op.statement, op.add, &rows, &result.notes);
-    (op.add ? result.added : result.removed).push_back(std::move(op.statement));
+    changes[i] = present[i].has_value() != op.add;
+    if (!changes[i++]) ++result.unchanged;
   }
-  rows.Sort();
-  batch.Reserve(rows.size(), rows.bytes());
-  for (size_t r = 0; r < rows.size(); ++r) {
-    if (rows.put(r)) {
-      batch.Put(space_.family, rows.key(r), {});
-    } else {
-      batch.Delete(space_.family, rows.key(r));
+  // Rows reach the batch in key order (RocksDB's memtable takes sorted inserts fastest). The
+  // removals' rows first: of two statements that share a derived row (two long literals of one
+  // subject and predicate with one digest, docs/graph.md), the one added keeps it.
+  state::SortedWrites rows;
+  for (const bool add : {false, true}) {
+    i = 0;
+    for (auto& [key, op] : ops_) {
+      if (!changes[i++] || op.add != add) continue;
+      rows.BeginKey().append(key);
+      EndRow(&rows, add);
+      for (size_t k = 1; k < kIndexes.size(); ++k) {
+        AppendRowKey(space_, kIndexes[k], op.statement, &rows.BeginKey());
+        EndRow(&rows, add);
+      }
+      AppendIndexRows(indexes_, space_, op.statement, add, &rows, &result.notes);
+      (add ? result.added : result.removed).push_back(std::move(op.statement));
     }
   }
+  rows.AddTo(space_.family, batch);
   ops_.clear();
   return result;
 }

@@ -11,6 +11,7 @@
 
 #include "common/status.h"
 #include "graph/key_codec.h"
+#include "state/sorted_writes.h"
 #include "state/store.h"
 #include "graph/term.h"
 
@@ -32,38 +33,15 @@ struct IndexSet {
   bool operator==(const IndexSet&) const = default;
 };
 
-//! Rows to write (a key, and put or delete), their keys appended one after the other to one
-//! buffer: a batch of statements writes 4 to 20 rows each, and a string per row would cost an
-//! allocation and a free per row. One thread.
-class RowBuffer {
- public:
-  //! Starts a row: its key is what is appended to the returned buffer until End.
-  std::string& Begin() { return bytes_; }
-  void End(bool put) {
-    rows_.push_back({begun_, bytes_.size() - begun_, put});
-    begun_ = bytes_.size();
+//! Ends the row whose key was appended to rows->BeginKey(): a put of an empty value when `add`,
+//! else a delete (the graph's rows are keys only).
+inline void EndRow(state::SortedWrites* rows, bool add) {
+  if (add) {
+    rows->EndPut({});
+  } else {
+    rows->EndDelete();
   }
-  void Add(std::string_view key, bool put) {
-    Begin().append(key);
-    End(put);
-  }
-  size_t size() const { return rows_.size(); }
-  //! The bytes of all keys.
-  size_t bytes() const { return bytes_.size(); }
-  std::string_view key(size_t i) const { return std::string_view(bytes_).substr(rows_[i].offset, rows_[i].size); }
-  bool put(size_t i) const { return rows_[i].put; }
-  //! Orders the rows by key, a delete before a put of the same key (which then wins).
-  void Sort();
-
- private:
-  struct Row {
-    size_t offset, size;
-    bool put;
-  };
-  std::string bytes_;
-  std::vector<Row> rows_;
-  size_t begun_ = 0;
-};
+}
 
 //! What writing a statement's index rows noticed.
 struct IndexNotes {
@@ -74,7 +52,7 @@ struct IndexNotes {
 
 //! Appends the derived rows of `statement` (puts when `add`, deletes otherwise) to `rows`.
 void AppendIndexRows(const IndexSet& indexes, const KeySpace& space, const Statement& statement, bool add,
-                     RowBuffer* rows, IndexNotes* notes);
+                     state::SortedWrites* rows, IndexNotes* notes);
 
 //! kMeta keys of a generation's derived indexes, written when it is set up: "1" or "0" (absent:
 //! "0", a generation set up before they existed), and the temporal predicates, one IRI per line.

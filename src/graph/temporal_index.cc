@@ -170,7 +170,7 @@ std::string FormatXsdDateTime(int64_t seconds) {
 }
 
 void AppendTemporalRows(const IndexSet& indexes, const KeySpace& space, const Statement& st, bool add,
-                        RowBuffer* rows, IndexNotes* notes) {
+                        state::SortedWrites* rows, IndexNotes* notes) {
   if (!indexes.temporal || !st.object.is_literal() || st.object.datatype() != kXsdDateTime) return;
   const auto& only = indexes.temporal_predicates;
   if (!only.empty() && std::find(only.begin(), only.end(), st.predicate.value()) == only.end()) return;
@@ -183,8 +183,8 @@ void AppendTemporalRows(const IndexSet& indexes, const KeySpace& space, const St
     return;
   }
   for (const bool by_predicate : {false, true}) {
-    AppendTemporalKey(space, by_predicate, st, *seconds, &rows->Begin());
-    rows->End(add);
+    AppendTemporalKey(space, by_predicate, st, *seconds, &rows->BeginKey());
+    EndRow(rows, add);
   }
 }
 

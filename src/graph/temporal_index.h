@@ -30,7 +30,7 @@ std::string FormatXsdDateTime(int64_t seconds);
 //! its predicate is listed, when `indexes.temporal_predicates` is set); counts it in `notes`
 //! when the literal does not parse.
 void AppendTemporalRows(const IndexSet& indexes, const KeySpace& space, const Statement& statement, bool add,
-                        RowBuffer* rows, IndexNotes* notes);
+                        state::SortedWrites* rows, IndexNotes* notes);
 
 //! A temporal query: statements whose instant i satisfies the operator. Instants and the
 //! query's times are whole UTC seconds: before: i < t1; after: i > t1; equals: i == t1;

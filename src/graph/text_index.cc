@@ -94,7 +94,7 @@ void AppendTextStatement(const Statement& st, std::string* out) {
 std::string Reversed(std::string_view token) { return std::string(token.rbegin(), token.rend()); }
 
 void AppendTextRows(const IndexSet& indexes, const KeySpace& space, const Statement& st, bool add,
-                    RowBuffer* rows) {
+                    state::SortedWrites* rows) {
   if (!indexes.freetext || !IsTextLiteral(st.object)) return;
   const std::vector<std::string> tokens = Tokenize(st.object.value());
   if (tokens.empty()) return;
@@ -104,13 +104,13 @@ void AppendTextRows(const IndexSet& indexes, const KeySpace& space, const Statem
   for (const auto& token : tokens) {
     reversed.assign(token.rbegin(), token.rend());
     for (const char kind : {kTextRows, kTextReversedRows}) {
-      std::string& key = rows->Begin();
+      std::string& key = rows->BeginKey();
       key.append(space.prefix);
       key.push_back(kind);
       key.append(graph);
       AppendKeyString(kind == kTextRows ? token : reversed, &key);
       key.append(spo);
-      rows->End(add);
+      EndRow(rows, add);
     }
   }
 }

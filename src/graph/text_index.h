@@ -44,6 +44,6 @@ std::string ObjectDigest(std::string_view object_encoding);
 //! Appends the free-text rows of `statement` (when `indexes.freetext` and the object is a plain
 //! string literal).
 void AppendTextRows(const IndexSet& indexes, const KeySpace& space, const Statement& statement, bool add,
-                    RowBuffer* rows);
+                    state::SortedWrites* rows);
 
 }  // namespace webindex::graph

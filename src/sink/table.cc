@@ -43,12 +43,16 @@ constexpr std::string_view kPage = "page", kCur = "cur", kIncount = "incount", k
 
 }  // namespace
 
+void AppendCellKey(std::string_view row, std::string_view cf, std::string_view cq, std::string* key) {
+  AppendPart(key, row);
+  AppendPart(key, cf);
+  AppendPart(key, cq);
+}
+
 std::string EncodeCellKey(std::string_view row, std::string_view cf, std::string_view cq) {
   std::string key;
   key.reserve(row.size() + cf.size() + cq.size() + 6);
-  AppendPart(&key, row);
-  AppendPart(&key, cf);
-  AppendPart(&key, cq);
+  AppendCellKey(row, cf, cq, &key);
   return key;
 }
 
@@ -92,22 +96,15 @@ std::string TotalRow(uint64_t count, std::string_view uri) {
 }
 
 void TableWriter::Put(std::string_view row, std::string_view cf, std::string_view cq, std::string_view value) {
-  writes_.insert_or_assign(EncodeCellKey(row, cf, cq), std::string(value));
+  AppendCellKey(row, cf, cq, &writes_.BeginKey());
+  writes_.EndPut(value);
 }
 void TableWriter::Delete(std::string_view row, std::string_view cf, std::string_view cq) {
-  writes_.insert_or_assign(EncodeCellKey(row, cf, cq), std::nullopt);
+  AppendCellKey(row, cf, cq, &writes_.BeginKey());
+  writes_.EndDelete();
 }
 
-void TableWriter::Flush() {
-  for (const auto& [key, value] : writes_) {
-    if (value) {
-      batch_.Put(state::Family::kTable, key, *value);
-    } else {
-      batch_.Delete(state::Family::kTable, key);
-    }
-  }
-  writes_.clear();
-}
+void TableWriter::Flush() { writes_.AddTo(state::Family::kTable, batch_); }
 
 std::string TableWriter::PageCurKey(std::string_view uri) { return EncodeCellKey(PageRow(uri), kPage, kCur); }
 std::string TableWriter::IncountKey(std::string_view uri) { return EncodeCellKey(PageRow(uri), kPage, kIncount); }

@@ -3,12 +3,12 @@
 #pragma once
 
 #include <cstdint>
-#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
 
 #include "model/page.h"
+#include "state/sorted_writes.h"
 #include "state/store.h"
 
 namespace webindex::sink {
@@ -19,6 +19,7 @@ struct Cell {
 
 //! Each part with 0x00 escaped as 00 ff and ended by 00 01, so tuple order = byte order.
 std::string EncodeCellKey(std::string_view row, std::string_view cf, std::string_view cq);
+void AppendCellKey(std::string_view row, std::string_view cf, std::string_view cq, std::string* key);
 bool DecodeCellKey(std::string_view key, std::string* row, std::string* cf, std::string* cq);
 //! DecodeCellKey without copies, for the usual key whose parts hold no '\0': views into `key`.
 //! nullopt for a key with an escaped '\0' or a malformed one (DecodeCellKey tells which).
@@ -73,7 +74,7 @@ class TableWriter {
   void Delete(std::string_view row, std::string_view cf, std::string_view cq);
   state::Store& store_;
   state::WriteBatch& batch_;
-  std::map<std::string, std::optional<std::string>> writes_;  //!< cell key -> value, nullopt: delete
+  state::SortedWrites writes_;
 };
 
 }  // namespace webindex::sink
