@@ -225,14 +225,18 @@ TEST_F(GroupMembershipTest, AMemberRestartedUnderItsInstanceIdReadsOnFromItsHand
 // not polled since), and its commit is refused.
 TEST_F(GroupMembershipTest, OnlyAMemberTheGroupStillCountsHasItsAssignmentConfirmed) {
   Member a("a", handover_), b("b", handover_);
-  ASSERT_TRUE(a.Join(broker_->bootstrap_servers(), "g3", "", {{"heartbeat.interval.ms", "60000"}}).ok());
+  // A 6 s session here (3 s in the other tests): a, silent from its first assignment on, must
+  // read and have its first commit confirmed before the broker drops it, on a loaded machine too.
+  ASSERT_TRUE(a.Join(broker_->bootstrap_servers(), "g3", "",
+                     {{"heartbeat.interval.ms", "60000"}, {"session.timeout.ms", "6000"}})
+                  .ok());
   ASSERT_TRUE(PollUntil({&a}, [&] { return a.assigned().size() == kPartitions && ReadCount({&a}) > 0; }));
   const std::vector<TopicPartitionOffset> positions = a.Positions();
   const Status owned = a.consumer().ConfirmAssignment(positions, 5000);
   EXPECT_TRUE(owned.ok()) << owned.ToString();
 
   // b joins; a, silent, is dropped at its session timeout, and b gets every partition.
-  ASSERT_TRUE(b.Join(broker_->bootstrap_servers(), "g3").ok());
+  ASSERT_TRUE(b.Join(broker_->bootstrap_servers(), "g3", "", {{"session.timeout.ms", "6000"}}).ok());
   const auto deadline = std::chrono::steady_clock::now() + 60s;
   while (b.assigned().size() < kPartitions && std::chrono::steady_clock::now() < deadline) b.Poll();
   ASSERT_EQ(b.assigned().size(), static_cast<size_t>(kPartitions));
