@@ -665,8 +665,8 @@ void StageRunner::KeepLocalCopies(std::chrono::steady_clock::time_point deadline
   const Status drained = DrainHeld(deadline, /*until_acked=*/true);
   const std::string stage(stage_->name());
   if (!drained.ok() || AckedBelow() < next_seq_ || !held_.empty()) {
-    LOG_INFO("stage {}: keeps no local copy of its {} task(s): records of its last commits are not acknowledged",
-             stage, owned.size());
+    LOG_INFO("stage {}: keeps no local copy of its {} task(s): {}", stage, owned.size(),
+             drained.ok() ? "records of its last commits are not acknowledged" : drained.ToString());
     return;
   }
   // The changelogs' ends first, then the group's confirmation that this member owns its tasks
