@@ -21,20 +21,19 @@ Result<ApplyResult> GraphUpdate::Apply(state::Store& store, state::WriteBatch& b
   RETURN_IF_ERROR(store.MultiGet(space_.family, keys, &present));
 
   ApplyResult result;  // ops_ is in SPO key order, which is statement order
-  std::vector<bool> changes(ops_.size());
-  size_t i = 0;
-  for (auto& [key, op] : ops_) {
-    changes[i] = present[i].has_value() != op.add;
-    if (!changes[i++]) ++result.unchanged;
-  }
   // Rows reach the batch in key order (RocksDB's memtable takes sorted inserts fastest). The
   // removals' rows first: of two statements that share a derived row (two long literals of one
   // subject and predicate with one digest, docs/graph.md), the one added keeps it.
   state::SortedWrites rows;
   for (const bool add : {false, true}) {
-    i = 0;
+    size_t i = 0;
     for (auto& [key, op] : ops_) {
-      if (!changes[i++] || op.add != add) continue;
+      const bool was = present[i++].has_value();
+      if (op.add != add) continue;
+      if (was == add) {
+        ++result.unchanged;
+        continue;
+      }
       rows.BeginKey().append(key);
       EndRow(&rows, add);
       for (size_t k = 1; k < kIndexes.size(); ++k) {

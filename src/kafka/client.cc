@@ -451,8 +451,7 @@ Result<std::unique_ptr<Consumer>> Consumer::Join(const ClientConfig& config, con
 }
 
 Status Consumer::Subscribe(const std::vector<std::string>& topics) {
-  PartitionList list(
-      rd_kafka_topic_partition_list_new(static_cast<int>(topics.size())));
+  PartitionList list(rd_kafka_topic_partition_list_new(static_cast<int>(topics.size())));
   for (const auto& t : topics) rd_kafka_topic_partition_list_add(list.get(), t.c_str(), RD_KAFKA_PARTITION_UA);
   if (rd_kafka_resp_err_t err = rd_kafka_subscribe(impl_->rk.get(), list.get())) {
     return KafkaError(err, "subscribing to topics");
