@@ -253,6 +253,12 @@ void MessageBatch::Clear() {
   impl_->messages.clear();
 }
 
+namespace {
+//! A lone consumer (no group member) still has a session timeout: it bounds how long closing
+//! waits for offset commits the coordinator cannot take. 6 s, the brokers' minimum.
+constexpr int kLoneSessionTimeoutMs = 6000;
+}  // namespace
+
 struct Consumer::Impl {
   RdKafkaPtr rk;
   RebalanceListener* listener = nullptr;
@@ -260,10 +266,15 @@ struct Consumer::Impl {
   bool cooperative_member = false;  // joins a group with the cooperative-sticky assignor
   bool ever_assigned = false;       // the group completed an assignment to it (maybe of nothing)
   bool closed = false;
+  bool abandoned = false;           // Close gave up waiting: destroy without closing again
+  int close_wait_ms = kLoneSessionTimeoutMs + 5000;  // how long Close waits for the close to finish
   std::atomic<uint64_t> errors{0};
   std::vector<Consumer::DataLoss> losses;
   std::map<std::pair<std::string, int32_t>, int64_t> lost_below;  // per partition: losses reported below this offset
   std::map<std::pair<std::string, int32_t>, int64_t> assigned_at;  // where each partition started
+
+  //! A group member's rebalance: tells the listener, then takes or gives up the partitions.
+  void OnRebalance(rd_kafka_t* rk, rd_kafka_resp_err_t err, rd_kafka_topic_partition_list_t* parts);
 
   //! The committed position fell below the partition's start: report the gap, go on from the start.
   void OnOffsetReset(const rd_kafka_message_t* m) {
@@ -338,9 +349,11 @@ std::map<std::string, std::string> ConsumerDefaults(const std::string& group) {
           {"fetch.wait.max.ms", "20"},
           {"fetch.error.backoff.ms", "10"},
           {"queued.max.messages.kbytes", "65536"},
-          // A lone consumer is no group member; its session timeout only bounds how long closing
-          // waits for offset commits the coordinator cannot take (6 s, the brokers' minimum).
-          {"session.timeout.ms", "6000"}};
+          {"session.timeout.ms", std::to_string(kLoneSessionTimeoutMs)},  // a member's: Join
+          // A request to a broker that went away fails after this long (librdkafka's default: 60 s),
+          // among them the commits a consumer that did not close in time drops (Consumer::Close).
+          // Fetches wait 20 ms at the broker; 10 s leaves a loaded broker room for the rest.
+          {"socket.timeout.ms", "10000"}};
 }
 
 std::vector<TopicPartitionOffset> ToVector(const rd_kafka_topic_partition_list_t* list) {
@@ -362,15 +375,50 @@ int64_t ResolveBeginning(rd_kafka_t* rk, const std::string& topic, int32_t parti
 
 Consumer::Consumer(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 
-Consumer::~Consumer() { Close(); }
+Consumer::~Consumer() {
+  Close();
+  // A consumer whose close did not finish: destroyed without closing again (which would wait for
+  // the same commits); no more retries then, and the pending ones fail within socket.timeout.ms.
+  if (impl_->abandoned && impl_->rk) rd_kafka_destroy_flags(impl_->rk.release(), RD_KAFKA_DESTROY_F_NO_CONSUMER_CLOSE);
+}
 
 void Consumer::Close() {
   if (!impl_->rk || impl_->closed) return;
   impl_->closed = true;
-  // Serves the last revocation through the listener. It also waits for the offset commits still
-  // pending (the stages' reported positions); with the brokers gone, for session.timeout.ms
-  // (ConsumerDefaults: 6 s for a lone consumer, the group's for a member).
-  rd_kafka_consumer_close(impl_->rk.get());
+  rd_kafka_t* rk = impl_->rk.get();
+  // Serves the last revocation through the listener and waits for the offset commits still
+  // pending (the stages' reported positions). With the brokers gone, commits waiting for a
+  // coordinator fail after session.timeout.ms, but librdkafka (2.0) retries a commit queued for
+  // a coordinator that went away, never sent, without end, and its own close would wait for it.
+  // This one waits the session timeout and 5 s more, then lets such commits go.
+  bool closed = false;
+  rd_kafka_queue_t* q = rd_kafka_queue_new(rk);
+  if (rd_kafka_error_t* e = rd_kafka_consumer_close_queue(rk, q)) {
+    LOG_WARN("kafka: closing the consumer: {}", rd_kafka_error_string(e));
+    rd_kafka_error_destroy(e);
+  } else {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(impl_->close_wait_ms);
+    while (!(closed = rd_kafka_consumer_closed(rk)) && std::chrono::steady_clock::now() < deadline) {
+      // Served as librdkafka's own close serves it: a revocation goes to the listener (or, with
+      // none, gives up the assignment), the rest (records, errors) is dropped.
+      rd_kafka_event_t* ev = rd_kafka_queue_poll(q, 100);
+      if (ev && rd_kafka_event_type(ev) == RD_KAFKA_EVENT_REBALANCE) {
+        if (impl_->listener) {
+          impl_->OnRebalance(rk, rd_kafka_event_error(ev), rd_kafka_event_topic_partition_list(ev));
+        } else {
+          rd_kafka_assign(rk, nullptr);
+        }
+      }
+      if (ev) rd_kafka_event_destroy(ev);
+    }
+  }
+  rd_kafka_queue_destroy(q);
+  if (!closed) {
+    impl_->abandoned = true;
+    LOG_WARN("kafka: the consumer did not close within {} s (offset commits to an unreachable coordinator); "
+             "they are dropped",
+             impl_->close_wait_ms / 1000);
+  }
   // librdkafka before 2.3.0 aborts destroying a cooperative-sticky member that joined but never
   // completed an assignment (its assignor state is still null: librdkafka issue 4312). Such a
   // handle, closed and out of the group, is kept instead: a few threads idle until exit.
@@ -380,6 +428,53 @@ void Consumer::Close() {
     std::lock_guard<std::mutex> lock(mu);
     kept->push_back(impl_->rk.release());
     LOG_DEBUG("kafka: a group member closed before its first assignment is kept until exit (librdkafka < 2.3.0)");
+  }
+}
+
+void Consumer::Impl::OnRebalance(rd_kafka_t* rk, rd_kafka_resp_err_t err, rd_kafka_topic_partition_list_t* parts) {
+  // NULL while the consumer closes (its group handle's queue is shut): the assignor it joined with.
+  const char* protocol = rd_kafka_rebalance_protocol(rk);
+  const bool cooperative = protocol ? std::string_view(protocol) == "COOPERATIVE" : cooperative_member;
+  if (err == RD_KAFKA_RESP_ERR__ASSIGN_PARTITIONS) {
+    ever_assigned = true;
+    std::vector<TopicPartitionOffset> given = ToVector(parts);
+    std::vector<TopicPartitionOffset> start = listener->OnAssigned(given);
+    PartitionList list = MakeList(start, [&](const TopicPartitionOffset& p) {
+      // The client resolves the logical start itself: no blocking broker query inside its callback.
+      const int64_t offset = p.offset == kBeginning ? RD_KAFKA_OFFSET_BEGINNING : p.offset;
+      assigned_at[{p.topic, p.partition}] = offset;
+      return offset;
+    });
+    if (cooperative) {
+      if (rd_kafka_error_t* e = rd_kafka_incremental_assign(rk, list.get())) {
+        LOG_ERROR("kafka: taking assigned partitions: {}", rd_kafka_error_string(e));
+        rd_kafka_error_destroy(e);
+      }
+    } else if (rd_kafka_resp_err_t e = rd_kafka_assign(rk, list.get())) {
+      LOG_ERROR("kafka: taking assigned partitions: {}", rd_kafka_err2str(e));
+    }
+  } else {
+    const bool lost = rd_kafka_assignment_lost(rk) != 0;
+    // Records of these partitions that this poll collected before the revocation belong
+    // to the assignment that ends: were a partition given back within the same poll, they
+    // would pass for records of the new one.
+    if (polling) {
+      std::set<std::pair<std::string, int32_t>> gone;
+      for (int i = 0; i < parts->cnt; ++i) gone.emplace(parts->elems[i].topic, parts->elems[i].partition);
+      std::erase_if(polling->records_, [&](const InRecord& r) {
+        return gone.count({std::string(r.topic), r.partition}) > 0;
+      });
+    }
+    listener->OnRevoked(ToVector(parts), lost);
+    for (int i = 0; i < parts->cnt; ++i) assigned_at.erase({parts->elems[i].topic, parts->elems[i].partition});
+    if (cooperative) {
+      if (rd_kafka_error_t* e = rd_kafka_incremental_unassign(rk, parts)) {
+        LOG_ERROR("kafka: giving up revoked partitions: {}", rd_kafka_error_string(e));
+        rd_kafka_error_destroy(e);
+      }
+    } else {
+      rd_kafka_assign(rk, nullptr);
+    }
   }
 }
 
@@ -394,56 +489,12 @@ Result<std::unique_ptr<Consumer>> Consumer::Join(const ClientConfig& config, con
   ASSIGN_OR_RETURN(ConfPtr conf, MakeConf(config, defaults));
   auto impl = std::make_unique<Impl>();
   impl->listener = listener;
+  impl->close_wait_ms = membership.session_timeout_ms + 5000;
   impl->cooperative_member = membership.assignment_strategy == "cooperative-sticky";
   rd_kafka_conf_set_opaque(conf.get(), impl.get());
   rd_kafka_conf_set_rebalance_cb(
-      conf.get(),
-      [](rd_kafka_t* rk, rd_kafka_resp_err_t err, rd_kafka_topic_partition_list_t* parts, void* opaque) noexcept {
-        auto* self = static_cast<Impl*>(opaque);
-        // NULL while the consumer closes (its group handle's queue is shut): the assignor it joined with.
-        const char* protocol = rd_kafka_rebalance_protocol(rk);
-        const bool cooperative = protocol ? std::string_view(protocol) == "COOPERATIVE" : self->cooperative_member;
-        if (err == RD_KAFKA_RESP_ERR__ASSIGN_PARTITIONS) {
-          self->ever_assigned = true;
-          std::vector<TopicPartitionOffset> given = ToVector(parts);
-          std::vector<TopicPartitionOffset> start = self->listener->OnAssigned(given);
-          PartitionList list = MakeList(start, [&](const TopicPartitionOffset& p) {
-            // The client resolves the logical start itself: no blocking broker query inside its callback.
-            const int64_t offset = p.offset == kBeginning ? RD_KAFKA_OFFSET_BEGINNING : p.offset;
-            self->assigned_at[{p.topic, p.partition}] = offset;
-            return offset;
-          });
-          if (cooperative) {
-            if (rd_kafka_error_t* e = rd_kafka_incremental_assign(rk, list.get())) {
-              LOG_ERROR("kafka: taking assigned partitions: {}", rd_kafka_error_string(e));
-              rd_kafka_error_destroy(e);
-            }
-          } else if (rd_kafka_resp_err_t e = rd_kafka_assign(rk, list.get())) {
-            LOG_ERROR("kafka: taking assigned partitions: {}", rd_kafka_err2str(e));
-          }
-        } else {
-          const bool lost = rd_kafka_assignment_lost(rk) != 0;
-          // Records of these partitions that this poll collected before the revocation belong
-          // to the assignment that ends: were a partition given back within the same poll, they
-          // would pass for records of the new one.
-          if (self->polling) {
-            std::set<std::pair<std::string, int32_t>> gone;
-            for (int i = 0; i < parts->cnt; ++i) gone.emplace(parts->elems[i].topic, parts->elems[i].partition);
-            std::erase_if(self->polling->records_, [&](const InRecord& r) {
-              return gone.count({std::string(r.topic), r.partition}) > 0;
-            });
-          }
-          self->listener->OnRevoked(ToVector(parts), lost);
-          for (int i = 0; i < parts->cnt; ++i) self->assigned_at.erase({parts->elems[i].topic, parts->elems[i].partition});
-          if (cooperative) {
-            if (rd_kafka_error_t* e = rd_kafka_incremental_unassign(rk, parts)) {
-              LOG_ERROR("kafka: giving up revoked partitions: {}", rd_kafka_error_string(e));
-              rd_kafka_error_destroy(e);
-            }
-          } else {
-            rd_kafka_assign(rk, nullptr);
-          }
-        }
+      conf.get(), [](rd_kafka_t* rk, rd_kafka_resp_err_t err, rd_kafka_topic_partition_list_t* parts, void* opaque) noexcept {
+        static_cast<Impl*>(opaque)->OnRebalance(rk, err, parts);
       });
   ASSIGN_OR_RETURN(impl->rk, MakeHandle(RD_KAFKA_CONSUMER, std::move(conf)));
   rd_kafka_poll_set_consumer(impl->rk.get());

@@ -142,7 +142,8 @@ class Consumer {
   //! "COOPERATIVE", "EAGER", or "NONE" before the first assignment of a group member.
   std::string RebalanceProtocol() const;
   //! Leaves the group (a static member stays until its session times out) and stops reading;
-  //! with the brokers gone, waits session.timeout.ms for the offset commits still pending.
+  //! waits for the offset commits still pending, with the brokers gone up to the session
+  //! timeout and 5 s more (then drops them).
   void Close();
   //! Waits up to `timeout_ms` for a first record, then takes what is ready, up to `max`.
   Status PollBatch(size_t max, int timeout_ms, MessageBatch* out);
