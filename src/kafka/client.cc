@@ -546,7 +546,7 @@ Status Consumer::Assign(const std::vector<TopicPartitionOffset>& partitions) {
   return Status::Ok();
 }
 
-Status Consumer::PollBatch(size_t max, int timeout_ms, MessageBatch* out) {
+Status Consumer::PollBatch(size_t max, int timeout_ms, MessageBatch* out, size_t max_bytes) {
   out->Clear();
   impl_->polling = out;  // a revocation served by the polls below prunes it
   struct Done {
@@ -554,7 +554,8 @@ Status Consumer::PollBatch(size_t max, int timeout_ms, MessageBatch* out) {
     ~Done() { impl->polling = nullptr; }
   } done{impl_.get()};
   int wait = timeout_ms;
-  while (out->records_.size() < max) {
+  size_t bytes = 0;
+  while (out->records_.size() < max && bytes < max_bytes) {
     MessagePtr m(rd_kafka_consumer_poll(impl_->rk.get(), wait));
     if (!m) break;
     wait = 0;
@@ -586,6 +587,7 @@ Status Consumer::PollBatch(size_t max, int timeout_ms, MessageBatch* out) {
         r.headers.emplace_back(name, std::string_view(static_cast<const char*>(value), value ? size : 0));
       }
     }
+    bytes += m->key_len + m->len;
     out->records_.push_back(std::move(r));
     out->impl_->messages.push_back(std::move(m));
   }

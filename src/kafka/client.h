@@ -145,8 +145,9 @@ class Consumer {
   //! waits for the offset commits still pending, with the brokers gone up to the session
   //! timeout and 5 s more (then drops them).
   void Close();
-  //! Waits up to `timeout_ms` for a first record, then takes what is ready, up to `max`.
-  Status PollBatch(size_t max, int timeout_ms, MessageBatch* out);
+  //! Waits up to `timeout_ms` for a first record, then takes what is ready, up to `max` records
+  //! and until their keys and values hold `max_bytes` or more.
+  Status PollBatch(size_t max, int timeout_ms, MessageBatch* out, size_t max_bytes = SIZE_MAX);
   //! Number of consume errors seen (logged as they happen).
   uint64_t error_count() const;
   //! Publishes positions as the group's committed offsets, without waiting, for whoever watches

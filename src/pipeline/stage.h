@@ -149,6 +149,10 @@ class Stage {
   //! task with no position yet starts where its partition starts, and names (and counts) what
   //! the broker's retention deleted before it instead of skipping it without a word.
   virtual bool ReadsExternalInput() const { return false; }
+  //! A batch ends once its records' keys and values hold this many bytes (or at max_batch
+  //! records): for stages whose cost grows with each byte and whose batches gain nothing from
+  //! combining, where a huge batch only costs memory and cache.
+  virtual size_t MaxBatchBytes() const { return SIZE_MAX; }
 };
 
 }  // namespace webindex::pipeline

@@ -773,7 +773,7 @@ void StageRunner::Loop() {
     while (!stop_ && st.ok()) {
       // Held records wait for acknowledgements that take a millisecond or so on a quiet link.
       if (const size_t room = BatchRoom(); room > 0) {
-        st = consumer_->PollBatch(room, held_.empty() ? options_.poll_timeout_ms : 5, &batch);
+        st = consumer_->PollBatch(room, held_.empty() ? options_.poll_timeout_ms : 5, &batch, stage_->MaxBatchBytes());
       } else {  // the stages downstream are behind: no input until they read on
         std::this_thread::sleep_for(std::chrono::milliseconds(2));
       }
