@@ -14,6 +14,13 @@ Status GraphUpdate::Record(Statement statement, bool add) {
 }
 
 Result<ApplyResult> GraphUpdate::Apply(state::Store& store, state::WriteBatch& batch) {
+  state::SortedWrites rows;
+  ASSIGN_OR_RETURN(ApplyResult result, Collect(store, &rows));
+  rows.AddTo(space_.family, batch);
+  return result;
+}
+
+Result<ApplyResult> GraphUpdate::Collect(state::Store& store, state::SortedWrites* out) {
   std::vector<std::string> keys;
   keys.reserve(ops_.size());
   for (const auto& [key, op] : ops_) keys.push_back(key);
@@ -24,7 +31,7 @@ Result<ApplyResult> GraphUpdate::Apply(state::Store& store, state::WriteBatch& b
   // Rows reach the batch in key order (RocksDB's memtable takes sorted inserts fastest). The
   // removals' rows first: of two statements that share a derived row (two long literals of one
   // subject and predicate with one digest, docs/graph.md), the one added keeps it.
-  state::SortedWrites rows;
+  state::SortedWrites& rows = *out;
   for (const bool add : {false, true}) {
     size_t i = 0;
     for (auto& [key, op] : ops_) {
@@ -44,7 +51,7 @@ Result<ApplyResult> GraphUpdate::Apply(state::Store& store, state::WriteBatch& b
       (add ? result.added : result.removed).push_back(std::move(op.statement));
     }
   }
-  rows.AddTo(space_.family, batch);
+  rows.Sort();
   ops_.clear();
   return result;
 }

@@ -43,6 +43,10 @@ class GraphUpdate {
   //! statement removed, and the same for their derived index rows. Adding a present statement or removing an absent one writes nothing.
   //! Clears the update.
   Result<ApplyResult> Apply(state::Store& store, state::WriteBatch& batch);
+  //! Apply's first part, safe on any thread (updates of distinct subjects in parallel): reads
+  //! `store` and leaves the rows, sorted, in `rows`, for rows->AddTo(space().family, batch).
+  Result<ApplyResult> Collect(state::Store& store, state::SortedWrites* rows);
+  const KeySpace& space() const { return space_; }
 
  private:
   Status Record(Statement statement, bool add);

@@ -70,14 +70,20 @@ void SortedWrites::EndPut(std::string_view value) {
                      static_cast<uint32_t>(value.size()), writes_.size()});
   values_.append(value);
   begun_ = keys_.size();
+  sorted_ = false;
 }
 
 void SortedWrites::EndDelete() {
   writes_.push_back({begun_, 0, static_cast<uint32_t>(keys_.size() - begun_), kDelete, writes_.size()});
   begun_ = keys_.size();
+  sorted_ = false;
 }
 
-void SortedWrites::Sort() { KeySorter<Write>(keys_).Sort(writes_.data(), writes_.size(), 0); }
+void SortedWrites::Sort() {
+  if (sorted_) return;
+  KeySorter<Write>(keys_).Sort(writes_.data(), writes_.size(), 0);
+  sorted_ = true;
+}
 
 void SortedWrites::AddTo(Family family, WriteBatch& batch) {
   Sort();
@@ -98,6 +104,7 @@ void SortedWrites::Clear() {
   values_.clear();
   writes_.clear();
   begun_ = 0;
+  sorted_ = false;
 }
 
 }  // namespace webindex::state

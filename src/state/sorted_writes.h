@@ -32,7 +32,8 @@ class SortedWrites {
   size_t size() const { return writes_.size(); }
   bool empty() const { return writes_.empty(); }
 
-  //! Orders the writes by key, the writes of one key in the order they were made.
+  //! Orders the writes by key, the writes of one key in the order they were made (once: until
+  //! the next write, a second Sort does nothing).
   void Sort();
   //! After Sort: the i-th write's key, value (a put), and whether a later write of the same key
   //! replaces it.
@@ -57,6 +58,7 @@ class SortedWrites {
   std::string keys_, values_;
   std::vector<Write> writes_;
   size_t begun_ = 0;  // where the key being appended starts in keys_
+  bool sorted_ = false;  // Sort ran since the last write
 };
 
 }  // namespace webindex::state
