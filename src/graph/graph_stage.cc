@@ -130,12 +130,13 @@ Status GraphStage::Process(const std::vector<InRecord>& records, pipeline::Batch
     }
     applied[lane] = u.Collect(ctx.store(), &rows_[lane]);
   });
+  for (size_t lane = 0; lane < kLanes; ++lane) {
+    if (applied[lane].ok()) continue;
+    for (auto& rows : rows_) rows.Clear();  // none of the batch's rows stays for the next one
+    return applied[lane].status();
+  }
   IndexNotes notes;
   for (size_t lane = 0; lane < kLanes; ++lane) {
-    if (!applied[lane].ok()) {
-      rows_[lane].Clear();
-      continue;
-    }
     m.statements_added += applied[lane]->added.size();
     m.statements_removed += applied[lane]->removed.size();
     if (const IndexNotes& n = applied[lane]->notes; n.unparsed_dates > 0) {
@@ -144,7 +145,6 @@ Status GraphStage::Process(const std::vector<InRecord>& records, pipeline::Batch
     }
   }
   NoteUnparsedDates(notes, m);
-  for (size_t lane = 0; lane < kLanes; ++lane) RETURN_IF_ERROR(applied[lane].status());
   // The lanes' rows are disjoint (every row names its statement's subject), each run sorted.
   for (size_t lane = 0; lane < kLanes; ++lane) rows_[lane].AddTo(updates[lane].space().family, ctx.batch());
   return Status::Ok();

@@ -28,7 +28,8 @@ Result<ApplyResult> GraphUpdate::Collect(state::Store& store, state::SortedWrite
   RETURN_IF_ERROR(store.MultiGet(space_.family, keys, &present));
 
   ApplyResult result;  // ops_ is in SPO key order, which is statement order
-  // Rows reach the batch in key order (RocksDB's memtable takes sorted inserts fastest). The
+  // Rows are sorted, to reach the batch in key order (RocksDB's memtable takes sorted inserts
+  // fastest; the graph stage's two lanes add two such runs one after the other). The
   // removals' rows first: of two statements that share a derived row (two long literals of one
   // subject and predicate with one digest, docs/graph.md), the one added keeps it.
   state::SortedWrites& rows = *out;

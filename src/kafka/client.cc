@@ -398,19 +398,20 @@ void Consumer::Close() {
     rd_kafka_error_destroy(e);
   } else {
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(impl_->close_wait_ms);
-    while (!(closed = rd_kafka_consumer_closed(rk)) && std::chrono::steady_clock::now() < deadline) {
-      // Served as librdkafka's own close serves it: a revocation goes to the listener (or, with
-      // none, gives up the assignment), the rest (records, errors) is dropped.
-      rd_kafka_event_t* ev = rd_kafka_queue_poll(q, 100);
-      if (ev && rd_kafka_event_type(ev) == RD_KAFKA_EVENT_REBALANCE) {
-        if (impl_->listener) {
-          impl_->OnRebalance(rk, rd_kafka_event_error(ev), rd_kafka_event_topic_partition_list(ev));
-        } else {
-          rd_kafka_assign(rk, nullptr);
-        }
+    // Served as librdkafka's own close serves it: a revocation goes to the listener, the rest
+    // (records, errors) is dropped. Once the wait is over, what is queued still gets served: a
+    // revocation left unanswered would keep the client waiting for it in its destroy.
+    auto serve = [&](int timeout_ms) {
+      rd_kafka_event_t* ev = rd_kafka_queue_poll(q, timeout_ms);
+      if (!ev) return false;
+      if (rd_kafka_event_type(ev) == RD_KAFKA_EVENT_REBALANCE && impl_->listener) {
+        impl_->OnRebalance(rk, rd_kafka_event_error(ev), rd_kafka_event_topic_partition_list(ev));
       }
-      if (ev) rd_kafka_event_destroy(ev);
-    }
+      rd_kafka_event_destroy(ev);
+      return true;
+    };
+    while (!(closed = rd_kafka_consumer_closed(rk)) && std::chrono::steady_clock::now() < deadline) serve(100);
+    while (!closed && serve(0)) closed = rd_kafka_consumer_closed(rk);
   }
   rd_kafka_queue_destroy(q);
   if (!closed) {
