@@ -266,7 +266,6 @@ struct Consumer::Impl {
   bool cooperative_member = false;  // joins a group with the cooperative-sticky assignor
   bool ever_assigned = false;       // the group completed an assignment to it (maybe of nothing)
   bool closed = false;
-  bool abandoned = false;           // Close gave up waiting: destroy without closing again
   int close_wait_ms = kLoneSessionTimeoutMs + 5000;  // how long Close waits for the close to finish
   std::atomic<uint64_t> errors{0};
   std::vector<Consumer::DataLoss> losses;
@@ -379,7 +378,9 @@ Consumer::~Consumer() {
   Close();
   // A consumer whose close did not finish: destroyed without closing again (which would wait for
   // the same commits); no more retries then, and the pending ones fail within socket.timeout.ms.
-  if (impl_->abandoned && impl_->rk) rd_kafka_destroy_flags(impl_->rk.release(), RD_KAFKA_DESTROY_F_NO_CONSUMER_CLOSE);
+  if (impl_->rk && !rd_kafka_consumer_closed(impl_->rk.get())) {
+    rd_kafka_destroy_flags(impl_->rk.release(), RD_KAFKA_DESTROY_F_NO_CONSUMER_CLOSE);
+  }
 }
 
 void Consumer::Close() {
@@ -415,7 +416,6 @@ void Consumer::Close() {
   }
   rd_kafka_queue_destroy(q);
   if (!closed) {
-    impl_->abandoned = true;
     LOG_WARN("kafka: the consumer did not close within {} s (offset commits to an unreachable coordinator); "
              "they are dropped",
              impl_->close_wait_ms / 1000);
