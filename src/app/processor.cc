@@ -52,7 +52,9 @@ std::vector<kafka::TopicSpec> TopicSpecs(const ProcessorConfig& config) {
     kafka::TopicSpec spec;
     spec.name = pipeline::ChangelogTopic(config.runner.changelog_prefix, stage);
     spec.partitions = partitions_of(spec.name, partitions_of(input, 1));
-    spec.config = {{"cleanup.policy", "compact"}};
+    // Kept until trimmed: the runners delete what their snapshots make unneeded (changelog_trim.h).
+    // Compaction could let a former owner's void record hide a key's last valid value.
+    spec.config = {{"cleanup.policy", "delete"}, {"retention.ms", "-1"}, {"retention.bytes", "-1"}};
     if (auto c = config.topic_config.find(spec.name); c != config.topic_config.end()) spec.config = c->second;
     specs.push_back(std::move(spec));
   }
@@ -111,10 +113,10 @@ Status Processor::Start() {
                                                 "generation start time in " + dir_->PathOf(generation_)));
   const int64_t from_ms = from ? static_cast<int64_t>(*from) : -1;
 
-  auto route = [this](uint64_t opaque, const Status& st) {
+  auto route = [this](uint64_t opaque, const Status& st, int64_t offset) {
     const int index = pipeline::StageRunner::IndexOf(opaque);
     if (index >= 0 && index < static_cast<int>(runners_.size())) {
-      runners_[index]->OnDelivered(pipeline::StageRunner::SeqOf(opaque), st);
+      runners_[index]->OnDelivered(pipeline::StageRunner::SeqOf(opaque), st, offset);
     }
   };
   const auto& n = config_.topics;
@@ -129,7 +131,7 @@ Status Processor::Start() {
       if (have != want) {
         return Status::InvalidArgument(fmt::format(
             "changelog topic {} has {} partitions, but the {} stage's input {} has {}: they must be equal (create {} "
-            "with {} partitions, cleanup.policy=compact)",
+            "with {} partitions, cleanup.policy=delete, retention.ms=-1)",
             topic, have, stage, input, want, topic, want));
       }
       outputs.push_back(topic);
@@ -201,7 +203,10 @@ Status Processor::Start() {
       }
       membership.session_timeout_ms = config_.group_session_timeout_ms;
       options.group = membership;
-      ASSIGN_OR_RETURN(auto admin, kafka::Admin::Create(config_.kafka));  // one per runner thread
+    }
+    if (config_.runner.changelog && stage->KeepsChangelog() && stage->StateFamily()) {
+      // For takeovers and changelog trims; one per runner thread.
+      ASSIGN_OR_RETURN(auto admin, kafka::Admin::Create(config_.kafka));
       options.admin = admin.get();
       group_admins_.push_back(std::move(admin));
     }

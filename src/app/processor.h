@@ -140,7 +140,8 @@ class Processor {
   pipeline::RateMeter event_rate_;
   std::unique_ptr<state::Store> store_;
   std::unique_ptr<kafka::Admin> admin_;
-  std::vector<std::unique_ptr<kafka::Admin>> group_admins_;  //!< one per group runner (an admin serves one thread)
+  //! One per runner that keeps a changelog (an admin serves one thread).
+  std::vector<std::unique_ptr<kafka::Admin>> group_admins_;
   std::unique_ptr<kafka::Producer> producer_;
   std::unique_ptr<pipeline::FlowControl> flow_;
   std::chrono::steady_clock::time_point flow_synced_{};

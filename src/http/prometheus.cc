@@ -115,6 +115,14 @@ void WritePipelineMetrics(const pipeline::Metrics& m, PrometheusWriter& w) {
             "Task snapshots written to the changelogs (after takeovers, and as the changelogs grow).",
             m.snapshots.load());
   w.Counter("webindex_changelog_snapshot_rows_total", "State rows in those snapshots.", m.snapshot_rows.load());
+  w.Counter("webindex_changelog_trims_total",
+            "Changelog partitions whose records before their task's last snapshot were deleted (DeleteRecords).",
+            m.changelog_trims.load());
+  w.Counter("webindex_changelog_trims_refused_total",
+            "Changelog trims not done because the group did not confirm that this member still owns the task.",
+            m.changelog_trims_refused.load());
+  w.Counter("webindex_changelog_trim_errors_total", "Changelog trims the brokers failed (tried again in 30 s).",
+            m.changelog_trim_errors.load());
   w.Family("webindex_restore_lag_records", "gauge",
            "Changelog records the task takeovers running now have left to read before their tasks are processed.");
   w.Sample("webindex_restore_lag_records", {}, static_cast<int64_t>(m.restore_lag.load()));

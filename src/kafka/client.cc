@@ -129,7 +129,7 @@ size_t RecordLimits::BudgetOf(const std::string& topic) const {
 
 struct Producer::Impl {
   RdKafkaPtr rk;
-  DeliveryCallback on_delivery;
+  DeliveryReportCallback on_delivery;
   std::atomic<bool> stop{false};
   std::thread poller;
   mutable std::mutex fatal_mu;
@@ -140,7 +140,7 @@ struct Producer::Impl {
     Status st = m->err ? KafkaError(m->err, std::string("delivery to ") + rd_kafka_topic_name(m->rkt) + "[" +
                                                 std::to_string(m->partition) + "]")
                        : Status::Ok();
-    self->on_delivery(reinterpret_cast<uintptr_t>(m->_private), st);
+    self->on_delivery(reinterpret_cast<uintptr_t>(m->_private), st, m->err ? -1 : m->offset);
   }
   void CheckFatal() {
     char buf[512];
@@ -160,6 +160,12 @@ Producer::~Producer() {
 }
 
 Result<std::unique_ptr<Producer>> Producer::Create(const ClientConfig& config, DeliveryCallback on_delivery) {
+  return Create(config, [on_delivery = std::move(on_delivery)](uint64_t opaque, const Status& status, int64_t) {
+    on_delivery(opaque, status);
+  });
+}
+
+Result<std::unique_ptr<Producer>> Producer::Create(const ClientConfig& config, DeliveryReportCallback on_delivery) {
   auto impl = std::make_unique<Impl>();
   impl->on_delivery = std::move(on_delivery);
   // Idempotence with no delivery timeout: retries forever, never reorders, never leaves a gap.
@@ -703,6 +709,57 @@ Result<std::vector<int64_t>> Admin::OffsetsForTime(const std::string& topic, int
     if (e.partition >= 0 && e.partition < partitions) out[e.partition] = e.offset;
   }
   return out;
+}
+
+Status Admin::DeleteRecords(const std::string& topic, const std::map<int32_t, int64_t>& before, int timeout_ms) {
+  if (before.empty()) return Status::Ok();
+  PartitionList list(rd_kafka_topic_partition_list_new(static_cast<int>(before.size())));
+  for (const auto& [partition, offset] : before) {
+    rd_kafka_topic_partition_list_add(list.get(), topic.c_str(), partition)->offset = offset;
+  }
+  const std::string what = "deleting records of " + topic;
+  auto mapped = [&](rd_kafka_resp_err_t err, const std::string& where) {
+    const std::string message = where + ": " + rd_kafka_err2str(err);
+    switch (err) {
+      case RD_KAFKA_RESP_ERR__UNSUPPORTED_FEATURE:
+      case RD_KAFKA_RESP_ERR_UNSUPPORTED_VERSION:
+        return Status::NotFound(message + " (the brokers do not serve DeleteRecords)");
+      case RD_KAFKA_RESP_ERR_POLICY_VIOLATION:
+      case RD_KAFKA_RESP_ERR_TOPIC_AUTHORIZATION_FAILED:
+      case RD_KAFKA_RESP_ERR_CLUSTER_AUTHORIZATION_FAILED:
+      case RD_KAFKA_RESP_ERR_OFFSET_OUT_OF_RANGE:
+        return Status::InvalidArgument(message);
+      default:
+        return Status::Unavailable(message);
+    }
+  };
+  char errstr[512];
+  rd_kafka_DeleteRecords_t* request = rd_kafka_DeleteRecords_new(list.get());
+  rd_kafka_queue_t* q = rd_kafka_queue_new(impl_->rk.get());
+  rd_kafka_AdminOptions_t* opts = rd_kafka_AdminOptions_new(impl_->rk.get(), RD_KAFKA_ADMIN_OP_DELETERECORDS);
+  rd_kafka_AdminOptions_set_request_timeout(opts, timeout_ms, errstr, sizeof(errstr));
+  rd_kafka_AdminOptions_set_operation_timeout(opts, timeout_ms, errstr, sizeof(errstr));
+  rd_kafka_DeleteRecords(impl_->rk.get(), &request, 1, opts, q);
+  rd_kafka_event_t* ev = rd_kafka_queue_poll(q, timeout_ms + 2000);
+  Status status;
+  if (!ev) {
+    status = Status::Unavailable(what + ": no answer in " + std::to_string(timeout_ms) + " ms");
+  } else if (rd_kafka_event_error(ev)) {
+    status = mapped(rd_kafka_event_error(ev), what);
+  } else if (const rd_kafka_DeleteRecords_result_t* result = rd_kafka_event_DeleteRecords_result(ev)) {
+    const rd_kafka_topic_partition_list_t* offsets = rd_kafka_DeleteRecords_result_offsets(result);
+    for (int i = 0; offsets && i < offsets->cnt && status.ok(); ++i) {
+      const auto& e = offsets->elems[i];
+      if (e.err) status = mapped(e.err, what + "[" + std::to_string(e.partition) + "]");
+    }
+  } else {
+    status = Status::Internal(what + ": the answer is not a DeleteRecords result");
+  }
+  if (ev) rd_kafka_event_destroy(ev);
+  rd_kafka_AdminOptions_destroy(opts);
+  rd_kafka_DeleteRecords_destroy(request);
+  rd_kafka_queue_destroy(q);
+  return status;
 }
 
 bool Admin::IsEmbedded(int timeout_ms) {

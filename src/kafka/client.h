@@ -24,6 +24,8 @@ struct ClientConfig {
 //! Called once per produced record from the producer's poll thread with the record's opaque.
 //! A status for which IsRecordRejected holds means the cluster will never take this record.
 using DeliveryCallback = std::function<void(uint64_t opaque, const Status& status)>;
+//! The same with the offset the record got (-1 when it failed).
+using DeliveryReportCallback = std::function<void(uint64_t opaque, const Status& status, int64_t offset)>;
 
 //! True for errors of one record that no retry can fix (too large, invalid): the record must be
 //! set aside, the others go on. Every other error is retried by the client or is fatal.
@@ -57,6 +59,7 @@ struct RecordLimits {
 class Producer {
  public:
   static Result<std::unique_ptr<Producer>> Create(const ClientConfig& config, DeliveryCallback on_delivery);
+  static Result<std::unique_ptr<Producer>> Create(const ClientConfig& config, DeliveryReportCallback on_delivery);
   ~Producer();
   //! Copies the record; blocks (serving callbacks) while the local queue is full.
   Status Produce(const OutRecord& record, uint64_t opaque);
@@ -213,6 +216,11 @@ class Admin {
   //! or -1 when the broker has none or cannot tell (librdkafka's mock cluster never can).
   Result<std::vector<int64_t>> OffsetsForTime(const std::string& topic, int32_t partitions, int64_t timestamp_ms,
                                               int timeout_ms);
+  //! DeleteRecords: removes the records of each partition of `topic` before its offset in
+  //! `before` (the partition's log then starts there). NotFound: the brokers do not serve
+  //! DeleteRecords (librdkafka's mock cluster); InvalidArgument: they refuse it for this topic
+  //! for good (cleanup.policy=compact, no authorization); Unavailable: try again.
+  Status DeleteRecords(const std::string& topic, const std::map<int32_t, int64_t>& before, int timeout_ms);
 
  private:
   //! Fills `limits` with what the cluster answers; returns why the others are missing.

@@ -100,7 +100,7 @@ Status TaskRestore::CatchUp(int64_t until) {
   const int64_t low = first ? std::max(broker_low, start_at_) : broker_low;
   next_ = std::max<int64_t>(next_, 0);
   if (next_ < low) {
-    if (!first) return Truncated(next_, low);
+    if (!first) return Truncated(next_, low, /*under_reader=*/true);
     seeking_ = true;
     truncated_from_ = next_;
     truncated_to_ = low;
@@ -143,7 +143,7 @@ Status TaskRestore::CatchUp(int64_t until) {
     }
     if (!batch.empty()) idle_polls = 0;
     for (const auto& loss : consumer_->TakeDataLoss()) {
-      if (!seeking_) return Truncated(loss.from, loss.to);
+      if (!seeking_) return Truncated(loss.from, loss.to, /*under_reader=*/true);
       if (snapshot_) ++stats_.snapshots_dropped;  // torn: the next one, then
       snapshot_.reset();
       next_ = std::max(next_, loss.to);
@@ -177,14 +177,19 @@ Status TaskRestore::CatchUp(int64_t until) {
   return Status::Ok();
 }
 
-Status TaskRestore::Truncated(int64_t from, int64_t to) const {
+Status TaskRestore::Truncated(int64_t from, int64_t to, bool under_reader) const {
+  if (under_reader) {
+    return Status::Aborted("records [" + std::to_string(from) + ", " + std::to_string(to) + ") of " + topic_ + "[" +
+                           std::to_string(task_) + "] were deleted while the restore of task " + std::to_string(task_) +
+                           " read them (a trim to a later snapshot, or the broker's retention): it must begin again");
+  }
   return Status::Unavailable(
       "cannot restore task " + std::to_string(task_) + " from " + Where(from) + ": records [" + std::to_string(from) +
       ", " + std::to_string(to) +
       ") of its changelog were deleted by the broker's retention, the task's state needs them, and no complete "
-      "snapshot of the task follows them. A changelog topic must keep its records (cleanup.policy=compact, or "
-      "delete with retention.ms=-1); the embedded broker keeps only about 5 MiB per partition: spread the state "
-      "over more partitions or use a Kafka cluster");
+      "snapshot of the task follows them. A changelog topic must keep its records (cleanup.policy=delete with "
+      "retention.ms=-1, as webindex creates them: its stages trim it themselves); the embedded broker keeps only about "
+      "5 MiB per partition: spread the state over more partitions or use a Kafka cluster");
 }
 
 Status TaskRestore::Apply(const InRecord& r) {

@@ -167,7 +167,10 @@ class TaskRestore {
   //! While seeking_: collects snapshots and applies the first complete one.
   Status Seek(const InRecord& r, const ChangelogKeyParts& key, uint64_t epoch);
   //! Why the task cannot be restored: records [from, to) are gone.
-  Status Truncated(int64_t from, int64_t to) const;
+  //! `under_reader`: the records went while this restore read the log (a trim or retention
+  //! moved its start): Aborted, since a restore begun again starts at the first complete
+  //! snapshot the log keeps; else Unavailable.
+  Status Truncated(int64_t from, int64_t to, bool under_reader = false) const;
   std::string Where(int64_t offset) const;
 
   kafka::ClientConfig config_;

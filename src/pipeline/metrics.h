@@ -44,6 +44,9 @@ struct Metrics {
   std::atomic<uint64_t> restored_records{0};  //!< changelog records read by takeovers
   std::atomic<uint64_t> snapshots{0};         //!< task snapshots written to the changelogs
   std::atomic<uint64_t> snapshot_rows{0};     //!< rows in them
+  std::atomic<uint64_t> changelog_trims{0};   //!< changelog partitions trimmed to a snapshot
+  std::atomic<uint64_t> changelog_trims_refused{0};  //!< trims not done: the group did not confirm the owner
+  std::atomic<uint64_t> changelog_trim_errors{0};    //!< trims the brokers failed (tried again)
   std::atomic<int64_t> restore_lag{0};  //!< gauge: changelog records the takeovers running now have left to read
 
   std::string Summary() const;

@@ -121,6 +121,7 @@ std::string StageRunner::SeqKey() const { return SeqKey(stage_->name()); }
 
 Status StageRunner::Start() {
   const bool group = options_.group.has_value();
+  trim_checked_ = std::chrono::steady_clock::now();
   if (group) {
     const char* missing = !options_.changelog || !stage_->KeepsChangelog() ? "a changelog"
                           : !stage_->StateFamily()                           ? "rows that name their task"
@@ -426,9 +427,10 @@ void StageRunner::Forget(uint64_t seq) {
   if (in_flight_.erase(seq)) --unacked_;
 }
 
-void StageRunner::OnDelivered(uint64_t seq, const Status& status) {
+void StageRunner::OnDelivered(uint64_t seq, const Status& status, int64_t offset) {
   if (seq & kSnapshotSeq) {  // no outbox record; a snapshot cut short is passed over by restores
     if (!status.ok()) LOG_WARN("stage {}: a changelog snapshot record was not delivered: {}", stage_->name(), status.ToString());
+    trims_.OnDelivered(seq & (kSnapshotSeq - 1), status, offset);
     return;
   }
   std::lock_guard<std::mutex> lock(acked_mu_);
@@ -535,7 +537,7 @@ Status StageRunner::LoadTask(int32_t task) {
   const std::string key = OffsetKey(task);
   ASSIGN_OR_RETURN(auto next, state::GetFixed64(store_, state::Family::kOffsets, key, "offset " + key));
   positions_[task] = next ? static_cast<int64_t>(*next) : kafka::kBeginning;
-  if (!next && stage_->ReadsExternalInput() && options_.admin) {
+  if (!next && stage_->ReadsExternalInput() && options_.group && options_.admin) {
     // A task that never read its partition starts where the partition starts now; what the
     // broker's retention deleted before is named (and counted), not skipped without a word.
     ASSIGN_OR_RETURN(auto marks, options_.admin->Watermarks(stage_->input_topic(), task, 10000));
@@ -583,10 +585,11 @@ Status StageRunner::TakeOver(const std::set<int32_t>& tasks) {
       specs[i].local.reset();
       took[i] = TakeOverTask(consumer_config_, *options_.admin, store_, specs[i], &metrics_.restore_lag);
     }
-    // Another claim of the same epoch came first: a member the group has dropped since. The next
-    // epoch is ours unless it claims again.
+    // Another claim of the same epoch came first (a member the group has dropped since: the next
+    // epoch is ours unless it claims again), or records went while the restore read them (a
+    // former owner's trim: the log now starts at a later snapshot). Both: from the start again.
     for (int tries = 1; !took[i].ok() && took[i].status().code() == Status::Code::kAborted && tries < 3; ++tries) {
-      LOG_WARN("stage {}: {}; claiming again", stage_->name(), took[i].status().message());
+      LOG_WARN("stage {}: {}; taking the task over again", stage_->name(), took[i].status().message());
       RETURN_IF_ERROR(DropTasks({task}));
       specs[i].local.reset();  // its rows are gone: from the changelog's start
       took[i] = TakeOverTask(consumer_config_, *options_.admin, store_, specs[i], &metrics_.restore_lag);
@@ -625,6 +628,7 @@ void StageRunner::OnRevoked(const std::vector<kafka::TopicPartitionOffset>& take
     task_seqs_.erase(task);
     task_epochs_.erase(task);
     snapshot_due_.erase(task);
+    trims_.Forget(task);
   }
   if (closing_) return;  // a stop: the rows stay, and the next owner (maybe this data dir) restores
   for (int32_t task : tasks) positions_[task] = kafka::kBeginning;
@@ -788,6 +792,7 @@ void StageRunner::Loop() {
       if (st.ok()) st = SetAsideRejected();
       if (st.ok()) st = ReleaseHeld();
       if (st.ok()) st = group_error_;
+      if (st.ok()) TrimIfDue();
       if (st.ok() && (!batch.empty() || !adopted_.empty() || DeletableBelow() > deleted_below_)) {
         st = RunBatch(batch.records());
       }
@@ -1121,11 +1126,13 @@ Status StageRunner::WriteSnapshots(const std::set<int32_t>& tasks) {
   const size_t budget = options_.limits.BudgetOf(topic);
   struct Open {
     SnapshotWriter writer;
+    uint64_t trim_id = 0;  // SnapshotTrims
     uint64_t bytes = 0;
     bool dropped = false;  // a row does not fit: no end record, so restores pass it over
   };
   std::map<int32_t, Open> open;
-  auto send = [&](int32_t task, Open& o, const OutRecord& r) -> Status {
+  using Part = SnapshotTrims::Part;
+  auto send = [&](int32_t task, Open& o, const OutRecord& r, Part part = Part::kRow) -> Status {
     if (o.dropped) return Status::Ok();
     const size_t size = kafka::RecordBytes(r);
     if (size > budget) {  // AddChangelog refuses such rows; a restored record's parts fit too
@@ -1138,12 +1145,13 @@ Status StageRunner::WriteSnapshots(const std::set<int32_t>& tasks) {
       return Status::Ok();
     }
     o.bytes += size;
-    return producer_.Produce(r, Opaque(index_, kSnapshotSeq));
+    return producer_.Produce(r, Opaque(index_, kSnapshotSeq | SnapshotTrims::Tag(o.trim_id, part)));
   };
   for (int32_t task : tasks) {
     const std::string id = options_.instance + "/" + std::to_string(EpochOf(task)) + "/" + std::to_string(next_seq_);
     Open& o = open.emplace(task, Open{SnapshotWriter(topic, task, options_.generation, ChangelogHeaders(task), id)}).first->second;
-    RETURN_IF_ERROR(send(task, o, o.writer.Begin()));
+    o.trim_id = trims_.Begin(task, EpochOf(task));
+    RETURN_IF_ERROR(send(task, o, o.writer.Begin(), Part::kBegin));
   }
   RETURN_IF_ERROR(ForEachTaskRow(tasks, [&](int32_t task, state::Family family, std::string_view key,
                                             std::string_view value) -> Status {
@@ -1159,7 +1167,7 @@ Status StageRunner::WriteSnapshots(const std::set<int32_t>& tasks) {
   }
   for (auto& [task, o] : open) {
     if (o.dropped) continue;
-    RETURN_IF_ERROR(send(task, o, o.writer.End()));
+    RETURN_IF_ERROR(send(task, o, o.writer.End(), Part::kEnd));
     snapshot_due_[task] = {0, o.bytes};
     ++metrics_.snapshots;
     metrics_.snapshot_rows += o.writer.rows();
@@ -1185,6 +1193,75 @@ Status StageRunner::SnapshotIfDue(const std::vector<OutRecord>& out) {
     return true;
   });
   return WriteSnapshots(due);
+}
+
+void StageRunner::TrimIfDue() {
+  if (trims_off_ || !options_.admin || !options_.changelog || !stage_->KeepsChangelog()) return;
+  const auto now = std::chrono::steady_clock::now();
+  if (now - trim_checked_ < options_.trim_interval) return;
+  // A group's commit that meets a newer generation makes the client declare the assignment lost
+  // (ReportPositions): none while a rebalance may be under way.
+  if (options_.group && !settled()) return;
+  trim_checked_ = now;
+  std::map<int32_t, SnapshotTrims::Due> ready = trims_.Ready();
+  // A task's snapshot of an earlier ownership (given up and taken back since) is not trimmed by.
+  const std::set<int32_t> owned = options_.group ? Owned() : std::set<int32_t>();
+  std::erase_if(ready, [&](const auto& t) {
+    return (options_.group && !owned.count(t.first)) || t.second.epoch != EpochOf(t.first);
+  });
+  if (ready.empty()) return;
+  const std::string stage(stage_->name());
+  if (options_.group) {
+    // The group's confirmation that this member owns its tasks still. A member the group has
+    // dropped (a zombie) is refused; any claim of its tasks by another needs a later generation
+    // of the group, so it follows this confirmation, which follows the snapshots: the records
+    // deleted below are before every claim a restore could need.
+    std::vector<kafka::TopicPartitionOffset> positions;
+    for (int32_t task : owned) {
+      positions.push_back({stage_->input_topic(), task, std::max<int64_t>(positions_[task], 0)});
+    }
+    if (Status confirmed = consumer_->ConfirmAssignment(positions, 5000); !confirmed.ok()) {
+      ++metrics_.changelog_trims_refused;
+      trim_checked_ = now + std::chrono::seconds(30);
+      LOG_INFO("stage {}: no changelog trim: the group did not confirm that this member still owns its tasks ({})",
+               stage, confirmed.ToString());
+      return;
+    }
+  }
+  std::map<int32_t, int64_t> before;
+  for (const auto& [task, due] : ready) before[task] = due.before;
+  {
+    std::lock_guard<std::mutex> lock(trims_mu_);
+    for (const auto& [task, offset] : before) trims_asked_[task] = offset;
+  }
+  const std::string topic = ChangelogTopic(options_.changelog_prefix, stage);
+  const Status deleted = options_.admin->DeleteRecords(topic, before, 10000);
+  if (deleted.ok()) {
+    for (const auto& [task, offset] : before) trims_.Trimmed(task, offset);
+    metrics_.changelog_trims += before.size();
+    LOG_DEBUG("stage {}: trimmed {} partition(s) of {} to their last snapshots", stage, before.size(), topic);
+    return;
+  }
+  if (deleted.code() == Status::Code::kNotFound || deleted.code() == Status::Code::kInvalidArgument) {
+    trims_off_ = true;
+    const bool embedded = deleted.code() == Status::Code::kNotFound;
+    LOG_INFO("stage {}: changelog {} is not trimmed ({}){}", stage, topic, deleted.message(),
+             embedded ? ": it grows until the brokers' retention removes records (the embedded broker keeps ~5 MiB "
+                        "per partition; a restore begins at the first complete snapshot it keeps)"
+                      : fmt::format(": give it cleanup.policy=delete and retention.ms=-1 (kafka-configs.sh --alter "
+                                    "--entity-type topics --entity-name {} --add-config "
+                                    "cleanup.policy=delete,retention.ms=-1), and allow this client DeleteRecords",
+                                    topic));
+    return;
+  }
+  ++metrics_.changelog_trim_errors;
+  trim_checked_ = now + std::chrono::seconds(30);
+  LOG_WARN("stage {}: changelog trim failed, tried again in 30 s: {}", stage, deleted.ToString());
+}
+
+std::map<int32_t, int64_t> StageRunner::trims_asked() const {
+  std::lock_guard<std::mutex> lock(trims_mu_);
+  return trims_asked_;
 }
 
 Status StageRunner::Join() {

@@ -18,6 +18,7 @@
 
 #include "kafka/client.h"
 #include "pipeline/changelog.h"
+#include "pipeline/changelog_trim.h"
 #include "pipeline/fence.h"
 #include "pipeline/flow_control.h"
 #include "pipeline/stage.h"
@@ -42,7 +43,7 @@ struct RunnerOptions {
   //! TakeOverTask) and drops a task's local rows when the group takes the task away. Needs
   //! `changelog`, `admin` and a stage that names its rows' tasks (Stage::StateFamily).
   std::optional<kafka::GroupMembership> group;
-  kafka::Admin* admin = nullptr;  //!< not owned; for restores
+  kafka::Admin* admin = nullptr;  //!< not owned; for restores and changelog trims
   //! Not owned. Set: the runner counts what it writes to and reads from the topics `flow`
   //! watches, and takes no more input than they can take (flow_control.h).
   FlowControl* flow = nullptr;
@@ -50,6 +51,10 @@ struct RunnerOptions {
   //! commit once the task's changelog bytes since its last snapshot exceed twice that snapshot's
   //! size and at least this many bytes.
   size_t snapshot_min_bytes = 1 << 20;
+  //! Changelog mode with `admin`: once a task's snapshot is acknowledged, the records of its
+  //! changelog partition before it are deleted (changelog_trim.h), at most this often (the
+  //! first time this long after the start).
+  std::chrono::milliseconds trim_interval{10000};
 };
 
 
@@ -68,9 +73,9 @@ class StageRunner {
   //! Removes acknowledged records from the outbox (after the thread has stopped).
   Status CommitAcked();
 
-  //! Producer thread: a record of this stage was acknowledged (or failed). A record the
-  //! cluster rejects for good (kafka::IsRecordRejected) is set aside by the runner's thread.
-  void OnDelivered(uint64_t seq, const Status& status);
+  //! Producer thread: a record of this stage was acknowledged at `offset` (or failed). A record
+  //! the cluster rejects for good (kafka::IsRecordRejected) is set aside by the runner's thread.
+  void OnDelivered(uint64_t seq, const Status& status, int64_t offset = -1);
   static uint64_t Opaque(int index, uint64_t seq) { return (static_cast<uint64_t>(index) << 56) | seq; }
   static int IndexOf(uint64_t opaque) { return static_cast<int>(opaque >> 56); }
   static uint64_t SeqOf(uint64_t opaque) { return opaque & ((1ull << 56) - 1); }
@@ -116,6 +121,11 @@ class StageRunner {
   uint64_t batches() const { return batches_; }
   uint64_t batch_nanos() const { return batch_nanos_; }
   bool failed() const { return failed_; }
+  //! Changelog trims: per task, the offset below which this runner last asked the brokers to
+  //! delete its changelog's records (whatever they answered), and whether it stopped asking
+  //! because they cannot (thread-safe).
+  std::map<int32_t, int64_t> trims_asked() const;
+  bool trims_off() const { return trims_off_; }
 
  private:
   void Loop();
@@ -221,8 +231,13 @@ class StageRunner {
   Status WriteSnapshots(const std::set<int32_t>& tasks);
   //! After a commit whose changelog records `out` holds: snapshots of the tasks due one.
   Status SnapshotIfDue(const std::vector<OutRecord>& out);
-  //! Seq flag of a snapshot record in the producer's delivery reports (no outbox record).
+  //! Seq flag of a snapshot record in the producer's delivery reports (no outbox record); the
+  //! bits below it are the record's SnapshotTrims tag.
   static constexpr uint64_t kSnapshotSeq = 1ull << 55;
+  //! Deletes the changelog records before each owned task's newest acknowledged snapshot, in a
+  //! group only once the group has confirmed that this member still owns its tasks. Failures are
+  //! logged, never fatal: the records stay.
+  void TrimIfDue();
   //! Publishes the committed positions as the consumer group's offsets (Consumer::ReportPositions).
   void ReportPositions();
   //! Flow control: the watched topic called `topic`, or nullptr (runner thread).
@@ -286,6 +301,13 @@ class StageRunner {
   //! Changelog mode, per task (runner thread): changelog bytes sent since its last snapshot, and
   //! that snapshot's size.
   std::map<int32_t, std::pair<uint64_t, uint64_t>> snapshot_due_;
+  // Changelog trims: the snapshots sent, from their delivery reports; when trims were last
+  // looked at (runner thread); whether the brokers cannot trim (the embedded broker) or refuse to.
+  SnapshotTrims trims_;
+  std::chrono::steady_clock::time_point trim_checked_{};
+  std::atomic<bool> trims_off_{false};
+  mutable std::mutex trims_mu_;
+  std::map<int32_t, int64_t> trims_asked_;
   // Flow control (options_.flow), runner thread.
   std::vector<std::pair<std::string, FlowControl::Topic*>> flow_topics_;  // names met, watched or not
   std::vector<std::pair<const FlowControl::Topic*, double>> flow_out_;  // written: bytes per input record

@@ -5,7 +5,9 @@
 // the one the deltas define, and no member may keep rows of a task it does not own.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
+#include <filesystem>
 #include <functional>
 #include <iostream>
 #include <memory>
@@ -34,8 +36,10 @@ constexpr int32_t kTasks = 4;
 //! A member whose one stage runner (the uri stage's unless said) joins group "g.<stage>".
 class GroupMember : public Member {
  public:
-  GroupMember(const std::string& name, Cluster& cluster, size_t max_batch, bool page_stage = false)
+  GroupMember(const std::string& name, Cluster& cluster, size_t max_batch, bool page_stage = false,
+              pipeline::RunnerOptions options = {})
       : Member(name, cluster.brokers, kTasks), max_batch_(max_batch), page_stage_(page_stage) {
+    defaults = std::move(options);
     auto admin = kafka::Admin::Create(cluster.config);  // one per member: an admin serves one thread
     EXPECT_TRUE(admin.ok());
     admin_ = std::move(admin).value();
@@ -294,6 +298,117 @@ TEST(GroupTasksTest, AMemberRestartedOnItsDataDirReadsOnFromTheCopyItKept) {
   EXPECT_EQ(TableCells(*downstream.store_), ExpectedTable(feeder.expected()));
   ASSERT_EQ(a->runner().Owned().size(), size_t{kTasks});
   ExpectRowsAreTheCounts(*a, feeder.expected());
+}
+
+//! A changelog record as read: its offset, key, snapshot id (header `snap`) and whether it is null.
+struct LoggedRecord {
+  int64_t offset;
+  std::string key, snapshot;
+};
+
+//! Every record of partition `task` of the uri stage's changelog, from its start to its end.
+std::vector<LoggedRecord> ReadChangelog(Cluster& cluster, int32_t task) {
+  const std::string topic = pipeline::ChangelogTopic("webindex.changelog.", "uri");
+  std::vector<LoggedRecord> out;
+  auto marks = cluster.admin->Watermarks(topic, task, 5000);
+  EXPECT_TRUE(marks.ok());
+  if (!marks.ok()) return out;
+  auto consumer = kafka::Consumer::Create(cluster.config, "changelog-reader");
+  EXPECT_TRUE(consumer.ok());
+  EXPECT_TRUE((*consumer)->Assign({{topic, task, marks->first}}).ok());
+  kafka::MessageBatch batch;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while ((out.empty() ? marks->first : out.back().offset + 1) < marks->second &&
+         std::chrono::steady_clock::now() < deadline) {
+    EXPECT_TRUE((*consumer)->PollBatch(10000, 500, &batch).ok());
+    for (const auto& r : batch.records()) {
+      out.push_back({r.offset, std::string(r.key), std::string(r.Header(pipeline::kSnapshotHeader).value_or(""))});
+    }
+    batch.Clear();
+  }
+  return out;
+}
+
+//! Every row of every family of `store`.
+std::map<int, Cells> AllRows(state::Store& store) {
+  std::map<int, Cells> out;
+  for (int f = 0; f < static_cast<int>(state::Family::kCount); ++f) {
+    out[f] = Family(store, static_cast<state::Family>(f));
+  }
+  return out;
+}
+
+// A member deletes the records of each task's changelog before the task's newest snapshot whose
+// every record was acknowledged, once the group has confirmed that it still owns the task. The
+// embedded broker serves no DeleteRecords, so the member asks once and stops asking; what it
+// asked for is checked here: each trim point is the begin record of a complete snapshot, and a
+// restore of the log from there (as a trimmed log is read) equals one from the log's start.
+TEST(GroupTasksTest, AMemberTrimsEachChangelogToItsNewestAcknowledgedSnapshot) {
+  const uint64_t seed = RandomTestSeeds({17}).front();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::cout << "changelog trims, seed " << seed << std::endl;
+  Cluster cluster({}, kTasks);
+  const std::string topic = pipeline::ChangelogTopic("webindex.changelog.", "uri");
+  const Status unsupported = cluster.admin->DeleteRecords(topic, {{0, 0}}, 5000);
+  EXPECT_EQ(unsupported.code(), Status::Code::kNotFound) << unsupported.ToString();
+  DeltaFeeder feeder(cluster.config, seed, kTasks);
+  pipeline::RunnerOptions options;
+  options.snapshot_min_bytes = 2048;  // many snapshots
+  options.trim_interval = std::chrono::seconds(7);
+  GroupMember a("a", cluster, 1 + seed % 20, false, options);
+  // Deltas until the member has asked for its trims, and 2 s more: it joins, snapshots each task
+  // it takes over and then every few KB, and asks for trims 7 s after its start at the earliest,
+  // once its assignment is settled.
+  auto feed_for = [&](std::chrono::seconds duration, const std::function<bool()>& until) {
+    for (const auto deadline = std::chrono::steady_clock::now() + duration;
+         std::chrono::steady_clock::now() < deadline && !until();) {
+      feeder.Feed(40);
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+  };
+  feed_for(std::chrono::seconds(60), [&] { return !a.runner().trims_asked().empty(); });
+  feed_for(std::chrono::seconds(2), [] { return false; });
+  WaitSettled({&a});
+  a.WaitFor(*cluster.admin);
+  const std::map<int32_t, int64_t> asked = a.runner().trims_asked();
+  ASSERT_FALSE(asked.empty()) << "no trim was asked for";
+  EXPECT_TRUE(a.runner().trims_off()) << "the embedded broker serves no DeleteRecords";
+  EXPECT_EQ(a.metrics_.changelog_trims.load(), 0u);
+  EXPECT_EQ(a.metrics_.changelog_trims_refused.load(), 0u) << "the group did not confirm its only member";
+  for (const auto& [task, before] : asked) {
+    SCOPED_TRACE("task " + std::to_string(task) + ", trim before offset " + std::to_string(before));
+    const std::vector<LoggedRecord> log = ReadChangelog(cluster, task);
+    auto at = std::find_if(log.begin(), log.end(), [&](const LoggedRecord& r) { return r.offset == before; });
+    ASSERT_NE(at, log.end());
+    auto is = [](const LoggedRecord& r, std::string_view part) {
+      const auto key = pipeline::ParseChangelogKey(r.key);
+      return key && static_cast<char>(key->family) == pipeline::kChangelogSnapshot && key->state_key == part;
+    };
+    ASSERT_TRUE(is(*at, "begin")) << "the trim point is not a snapshot's first record";
+    auto end =
+        std::find_if(at, log.end(), [&](const LoggedRecord& r) { return r.snapshot == at->snapshot && is(r, "end"); });
+    ASSERT_NE(end, log.end()) << "the snapshot at the trim point is not complete";
+    EXPECT_TRUE(std::any_of(log.begin(), at, [&](const LoggedRecord& r) { return is(r, "begin"); }))
+        << "the trim point is the task's first snapshot: the test trims nothing";
+    EXPECT_NE(std::next(end), log.end()) << "nothing was logged after the snapshot trimmed to";
+    // A restore of the log from the trim point gives what one from the start gives.
+    const std::string dir = MakeTempDir("trim-restore");
+    std::map<int, Cells> whole, trimmed;
+    for (bool from_trim : {false, true}) {
+      auto store = state::Store::Open(dir + (from_trim ? "/trimmed" : "/whole"), state::StoreOptions{});
+      ASSERT_TRUE(store.ok()) << store.status().ToString();
+      pipeline::TaskRestore restore(cluster.config, *cluster.admin, **store, topic, task, 1, "");
+      if (from_trim) restore.StartAt(before);
+      const Status st = restore.CatchUp();
+      ASSERT_TRUE(st.ok()) << st.ToString();
+      if (from_trim) EXPECT_GT(restore.stats().snapshot_rows, 0u);
+      (from_trim ? trimmed : whole) = AllRows(**store);
+    }
+    EXPECT_FALSE(whole[static_cast<int>(state::Family::kUris)].empty());
+    EXPECT_EQ(trimmed, whole);
+    std::filesystem::remove_all(dir);
+  }
+  std::cout << asked.size() << " trims asked for; " << a.metrics_.snapshots.load() << " snapshots written" << std::endl;
 }
 
 //! Produces crawl events to the pages topic, most of them to another partition than their

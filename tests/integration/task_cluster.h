@@ -39,9 +39,11 @@ class Member {
     auto store = state::Store::Open(dir_ + "/db", state::StoreOptions{});
     EXPECT_TRUE(store.ok()) << store.status().ToString();
     store_ = std::move(store).value();
-    auto producer = kafka::Producer::Create(config_, [this](uint64_t opaque, const Status& st) {
+    auto producer = kafka::Producer::Create(config_, [this](uint64_t opaque, const Status& st, int64_t offset) {
       const int index = pipeline::StageRunner::IndexOf(opaque);
-      if (index < static_cast<int>(runners_.size())) runners_[index]->OnDelivered(pipeline::StageRunner::SeqOf(opaque), st);
+      if (index < static_cast<int>(runners_.size())) {
+        runners_[index]->OnDelivered(pipeline::StageRunner::SeqOf(opaque), st, offset);
+      }
     });
     EXPECT_TRUE(producer.ok()) << producer.status().ToString();
     producer_ = std::move(producer).value();
@@ -66,7 +68,7 @@ class Member {
   //! With `group`, the runner is a member of that consumer group (`admin` for its restores).
   void Add(std::unique_ptr<pipeline::Stage> stage, size_t max_batch,
            std::optional<kafka::GroupMembership> group = std::nullopt, kafka::Admin* admin = nullptr) {
-    pipeline::RunnerOptions options;
+    pipeline::RunnerOptions options = defaults;
     if (group) group_ = true;
     options.group = std::move(group);
     options.admin = admin;
@@ -143,6 +145,7 @@ class Member {
     FAIL() << "member " << name_ << " did not catch up within 60 s";
   }
 
+  pipeline::RunnerOptions defaults;  //!< what Add starts from
   const std::string name_;
   const std::string dir_;
   const int32_t partitions_;
