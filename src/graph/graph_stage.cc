@@ -122,10 +122,11 @@ Status GraphStage::Process(const std::vector<InRecord>& records, pipeline::Batch
   std::array<Result<ApplyResult>, kLanes> applied{ApplyResult{}, ApplyResult{}};
   in_lanes(statements >= kMinStatementsInLanes, [&](size_t lane) {
     GraphUpdate& u = updates[lane];
-    for (const Op& op : ops[lane]) {
-      if (Status st = op.add ? u.Add(std::move(*op.statement)) : u.Remove(std::move(*op.statement)); !st.ok()) {
-        applied[lane] = st;
-        return;
+    for (const Op& op : ops[lane]) {  // each checked by Parse
+      if (op.add) {
+        u.AddValid(std::move(*op.statement));
+      } else {
+        u.RemoveValid(std::move(*op.statement));
       }
     }
     applied[lane] = u.Collect(ctx.store(), &rows_[lane]);

@@ -6,11 +6,15 @@ namespace webindex::graph {
 
 Status GraphUpdate::Record(Statement statement, bool add) {
   RETURN_IF_ERROR(ValidateStatement(statement));
+  Put(std::move(statement), add);
+  return Status::Ok();
+}
+
+void GraphUpdate::Put(Statement statement, bool add) {
   std::string key = RowKey(space_, Index::kSpo, statement);
   Op& op = ops_[std::move(key)];
   op.statement = std::move(statement);
   op.add = add;
-  return Status::Ok();
 }
 
 Result<ApplyResult> GraphUpdate::Apply(state::Store& store, state::WriteBatch& batch) {

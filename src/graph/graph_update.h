@@ -36,6 +36,10 @@ class GraphUpdate {
   //! InvalidArgument (and nothing recorded) for a statement the store cannot hold.
   Status Add(Statement statement) { return Record(std::move(statement), true); }
   Status Remove(Statement statement) { return Record(std::move(statement), false); }
+  //! The same for a statement the caller has checked with ValidateStatement (a parse of a whole
+  //! record checks each of its statements first, to name the line of a bad one).
+  void AddValid(Statement statement) { Put(std::move(statement), true); }
+  void RemoveValid(Statement statement) { Put(std::move(statement), false); }
   size_t size() const { return ops_.size(); }
 
   //! Reads which of the touched statements are present in `store` (committed state), and adds
@@ -50,6 +54,7 @@ class GraphUpdate {
 
  private:
   Status Record(Statement statement, bool add);
+  void Put(Statement statement, bool add);
   struct Op {
     Statement statement;
     bool add = true;
