@@ -203,8 +203,6 @@ Status Processor::Start() {
       }
       membership.session_timeout_ms = config_.group_session_timeout_ms;
       options.group = membership;
-    }
-    if (config_.runner.changelog && stage->KeepsChangelog() && stage->StateFamily()) {
       // For takeovers and changelog trims; one per runner thread.
       ASSIGN_OR_RETURN(auto admin, kafka::Admin::Create(config_.kafka));
       options.admin = admin.get();

@@ -140,7 +140,7 @@ class Processor {
   pipeline::RateMeter event_rate_;
   std::unique_ptr<state::Store> store_;
   std::unique_ptr<kafka::Admin> admin_;
-  //! One per runner that keeps a changelog (an admin serves one thread).
+  //! One per group runner (an admin serves one thread).
   std::vector<std::unique_ptr<kafka::Admin>> group_admins_;
   std::unique_ptr<kafka::Producer> producer_;
   std::unique_ptr<pipeline::FlowControl> flow_;

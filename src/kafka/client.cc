@@ -727,7 +727,6 @@ Status Admin::DeleteRecords(const std::string& topic, const std::map<int32_t, in
       case RD_KAFKA_RESP_ERR_POLICY_VIOLATION:
       case RD_KAFKA_RESP_ERR_TOPIC_AUTHORIZATION_FAILED:
       case RD_KAFKA_RESP_ERR_CLUSTER_AUTHORIZATION_FAILED:
-      case RD_KAFKA_RESP_ERR_OFFSET_OUT_OF_RANGE:
         return Status::InvalidArgument(message);
       default:
         return Status::Unavailable(message);
@@ -738,7 +737,8 @@ Status Admin::DeleteRecords(const std::string& topic, const std::map<int32_t, in
   rd_kafka_queue_t* q = rd_kafka_queue_new(impl_->rk.get());
   rd_kafka_AdminOptions_t* opts = rd_kafka_AdminOptions_new(impl_->rk.get(), RD_KAFKA_ADMIN_OP_DELETERECORDS);
   rd_kafka_AdminOptions_set_request_timeout(opts, timeout_ms, errstr, sizeof(errstr));
-  rd_kafka_AdminOptions_set_operation_timeout(opts, timeout_ms, errstr, sizeof(errstr));
+  // The brokers' wait for the replicas ends first, so that its answer is not a timeout of ours.
+  rd_kafka_AdminOptions_set_operation_timeout(opts, timeout_ms / 2, errstr, sizeof(errstr));
   rd_kafka_DeleteRecords(impl_->rk.get(), &request, 1, opts, q);
   rd_kafka_event_t* ev = rd_kafka_queue_poll(q, timeout_ms + 2000);
   Status status;

@@ -13,6 +13,11 @@ uint64_t SnapshotTrims::Begin(int32_t task, uint64_t epoch) {
 
 uint64_t SnapshotTrims::Tag(uint64_t id, Part part) { return (id << 2) | static_cast<uint64_t>(part); }
 
+void SnapshotTrims::Abandon(uint64_t id) {
+  std::lock_guard<std::mutex> lock(mu_);
+  sending_.erase(id);
+}
+
 void SnapshotTrims::OnDelivered(uint64_t tag, const Status& status, int64_t offset) {
   const uint64_t id = (tag & ((1ull << kTagBits) - 1)) >> 2;
   const auto part = static_cast<Part>(tag & 3);

@@ -28,6 +28,8 @@ class SnapshotTrims {
   uint64_t Begin(int32_t task, uint64_t epoch);
   //! The delivery tag of one of its records.
   static uint64_t Tag(uint64_t id, Part part);
+  //! Runner thread: snapshot `id` is not sent whole (a row too large): nothing to trim to.
+  void Abandon(uint64_t id);
   //! Producer thread: the record tagged `tag` was acknowledged at `offset`, or failed.
   void OnDelivered(uint64_t tag, const Status& status, int64_t offset);
 

@@ -537,7 +537,7 @@ Status StageRunner::LoadTask(int32_t task) {
   const std::string key = OffsetKey(task);
   ASSIGN_OR_RETURN(auto next, state::GetFixed64(store_, state::Family::kOffsets, key, "offset " + key));
   positions_[task] = next ? static_cast<int64_t>(*next) : kafka::kBeginning;
-  if (!next && stage_->ReadsExternalInput() && options_.group && options_.admin) {
+  if (!next && stage_->ReadsExternalInput() && options_.admin) {
     // A task that never read its partition starts where the partition starts now; what the
     // broker's retention deleted before is named (and counted), not skipped without a word.
     ASSIGN_OR_RETURN(auto marks, options_.admin->Watermarks(stage_->input_topic(), task, 10000));
@@ -1166,7 +1166,10 @@ Status StageRunner::WriteSnapshots(const std::set<int32_t>& tasks) {
     }
   }
   for (auto& [task, o] : open) {
-    if (o.dropped) continue;
+    if (o.dropped) {
+      trims_.Abandon(o.trim_id);
+      continue;
+    }
     RETURN_IF_ERROR(send(task, o, o.writer.End(), Part::kEnd));
     snapshot_due_[task] = {0, o.bytes};
     ++metrics_.snapshots;
@@ -1196,22 +1199,22 @@ Status StageRunner::SnapshotIfDue(const std::vector<OutRecord>& out) {
 }
 
 void StageRunner::TrimIfDue() {
-  if (trims_off_ || !options_.admin || !options_.changelog || !stage_->KeepsChangelog()) return;
+  // Only in a group: a lone run's changelog partitions are shared with other writers whose
+  // snapshots it knows nothing of (a replay's generation), and no restore reads them.
+  if (trims_off_ || !options_.group || !options_.admin || !options_.changelog || !stage_->KeepsChangelog()) return;
   const auto now = std::chrono::steady_clock::now();
   if (now - trim_checked_ < options_.trim_interval) return;
   // A group's commit that meets a newer generation makes the client declare the assignment lost
   // (ReportPositions): none while a rebalance may be under way.
-  if (options_.group && !settled()) return;
+  if (!settled()) return;
   trim_checked_ = now;
   std::map<int32_t, SnapshotTrims::Due> ready = trims_.Ready();
   // A task's snapshot of an earlier ownership (given up and taken back since) is not trimmed by.
-  const std::set<int32_t> owned = options_.group ? Owned() : std::set<int32_t>();
-  std::erase_if(ready, [&](const auto& t) {
-    return (options_.group && !owned.count(t.first)) || t.second.epoch != EpochOf(t.first);
-  });
+  const std::set<int32_t> owned = Owned();
+  std::erase_if(ready, [&](const auto& t) { return !owned.count(t.first) || t.second.epoch != EpochOf(t.first); });
   if (ready.empty()) return;
   const std::string stage(stage_->name());
-  if (options_.group) {
+  {
     // The group's confirmation that this member owns its tasks still. A member the group has
     // dropped (a zombie) is refused; any claim of its tasks by another needs a later generation
     // of the group, so it follows this confirmation, which follows the snapshots: the records

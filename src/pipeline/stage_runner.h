@@ -51,9 +51,9 @@ struct RunnerOptions {
   //! commit once the task's changelog bytes since its last snapshot exceed twice that snapshot's
   //! size and at least this many bytes.
   size_t snapshot_min_bytes = 1 << 20;
-  //! Changelog mode with `admin`: once a task's snapshot is acknowledged, the records of its
-  //! changelog partition before it are deleted (changelog_trim.h), at most this often (the
-  //! first time this long after the start).
+  //! Group mode: once a task's snapshot is acknowledged, the records of its changelog partition
+  //! before it are deleted (changelog_trim.h), at most this often (the first time this long
+  //! after the start).
   std::chrono::milliseconds trim_interval{10000};
 };
 
@@ -234,8 +234,8 @@ class StageRunner {
   //! Seq flag of a snapshot record in the producer's delivery reports (no outbox record); the
   //! bits below it are the record's SnapshotTrims tag.
   static constexpr uint64_t kSnapshotSeq = 1ull << 55;
-  //! Deletes the changelog records before each owned task's newest acknowledged snapshot, in a
-  //! group only once the group has confirmed that this member still owns its tasks. Failures are
+  //! Group mode: deletes the changelog records before each owned task's newest acknowledged
+  //! snapshot, once the group has confirmed that this member still owns its tasks. Failures are
   //! logged, never fatal: the records stay.
   void TrimIfDue();
   //! Publishes the committed positions as the consumer group's offsets (Consumer::ReportPositions).

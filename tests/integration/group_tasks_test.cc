@@ -354,10 +354,10 @@ TEST(GroupTasksTest, AMemberTrimsEachChangelogToItsNewestAcknowledgedSnapshot) {
   DeltaFeeder feeder(cluster.config, seed, kTasks);
   pipeline::RunnerOptions options;
   options.snapshot_min_bytes = 2048;  // many snapshots
-  options.trim_interval = std::chrono::seconds(7);
+  options.trim_interval = std::chrono::seconds(10);
   GroupMember a("a", cluster, 1 + seed % 20, false, options);
   // Deltas until the member has asked for its trims, and 2 s more: it joins, snapshots each task
-  // it takes over and then every few KB, and asks for trims 7 s after its start at the earliest,
+  // it takes over and then every few KB, and asks for trims 10 s after its start at the earliest,
   // once its assignment is settled.
   auto feed_for = [&](std::chrono::seconds duration, const std::function<bool()>& until) {
     for (const auto deadline = std::chrono::steady_clock::now() + duration;
