@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
+#include <cstring>
 #include <functional>
 #include <mutex>
 #include <set>
@@ -531,6 +532,28 @@ std::vector<TopicPartitionOffset> Consumer::Assignment() const {
 std::string Consumer::RebalanceProtocol() const {
   const char* protocol = rd_kafka_rebalance_protocol(impl_->rk.get());
   return protocol ? protocol : "NONE";
+}
+
+int32_t Consumer::GroupGeneration() const {
+  // librdkafka 2.0 tells the generation only inside its serialized group metadata: the magic
+  // "CGMDv2:" (7 bytes), then the generation id (int32, host order), then the ids.
+  rd_kafka_consumer_group_metadata_t* cgmd = rd_kafka_consumer_group_metadata(impl_->rk.get());
+  if (!cgmd) return -1;
+  void* buffer = nullptr;
+  size_t size = 0;
+  int32_t generation = -1;
+  constexpr std::string_view kMagic("CGMDv2:", 7);
+  if (rd_kafka_error_t* error = rd_kafka_consumer_group_metadata_write(cgmd, &buffer, &size)) {
+    rd_kafka_error_destroy(error);
+  } else {
+    if (size >= kMagic.size() + sizeof(generation) &&
+        std::string_view(static_cast<const char*>(buffer), kMagic.size()) == kMagic) {
+      std::memcpy(&generation, static_cast<const char*>(buffer) + kMagic.size(), sizeof(generation));
+    }
+    rd_kafka_mem_free(nullptr, buffer);
+  }
+  rd_kafka_consumer_group_metadata_destroy(cgmd);
+  return generation;
 }
 
 Result<std::unique_ptr<Consumer>> Consumer::Create(const ClientConfig& config, const std::string& group) {

@@ -82,6 +82,8 @@ struct TopicPartitionOffset {
   int64_t offset = 0;  //!< next offset to read; kBeginning when none is stored
 };
 inline constexpr int64_t kBeginning = -2;
+//! A partition's end (what is appended from now on).
+inline constexpr int64_t kEnd = -1;
 
 //! Records handed out by Consumer::PollBatch; owns the client's message buffers.
 class MessageBatch {
@@ -144,6 +146,9 @@ class Consumer {
   std::vector<TopicPartitionOffset> Assignment() const;
   //! "COOPERATIVE", "EAGER", or "NONE" before the first assignment of a group member.
   std::string RebalanceProtocol() const;
+  //! Group members: the generation of the group this member last joined (Kafka's generation id,
+  //! one more at every rebalance), as the client knows it; -1 when it has none or cannot tell.
+  int32_t GroupGeneration() const;
   //! Leaves the group (a static member stays until its session times out) and stops reading;
   //! waits for the offset commits still pending, with the brokers gone up to the session
   //! timeout and 5 s more (then drops them).

@@ -164,10 +164,18 @@ Status ClaimTask(const kafka::ClientConfig& config, const ClaimSpec& spec, uint6
   return ClaimTasks(config, {{&spec, epoch}});
 }
 
+std::optional<uint64_t> NextEpoch(uint64_t current, int32_t generation) {
+  if (generation < 1) return current + 1;
+  const uint64_t floor = static_cast<uint64_t>(generation) << 32;
+  if ((current >> 32) > static_cast<uint64_t>(generation)) return std::nullopt;
+  return std::max(current + 1, floor);
+}
+
 std::vector<Result<TakeOverStats>> TakeOverTasks(const kafka::ClientConfig& config, kafka::Admin& admin,
                                                  state::Store& store, const std::vector<ClaimSpec>& specs,
                                                  std::atomic<int64_t>* restore_lag) {
   std::vector<Status> failed(specs.size());
+  std::vector<uint64_t> epochs(specs.size(), 0);  // claimed; 0: none (failed, or not ours)
   std::vector<std::unique_ptr<TaskRestore>> restores;
   std::vector<std::pair<const ClaimSpec*, uint64_t>> claims;
   for (size_t i = 0; i < specs.size(); ++i) {
@@ -189,7 +197,26 @@ std::vector<Result<TakeOverStats>> TakeOverTasks(const kafka::ClientConfig& conf
       failed[i] = Status::NotFound("the local copy of task " + TaskName(spec.stage, spec.task) + " at offset " +
                                    std::to_string(spec.local->offset) + " cannot be read on: " + failed[i].message());
     }
-    if (failed[i].ok()) claims.emplace_back(&spec, restores[i]->epoch() + 1);
+    if (!failed[i].ok()) continue;
+    std::optional<uint64_t> next = NextEpoch(restores[i]->epoch(), spec.group_generation);
+    if (!next) {
+      const Status member = spec.confirm_member ? spec.confirm_member() : Status::Aborted("no way to ask the group");
+      if (!member.ok()) {
+        LOG_WARN(
+            "task {}: claimed at epoch {} (group generation {}) after this member's generation {}, and the group "
+            "does not count this member any more ({}): the task is another member's",
+            TaskName(spec.stage, spec.task), restores[i]->epoch(), restores[i]->epoch() >> 32, spec.group_generation,
+            member.message());
+        continue;
+      }
+      LOG_INFO(
+          "task {}: claimed at group generation {}, yet the group counts this member at generation {}: the group "
+          "was made anew; claiming after it",
+          TaskName(spec.stage, spec.task), restores[i]->epoch() >> 32, spec.group_generation);
+      next = restores[i]->epoch() + 1;
+    }
+    epochs[i] = *next;
+    claims.emplace_back(&spec, *next);
   }
   const Status claimed = ClaimTasks(config, claims);
   std::vector<Result<TakeOverStats>> out;
@@ -199,11 +226,17 @@ std::vector<Result<TakeOverStats>> TakeOverTasks(const kafka::ClientConfig& conf
       out.emplace_back(failed[i]);
       continue;
     }
+    if (epochs[i] == 0) {  // not ours: nothing claimed
+      TakeOverStats stats{restores[i]->epoch(), restores[i]->stats()};
+      stats.ours = false;
+      out.emplace_back(stats);
+      continue;
+    }
     if (!claimed.ok()) {
       out.emplace_back(claimed);
       continue;
     }
-    const uint64_t epoch = restores[i]->epoch() + 1;  // as claimed: nothing was read since
+    const uint64_t epoch = epochs[i];
     Status st = restores[i]->CatchUp();
     restores[i]->Release();
     const std::string task = TaskName(spec.stage, spec.task);

@@ -9,6 +9,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -95,7 +96,23 @@ struct ClaimSpec {
     uint64_t epoch = 0;
   };
   std::optional<LocalCopy> local;
+  //! The claimer's group generation (kafka::Consumer::GroupGeneration; -1: not in a group, or not
+  //! known): its claim's epoch carries it (NextEpoch).
+  int32_t group_generation = -1;
+  //! Asked when the claim in force is of a later group generation than the claimer's: Ok when
+  //! the group still counts the claimer (the group was made anew and its generations began
+  //! again); otherwise the group gave the task to another member since, and nothing is claimed.
+  std::function<Status()> confirm_member;
 };
+
+//! The epoch a claimer of group generation `generation` claims after the epoch `current` in
+//! force: one more, and at least the generation in the high 32 bits, so that the claims of a
+//! later generation outrank every claim of an earlier one. A member that the group dropped
+//! while it took a task over (a stall past its session timeout) and that claims after the task's
+//! next owner is thereby outranked: its claim is void and its fence markers void nothing.
+//! nullopt when `current` is of a later generation than `generation` (>= 1). With `generation`
+//! < 1 (no group): current + 1.
+std::optional<uint64_t> NextEpoch(uint64_t current, int32_t generation);
 
 //! Makes `epoch` the task's epoch: a fence marker into every partition of every output, all
 //! acknowledged, then the claim record in the task's changelog partition, acknowledged. Records
@@ -113,6 +130,9 @@ std::string ClaimKey(uint64_t generation, std::string_view stage, int32_t task, 
 struct TakeOverStats {
   uint64_t epoch = 0;  //!< the task's epoch now, this owner's
   RestoreStats restore;
+  //! false: a claim of a later group generation is in force and the group does not count the
+  //! claimer any more (ClaimSpec::confirm_member): nothing was claimed, the task is not its.
+  bool ours = true;
 };
 //! What a member given a task does before it processes: reads the task's changelog into `store`,
 //! claims the next epoch (ClaimTask) and reads on to the end. Aborted when another claim of that

@@ -27,6 +27,7 @@ StageRunner::StageRunner(std::unique_ptr<Stage> stage, int index, int32_t input_
       options_(options),
       positions_(new std::atomic<int64_t>[input_partitions]),
       pause_committed_(std::string(stage_->name()) + "-committed"),
+      pause_assigned_(std::string(stage_->name()) + "-assigned"),
       pause_taken_over_(std::string(stage_->name()) + "-taken-over") {
   for (int32_t p = 0; p < input_partitions_; ++p) positions_[p] = kafka::kBeginning;
   if (options_.flow) {
@@ -507,10 +508,22 @@ std::vector<kafka::TopicPartitionOffset> StageRunner::OnAssigned(const std::vect
   const auto began = std::chrono::steady_clock::now();
   Status st;
   try {
+    // The generation that gave these tasks, read now: by the time they are claimed the client
+    // may have learnt that the group moved on (and forgotten its generation).
+    assigned_generation_ = consumer_->GroupGeneration();
     st = DropTasksWithoutCopy(tasks);
+    PausePoint(pause_assigned_);  // given tasks, nothing of them read yet
     if (st.ok()) st = TakeOver(tasks);
-    for (int32_t task : Owned()) {
-      if (tasks.count(task)) start.push_back({stage_->input_topic(), task, positions_[task].load()});
+    const std::set<int32_t> owned = Owned();
+    for (int32_t task : tasks) {
+      if (owned.count(task)) {
+        start.push_back({stage_->input_topic(), task, positions_[task].load()});
+      } else if (st.ok()) {
+        // Not taken over (another member's since): assigned all the same, at its end, so that
+        // the client's view of the assignment stays whole until it reports the loss; its
+        // records are not this runner's (RunBatch).
+        start.push_back({stage_->input_topic(), task, kafka::kEnd});
+      }
     }
     if (st.ok()) st = stage_->Open(store_);
   } catch (const std::exception& e) {  // the client's callback must not throw
@@ -554,14 +567,27 @@ Status StageRunner::LoadTask(int32_t task) {
 
 ClaimSpec StageRunner::SpecOf(int32_t task) const {
   const std::string name(stage_->name());
-  return ClaimSpec{name,
-                   task,
-                   options_.generation,
-                   options_.instance,
-                   ChangelogTopic(options_.changelog_prefix, name),
-                   stage_->Outputs(),
-                   options_.records_instance,
-                   std::nullopt};
+  ClaimSpec spec{name,
+                 task,
+                 options_.generation,
+                 options_.instance,
+                 ChangelogTopic(options_.changelog_prefix, name),
+                 stage_->Outputs(),
+                 options_.records_instance,
+                 std::nullopt};
+  if (options_.group && consumer_) {
+    // The claim outranks those of earlier group generations: a member dropped while it took the
+    // task over, claiming late, cannot take it from its next owner (fence.h, NextEpoch).
+    spec.group_generation = assigned_generation_;
+    spec.confirm_member = [this, task]() -> Status {
+      // The restored position of the task (the commit must name one): lag monitors read it.
+      const std::string key = OffsetKey(task);
+      ASSIGN_OR_RETURN(auto next, state::GetFixed64(store_, state::Family::kOffsets, key, "offset " + key));
+      return consumer_->ConfirmAssignment({{stage_->input_topic(), task, next ? static_cast<int64_t>(*next) : 0}},
+                                          5000);
+    };
+  }
+  return spec;
 }
 
 Status StageRunner::TakeOver(const std::set<int32_t>& tasks) {
@@ -596,6 +622,13 @@ Status StageRunner::TakeOver(const std::set<int32_t>& tasks) {
     }
     if (!took[i].ok()) return took[i].status().WithContext("taking over task " + name);
     metrics_.restored_records += took[i]->restore.records;
+    if (!took[i]->ours) {  // the group gave it to another member since: its loss is on its way
+      RETURN_IF_ERROR(DropTasks({task}));
+      LOG_WARN(
+          "stage {}: task {} is not taken over: the group gave it to another member since it was given to this one",
+          stage_->name(), name);
+      continue;
+    }
     if (specs[i].local) ++metrics_.tasks_resumed_locally;
     RETURN_IF_ERROR(LoadTask(task));  // the restore wrote the claimed epoch with the rest
     RETURN_IF_ERROR(LoadAdopted(task));

@@ -262,7 +262,8 @@ class StageRunner {
   Status result_;
   uint64_t next_seq_ = 1;
   std::unique_ptr<std::atomic<int64_t>[]> positions_;
-  const std::string pause_committed_, pause_taken_over_;  // PausePoint names (common/crash_point.h)
+  // PausePoint names (common/crash_point.h).
+  const std::string pause_committed_, pause_assigned_, pause_taken_over_;
   std::atomic<bool> stop_{false};
   std::atomic<bool> busy_{false};
   std::atomic<bool> failed_{false};
@@ -318,6 +319,7 @@ class StageRunner {
   Listener listener_{*this};
   mutable std::mutex owned_mu_;
   std::set<int32_t> owned_;     // tasks this runner reads now
+  int32_t assigned_generation_ = -1;  // the group generation of the last assignment (runner thread)
   //! Tasks whose rows the last stop kept as current copies, until the group gives them (runner thread).
   std::map<int32_t, ClaimSpec::LocalCopy> local_copies_;
   Status group_error_;          // a takeover or drop failed: the runner stops (runner thread)

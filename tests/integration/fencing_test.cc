@@ -217,6 +217,85 @@ TEST(FencingTest, RestoreCountsTheFirstClaimOfAnEpochAndVoidsWhatTheFormerOwnerW
   }
 }
 
+// A member of an earlier group generation outranks no claim of a later one (NextEpoch): C, given
+// the uri tasks at generation 3 and then dropped by the group while it took them over, wakes up
+// after B took them over at generation 5. Reading B's claim, C claims nothing (the group no longer
+// counts it); having read the log before B's claim, its late claim is void and its fence markers
+// void none of B's records. The table downstream is the one the deltas define.
+TEST(FencingTest, AMemberOfAnEarlierGroupGenerationTakesNoTaskFromItsNextOwner) {
+  const uint64_t seed = RandomTestSeeds({19}).front();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  Cluster cluster;
+  kafka::Admin& admin = *cluster.admin;
+  DeltaFeeder feeder(cluster.config, seed);
+  Member down("down", cluster.brokers);
+  down.RunDownstream();
+  auto a = std::make_unique<Member>("a", cluster.brokers);
+  a->RunUriStage(1 + feeder.rng()() % 7);
+  feeder.Feed(200);
+  a->WaitFor(admin);
+  a.reset();
+
+  const pipeline::TopicNames names;
+  const std::string changelog = pipeline::ChangelogTopic("webindex.changelog.", "uri");
+  auto spec_of = [&](const std::string& member, int32_t task, int32_t group_generation, bool counted) {
+    pipeline::ClaimSpec spec{"uri",  task,      1,
+                             member, changelog, {{names.domain_deltas, kPartitions}, {names.exports, kPartitions}}};
+    spec.group_generation = group_generation;
+    spec.confirm_member = [counted] {
+      return counted ? Status::Ok() : Status::Aborted("the group refused the commit: unknown member");
+    };
+    return spec;
+  };
+  Member b("b", cluster.brokers);
+  Member c("c", cluster.brokers);
+  const uint64_t b_epoch = uint64_t{5} << 32;
+  for (int32_t task = 0; task < kPartitions; ++task) {
+    auto took = pipeline::TakeOverTask(cluster.config, admin, *b.store_, spec_of("b", task, 5, true));
+    ASSERT_TRUE(took.ok()) << took.status().ToString();
+    EXPECT_TRUE(took->ours);
+    EXPECT_EQ(took->epoch, b_epoch);
+  }
+  // C, after B's claim: nothing claimed, nothing written.
+  const int64_t logged = cluster.Ends({changelog, names.domain_deltas, names.exports});
+  auto lost = pipeline::TakeOverTask(cluster.config, admin, *c.store_, spec_of("c", 0, 3, false));
+  ASSERT_TRUE(lost.ok()) << lost.status().ToString();
+  EXPECT_FALSE(lost->ours) << "a member of generation 3 took a task claimed at generation 5";
+  EXPECT_EQ(cluster.Ends({changelog, names.domain_deltas, names.exports}), logged) << "C wrote a claim or markers";
+  // C, having read the log before B's claim, claims late.
+  const auto late = pipeline::NextEpoch(0, 3);
+  ASSERT_TRUE(late.has_value());
+  ASSERT_TRUE(pipeline::ClaimTask(cluster.config, spec_of("c", 1, 3, false), *late).ok());
+
+  b.RunUriStage(1000);
+  feeder.Feed(200);
+  b.WaitFor(admin);
+  down.WaitFor(admin);
+  EXPECT_EQ(down.metrics_.fenced_records.load(), 0u) << "C's markers fenced B's records";
+  EXPECT_EQ(TableCells(*down.store_), ExpectedTable(feeder.expected()));
+  b.Stop();
+  const std::string dir = MakeTempDir("fencing-generations");
+  {
+    auto store = state::Store::Open(dir + "/db", state::StoreOptions{});
+    ASSERT_TRUE(store.ok());
+    for (int32_t task = 0; task < kPartitions; ++task) {
+      pipeline::TaskRestore restore(cluster.config, admin, **store, changelog, task, 1, "");
+      ASSERT_TRUE(restore.CatchUp().ok());
+      EXPECT_EQ(restore.epoch(), b_epoch) << "task " << task;
+      EXPECT_EQ(restore.claimed_by(), "b") << "task " << task;
+    }
+    EXPECT_EQ(Family(**store, state::Family::kUris), Family(*b.store_, state::Family::kUris));
+  }
+  std::filesystem::remove_all(dir);
+  // A group made anew (its generations begin again) still takes its tasks: the member the group
+  // counts claims after the claim in force.
+  Member d("d", cluster.brokers);
+  auto anew = pipeline::TakeOverTask(cluster.config, admin, *d.store_, spec_of("d", 0, 1, true));
+  ASSERT_TRUE(anew.ok()) << anew.status().ToString();
+  EXPECT_TRUE(anew->ours);
+  EXPECT_EQ(anew->epoch, b_epoch + 1);
+}
+
 // Step 4 of docs/scale-out.md §5: a batch's records exist only after its changelog records do, so
 // that a batch a claim voids can never have reached a receiver before the fence. The changelog's
 // partitions are led by a second broker, which goes down: until it is back, nothing of the batch

@@ -234,12 +234,15 @@ TEST_F(GroupMembershipTest, OnlyAMemberTheGroupStillCountsHasItsAssignmentConfir
   const std::vector<TopicPartitionOffset> positions = a.Positions();
   const Status owned = a.consumer().ConfirmAssignment(positions, 5000);
   EXPECT_TRUE(owned.ok()) << owned.ToString();
+  const int32_t generation = a.consumer().GroupGeneration();
+  EXPECT_GE(generation, 1) << "the client does not tell its group generation (claims rank by it: NextEpoch)";
 
   // b joins; a, silent, is dropped at its session timeout, and b gets every partition.
   ASSERT_TRUE(b.Join(broker_->bootstrap_servers(), "g3", "", {{"session.timeout.ms", "6000"}}).ok());
   const auto deadline = std::chrono::steady_clock::now() + 60s;
   while (b.assigned().size() < kPartitions && std::chrono::steady_clock::now() < deadline) b.Poll();
   ASSERT_EQ(b.assigned().size(), static_cast<size_t>(kPartitions));
+  EXPECT_GT(b.consumer().GroupGeneration(), generation) << "the group's generation did not grow with its rebalance";
   const Status dropped = a.consumer().ConfirmAssignment(positions, 5000);
   std::printf("a dropped member's confirmation: %s\n", dropped.ToString().c_str());
   EXPECT_FALSE(dropped.ok()) << "the group confirmed partitions it had given to another member";
