@@ -639,17 +639,31 @@ Status Consumer::ConfirmAssignment(const std::vector<TopicPartitionOffset>& posi
   // The answer comes on a queue of its own, polled with a deadline (rd_kafka_commit would wait
   // for the socket timeout with the brokers gone).
   rd_kafka_queue_t* q = rd_kafka_queue_new(rk);
+  // Aborted when the answer says this member's generation is over; Unavailable when it says
+  // nothing about that (a rebalance under way, no coordinator, no answer).
+  auto refused = [](rd_kafka_resp_err_t err, const std::string& message) {
+    switch (err) {
+      case RD_KAFKA_RESP_ERR_UNKNOWN_MEMBER_ID:
+      case RD_KAFKA_RESP_ERR_ILLEGAL_GENERATION:
+      case RD_KAFKA_RESP_ERR_FENCED_INSTANCE_ID:
+      case RD_KAFKA_RESP_ERR__ASSIGNMENT_LOST:
+        return Status::Aborted(message);
+      default:
+        return Status::Unavailable(message);
+    }
+  };
   Status st;
   if (rd_kafka_resp_err_t err = rd_kafka_commit_queue(rk, list.get(), q, nullptr, nullptr)) {
     st = KafkaError(err, "committing positions");
   } else if (rd_kafka_event_t* ev = rd_kafka_queue_poll(q, timeout_ms)) {
-    if (rd_kafka_event_error(ev)) {
-      st = Status::Aborted(std::string("the group refused the commit: ") + rd_kafka_event_error_string(ev));
+    if (rd_kafka_resp_err_t err = rd_kafka_event_error(ev)) {
+      st = refused(err, std::string("the group refused the commit: ") + rd_kafka_event_error_string(ev));
     } else if (const rd_kafka_topic_partition_list_t* done = rd_kafka_event_topic_partition_list(ev)) {
       for (int i = 0; i < done->cnt && st.ok(); ++i) {
         if (done->elems[i].err) {
-          st = Status::Aborted(std::string("the group refused the commit of ") + done->elems[i].topic + "[" +
-                               std::to_string(done->elems[i].partition) + "]: " + rd_kafka_err2str(done->elems[i].err));
+          st = refused(done->elems[i].err, std::string("the group refused the commit of ") + done->elems[i].topic +
+                                               "[" + std::to_string(done->elems[i].partition) +
+                                               "]: " + rd_kafka_err2str(done->elems[i].err));
         }
       }
     }

@@ -166,7 +166,10 @@ class Consumer {
   //! answer. Ok means the group's current generation still counts this member and its
   //! assignment was not lost: no other member can have been given these partitions since this
   //! one got them (they move only through a rebalance this member takes part in, or after the
-  //! group dropped it, and then the commit fails: unknown member, illegal generation).
+  //! group dropped it, and then the commit fails: unknown member, illegal generation). Aborted
+  //! when the answer says this member's generation is over (unknown member, illegal generation,
+  //! fenced instance, assignment lost); Unavailable when it tells nothing (a rebalance under way,
+  //! no coordinator, no answer within `timeout_ms`).
   Status ConfirmAssignment(const std::vector<TopicPartitionOffset>& positions, int timeout_ms);
   //! The group's committed offset of each partition of `topic` (-1: none).
   Result<std::vector<int64_t>> Committed(const std::string& topic, int32_t partitions, int timeout_ms);

@@ -198,22 +198,42 @@ std::vector<Result<TakeOverStats>> TakeOverTasks(const kafka::ClientConfig& conf
                                    std::to_string(spec.local->offset) + " cannot be read on: " + failed[i].message());
     }
     if (!failed[i].ok()) continue;
-    std::optional<uint64_t> next = NextEpoch(restores[i]->epoch(), spec.group_generation);
-    if (!next) {
-      const Status member = spec.confirm_member ? spec.confirm_member() : Status::Aborted("no way to ask the group");
-      if (!member.ok()) {
+    const uint64_t current = restores[i]->epoch();
+    std::optional<uint64_t> next = NextEpoch(current, spec.group_generation);
+    // A group member asks the group first whenever the generation does not settle it: a claim of
+    // a later generation in force (this member's may be over), another member's claim of the
+    // same one (with static membership a process that replaced this one gets its generation), or
+    // its own generation unknown (the client forgets it when it learns the group moved on).
+    const bool ask = spec.confirm_member && (!next || spec.group_generation < 1 ||
+                                             ((current >> 32) == static_cast<uint64_t>(spec.group_generation) &&
+                                              restores[i]->claimed_by() != spec.instance));
+    if (!next && !spec.confirm_member) {
+      failed[i] = Status::Internal("task " + TaskName(spec.stage, spec.task) +
+                                   ": claimed at a later generation, and no way to ask the group");
+      continue;
+    }
+    if (ask) {
+      const Status member = spec.confirm_member();
+      if (member.code() == Status::Code::kAborted) {  // refused: this member's generation is over
         LOG_WARN(
-            "task {}: claimed at epoch {} (group generation {}) after this member's generation {}, and the group "
-            "does not count this member any more ({}): the task is another member's",
-            TaskName(spec.stage, spec.task), restores[i]->epoch(), restores[i]->epoch() >> 32, spec.group_generation,
+            "task {}: claimed at epoch {} (group generation {}) by data dir '{}'; this member (generation {}) is "
+            "not the group's any more ({}): the task is another member's",
+            TaskName(spec.stage, spec.task), current, current >> 32, restores[i]->claimed_by(), spec.group_generation,
             member.message());
         continue;
       }
-      LOG_INFO(
-          "task {}: claimed at group generation {}, yet the group counts this member at generation {}: the group "
-          "was made anew; claiming after it",
-          TaskName(spec.stage, spec.task), restores[i]->epoch() >> 32, spec.group_generation);
-      next = restores[i]->epoch() + 1;
+      if (!member.ok()) {
+        failed[i] = member.WithContext("asking the group whether task " + TaskName(spec.stage, spec.task) +
+                                       " is still this member's");
+        continue;
+      }
+      if (!next) {
+        LOG_INFO(
+            "task {}: claimed at group generation {}, yet the group counts this member at generation {}: the "
+            "group was made anew; claiming after it",
+            TaskName(spec.stage, spec.task), current >> 32, spec.group_generation);
+        next = current + 1;
+      }
     }
     epochs[i] = *next;
     claims.emplace_back(&spec, *next);

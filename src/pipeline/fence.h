@@ -99,9 +99,12 @@ struct ClaimSpec {
   //! The claimer's group generation (kafka::Consumer::GroupGeneration; -1: not in a group, or not
   //! known): its claim's epoch carries it (NextEpoch).
   int32_t group_generation = -1;
-  //! Asked when the claim in force is of a later group generation than the claimer's: Ok when
-  //! the group still counts the claimer (the group was made anew and its generations began
-  //! again); otherwise the group gave the task to another member since, and nothing is claimed.
+  //! Group members: asked before a claim that the generation does not settle (a claim of a later
+  //! generation in force, another member's claim of the same one, or `group_generation` unknown).
+  //! Ok: the group still counts the claimer (after a later generation's claim: the group was made
+  //! anew, its generations began again), and it claims. Aborted: the group refused it (its
+  //! generation is over): the task is another member's, nothing is claimed. Otherwise: the
+  //! takeover fails with that error.
   std::function<Status()> confirm_member;
 };
 

@@ -261,6 +261,13 @@ TEST(FencingTest, AMemberOfAnEarlierGroupGenerationTakesNoTaskFromItsNextOwner) 
   auto lost = pipeline::TakeOverTask(cluster.config, admin, *c.store_, spec_of("c", 0, 3, false));
   ASSERT_TRUE(lost.ok()) << lost.status().ToString();
   EXPECT_FALSE(lost->ours) << "a member of generation 3 took a task claimed at generation 5";
+  // Neither does one of B's own generation (a process B replaced under its static member id),
+  // nor one that does not know its generation, once the group refuses them.
+  for (const int32_t generation : {5, -1}) {
+    auto refused = pipeline::TakeOverTask(cluster.config, admin, *c.store_, spec_of("c", 0, generation, false));
+    ASSERT_TRUE(refused.ok()) << refused.status().ToString();
+    EXPECT_FALSE(refused->ours) << "a member of generation " << generation << " took a task without asking the group";
+  }
   EXPECT_EQ(cluster.Ends({changelog, names.domain_deltas, names.exports}), logged) << "C wrote a claim or markers";
   // C, having read the log before B's claim, claims late.
   const auto late = pipeline::NextEpoch(0, 3);
@@ -294,6 +301,16 @@ TEST(FencingTest, AMemberOfAnEarlierGroupGenerationTakesNoTaskFromItsNextOwner) 
   ASSERT_TRUE(anew.ok()) << anew.status().ToString();
   EXPECT_TRUE(anew->ours);
   EXPECT_EQ(anew->epoch, b_epoch + 1);
+  // Another member of the same generation that the group still counts claims after it; a member
+  // claiming again after its own claim of its generation does not ask.
+  auto same = pipeline::TakeOverTask(cluster.config, admin, *b.store_, spec_of("b", 0, 5, true));
+  ASSERT_TRUE(same.ok()) << same.status().ToString();
+  EXPECT_TRUE(same->ours);
+  EXPECT_EQ(same->epoch, b_epoch + 2);
+  auto again = pipeline::TakeOverTask(cluster.config, admin, *b.store_, spec_of("b", 0, 5, false));
+  ASSERT_TRUE(again.ok()) << again.status().ToString();
+  EXPECT_TRUE(again->ours) << "a member asked the group before claiming after its own claim";
+  EXPECT_EQ(again->epoch, b_epoch + 3);
 }
 
 // Step 4 of docs/scale-out.md §5: a batch's records exist only after its changelog records do, so

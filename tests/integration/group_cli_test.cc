@@ -240,6 +240,12 @@ TEST_F(GroupCliTest, AMemberStalledWhileGivenTasksTakesThemFromNoOne) {
   feed(300);
   ExpectTable("a", model.TableLines());
   ExpectTable("b", model.TableLines());
+  // c's takeover, woken, may end after a and b caught up: its verdict is waited for.
+  for (auto deadline = std::chrono::steady_clock::now() + 60s;
+       Count("is not taken over: the group gave it to another member") == 0 &&
+       std::chrono::steady_clock::now() < deadline;) {
+    std::this_thread::sleep_for(200ms);
+  }
   EXPECT_GE(Count("is not taken over: the group gave it to another member"), 1u) << "see " << cluster_->log();
   for (auto* m : {a.get(), b.get()}) {
     m->Signal(SIGTERM);
