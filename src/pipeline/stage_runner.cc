@@ -1271,7 +1271,11 @@ void StageRunner::TrimIfDue() {
     for (const auto& [task, offset] : before) trims_asked_[task] = offset;
   }
   const std::string topic = ChangelogTopic(options_.changelog_prefix, stage);
-  const Status deleted = options_.admin->DeleteRecords(topic, before, 10000);
+  // The embedded broker has no DeleteRecords, and librdkafka 2.0 leaks a little of the handle
+  // that asks it anyway: not asked.
+  const Status deleted = options_.admin->IsEmbedded(5000)
+                             ? Status::NotFound("the embedded broker (librdkafka's mock cluster) serves no DeleteRecords")
+                             : options_.admin->DeleteRecords(topic, before, 10000);
   if (deleted.ok()) {
     for (const auto& [task, offset] : before) trims_.Trimmed(task, offset);
     metrics_.changelog_trims += before.size();

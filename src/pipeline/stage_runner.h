@@ -122,8 +122,8 @@ class StageRunner {
   uint64_t batch_nanos() const { return batch_nanos_; }
   bool failed() const { return failed_; }
   //! Changelog trims: per task, the offset below which this runner last asked the brokers to
-  //! delete its changelog's records (whatever they answered), and whether it stopped asking
-  //! because they cannot (thread-safe).
+  //! delete its changelog's records (whatever they answered; on the embedded broker, which cannot,
+  //! the first trim it would have asked for), and whether it stopped asking (thread-safe).
   std::map<int32_t, int64_t> trims_asked() const;
   bool trims_off() const { return trims_off_; }
 
