@@ -689,6 +689,12 @@ bool StageRunner::settled() const {
   return since >= std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::seconds(3)).count();
 }
 
+Status StageRunner::ConfirmOwned(const std::set<int32_t>& tasks) {
+  std::vector<kafka::TopicPartitionOffset> positions;
+  for (int32_t task : tasks) positions.push_back({stage_->input_topic(), task, std::max<int64_t>(positions_[task], 0)});
+  return consumer_->ConfirmAssignment(positions, 5000);
+}
+
 std::string StageRunner::LocalCopyPrefix() const { return "local-copy/" + std::string(stage_->name()) + "/"; }
 
 std::string StageRunner::LocalCopyKey(int32_t task) const { return LocalCopyPrefix() + std::to_string(task); }
@@ -724,9 +730,7 @@ void StageRunner::KeepLocalCopies(std::chrono::steady_clock::time_point deadline
     w.PutFixed64BE(static_cast<uint64_t>(marks->second));
     wb.Put(state::Family::kMeta, LocalCopyKey(task), w.str());
   }
-  std::vector<kafka::TopicPartitionOffset> positions;
-  for (int32_t task : owned) positions.push_back({stage_->input_topic(), task, std::max<int64_t>(positions_[task], 0)});
-  if (Status confirmed = consumer_->ConfirmAssignment(positions, 5000); !confirmed.ok()) {
+  if (Status confirmed = ConfirmOwned(owned); !confirmed.ok()) {
     LOG_INFO("stage {}: keeps no local copy of its {} task(s): the group did not confirm that it still owns them ({})",
              stage, owned.size(), confirmed.ToString());
     return;
@@ -1252,11 +1256,7 @@ void StageRunner::TrimIfDue() {
     // dropped (a zombie) is refused; any claim of its tasks by another needs a later generation
     // of the group, so it follows this confirmation, which follows the snapshots: the records
     // deleted below are before every claim a restore could need.
-    std::vector<kafka::TopicPartitionOffset> positions;
-    for (int32_t task : owned) {
-      positions.push_back({stage_->input_topic(), task, std::max<int64_t>(positions_[task], 0)});
-    }
-    if (Status confirmed = consumer_->ConfirmAssignment(positions, 5000); !confirmed.ok()) {
+    if (Status confirmed = ConfirmOwned(owned); !confirmed.ok()) {
       ++metrics_.changelog_trims_refused;
       trim_checked_ = now + std::chrono::seconds(30);
       LOG_INFO("stage {}: no changelog trim: the group did not confirm that this member still owns its tasks ({})",

@@ -234,6 +234,9 @@ class StageRunner {
   //! Seq flag of a snapshot record in the producer's delivery reports (no outbox record); the
   //! bits below it are the record's SnapshotTrims tag.
   static constexpr uint64_t kSnapshotSeq = 1ull << 55;
+  //! Group mode: the group's confirmation that this member still owns `tasks`, its positions in
+  //! them committed (kafka::Consumer::ConfirmAssignment).
+  Status ConfirmOwned(const std::set<int32_t>& tasks);
   //! Group mode: deletes the changelog records before each owned task's newest acknowledged
   //! snapshot, once the group has confirmed that this member still owns its tasks. Failures are
   //! logged, never fatal: the records stay.

@@ -64,6 +64,20 @@ class GroupCliTest : public ::testing::Test {
     EXPECT_EQ(got, want) << member << "'s table; see " << cluster_->log();
   }
 
+  //! The seed of a randomized test: WEBINDEX_SEEDS, or a random one; printed with how to rerun it.
+  static uint64_t Seed(const std::string& test) {
+    const uint64_t seed =
+        std::getenv("WEBINDEX_SEEDS") ? std::stoull(std::getenv("WEBINDEX_SEEDS")) : std::random_device{}();
+    std::cout << test << " seed " << seed << " (rerun with WEBINDEX_SEEDS=" << seed << ")" << std::endl;
+    return seed;
+  }
+  //! Produces `n` events of `gen`, each to its page's partition, and folds them into `model`.
+  void Feed(EventGenerator& gen, BatchModel& model, size_t n) {
+    auto events = gen.Next(n);
+    for (auto& ev : events) model.Apply(ev.value);
+    ASSERT_TRUE(cluster_->Produce(events));
+  }
+
   //! Lines of the processes' log that contain `needle`.
   size_t Count(const std::string& needle) const {
     std::ifstream log(cluster_->log());
@@ -88,9 +102,7 @@ class GroupCliTest : public ::testing::Test {
 };
 
 TEST_F(GroupCliTest, MembersKilledRestartedJoiningAndLeavingKeepEveryTableExact) {
-  const uint64_t seed = std::getenv("WEBINDEX_SEEDS") ? std::stoull(std::getenv("WEBINDEX_SEEDS"))
-                                                      : std::random_device{}();
-  std::cout << "group test seed " << seed << " (rerun with WEBINDEX_SEEDS=" << seed << ")" << std::endl;
+  const uint64_t seed = Seed("group test");
   std::mt19937_64 rng(seed);
   EventGenerator gen(seed, kPartitions);
   BatchModel model;
@@ -162,16 +174,9 @@ TEST_F(GroupCliTest, MembersKilledRestartedJoiningAndLeavingKeepEveryTableExact)
 // the tables differ (checked by removing the receivers' fence check). Both tables end equal to
 // the batch table.
 TEST_F(GroupCliTest, AMemberPausedPastItsSessionTimeoutChangesNoTableWhenItWakes) {
-  const uint64_t seed = std::getenv("WEBINDEX_SEEDS") ? std::stoull(std::getenv("WEBINDEX_SEEDS"))
-                                                      : std::random_device{}();
-  std::cout << "group pause test seed " << seed << " (rerun with WEBINDEX_SEEDS=" << seed << ")" << std::endl;
-  EventGenerator gen(seed, kPartitions);
+  EventGenerator gen(Seed("group pause test"), kPartitions);
   BatchModel model;
-  auto feed = [&](size_t n) {
-    auto events = gen.Next(n);
-    for (auto& ev : events) model.Apply(ev.value);
-    ASSERT_TRUE(cluster_->Produce(events));
-  };
+  auto feed = [&](size_t n) { Feed(gen, model, n); };
   const std::string arm_b = cluster_->dir() + "/arm-b";
   auto a = StartMember("a", "--table", "WEBINDEX_PAUSE_AT=uri-committed");
   auto b = StartMember("b", "--table", "WEBINDEX_PAUSE_AT=uri-taken-over WEBINDEX_PAUSE_IF=" + arm_b);
@@ -208,16 +213,9 @@ TEST_F(GroupCliTest, AMemberPausedPastItsSessionTimeoutChangesNoTableWhenItWakes
 // "one more" than the epoch it read, its fence markers would void the others' records for
 // those tasks and their tables would lose them.
 TEST_F(GroupCliTest, AMemberStalledWhileGivenTasksTakesThemFromNoOne) {
-  const uint64_t seed = std::getenv("WEBINDEX_SEEDS") ? std::stoull(std::getenv("WEBINDEX_SEEDS"))
-                                                      : std::random_device{}();
-  std::cout << "stalled takeover test seed " << seed << " (rerun with WEBINDEX_SEEDS=" << seed << ")" << std::endl;
-  EventGenerator gen(seed, kPartitions);
+  EventGenerator gen(Seed("stalled takeover test"), kPartitions);
   BatchModel model;
-  auto feed = [&](size_t n) {
-    auto events = gen.Next(n);
-    for (auto& ev : events) model.Apply(ev.value);
-    ASSERT_TRUE(cluster_->Produce(events));
-  };
+  auto feed = [&](size_t n) { Feed(gen, model, n); };
   auto a = StartMember("a");
   auto b = StartMember("b");
   auto took_over = [&](size_t n) {
