@@ -4,6 +4,7 @@
 #include <librdkafka/rdkafka_mock.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
@@ -273,11 +274,20 @@ struct Consumer::Impl {
   bool cooperative_member = false;  // joins a group with the cooperative-sticky assignor
   bool ever_assigned = false;       // the group completed an assignment to it (maybe of nothing)
   bool closed = false;
+  //! Group members: the client's join state is "steady" (JoinStateLog); false from the join until
+  //! the first assignment is served, and again from the moment the client learns of a rebalance
+  //! until it has served its end. Written on librdkafka's threads.
+  std::atomic<bool> steady{false};
+  bool debug_asked = false;  // the user's `debug` property: librdkafka's debug lines are logged
   int close_wait_ms = kLoneSessionTimeoutMs + 5000;  // how long Close waits for the close to finish
   std::atomic<uint64_t> errors{0};
   std::vector<Consumer::DataLoss> losses;
   std::map<std::pair<std::string, int32_t>, int64_t> lost_below;  // per partition: losses reported below this offset
   std::map<std::pair<std::string, int32_t>, int64_t> assigned_at;  // where each partition started
+
+  //! A group member's log callback: follows the client's join state from its "changed join
+  //! state" lines (librdkafka 2.0 tells it nowhere else), and passes on what the user asked for.
+  static void JoinStateLog(const rd_kafka_t* rk, int level, const char* fac, const char* buf);
 
   //! A group member's rebalance: tells the listener, then takes or gives up the partitions.
   void OnRebalance(rd_kafka_t* rk, rd_kafka_resp_err_t err, rd_kafka_topic_partition_list_t* parts);
@@ -429,14 +439,35 @@ void Consumer::Close() {
   }
   // librdkafka before 2.3.0 aborts destroying a cooperative-sticky member that joined but never
   // completed an assignment (its assignor state is still null: librdkafka issue 4312). Such a
-  // handle, closed and out of the group, is kept instead: a few threads idle until exit.
+  // handle, closed and out of the group, is kept instead: a few threads idle until exit. Its
+  // Impl with it, which its callbacks' opaque points to.
   if (impl_->cooperative_member && !impl_->ever_assigned && rd_kafka_version() < 0x020300ff) {
     static std::mutex mu;
-    static std::vector<rd_kafka_t*>* kept = new std::vector<rd_kafka_t*>();  // reachable: not a leak
+    static auto* kept = new std::vector<std::unique_ptr<Impl>>();  // reachable: not a leak
     std::lock_guard<std::mutex> lock(mu);
-    kept->push_back(impl_->rk.release());
+    kept->push_back(std::exchange(impl_, std::make_unique<Impl>()));
+    impl_->closed = true;
     LOG_DEBUG("kafka: a group member closed before its first assignment is kept until exit (librdkafka < 2.3.0)");
   }
+}
+
+void Consumer::Impl::JoinStateLog(const rd_kafka_t* rk, int level, const char* fac, const char* buf) {
+  auto* impl = static_cast<Impl*>(rd_kafka_opaque(rk));
+  if (std::string_view(fac) == "CGRPJOINSTATE") {
+    // `Group "<id>" changed join state <from> -> <to> (state <state>)`
+    const std::string_view line(buf);
+    if (const size_t arrow = line.find(" -> "); arrow != std::string_view::npos) {
+      const std::string_view to = line.substr(arrow + 4, line.find(' ', arrow + 4) - (arrow + 4));
+      impl->steady = to == "steady";
+    }
+  }
+  // A position report that met a rebalance the client had not learnt of yet: refused, harmless.
+  if (std::string_view(fac) == "COMMITFAIL" && std::strstr(buf, "Group rebalance in progress") &&
+      !std::strstr(buf, "generation")) {
+    level = 7;
+  }
+  if (level >= 7 && !impl->debug_asked) return;  // debug lines: the cgrp ones were asked for here only
+  LogCallback(rk, level, fac, buf);
 }
 
 void Consumer::Impl::OnRebalance(rd_kafka_t* rk, rd_kafka_resp_err_t err, rd_kafka_topic_partition_list_t* parts) {
@@ -496,6 +527,18 @@ Result<std::unique_ptr<Consumer>> Consumer::Join(const ClientConfig& config, con
   if (!membership.instance_id.empty()) defaults["group.instance.id"] = membership.instance_id;
   ASSIGN_OR_RETURN(ConfPtr conf, MakeConf(config, defaults));
   auto impl = std::make_unique<Impl>();
+  // The client tells its join state only in its cgrp debug lines: asked for, read by
+  // JoinStateLog, logged only when the user asked for debug lines too.
+  std::string debug = "cgrp";
+  if (auto it = config.properties.find("debug"); it != config.properties.end() && !it->second.empty()) {
+    impl->debug_asked = true;
+    debug = it->second + ",cgrp";
+  }
+  char err[512];
+  if (rd_kafka_conf_set(conf.get(), "debug", debug.c_str(), err, sizeof(err)) != RD_KAFKA_CONF_OK) {
+    return Status::InvalidArgument("kafka property debug=" + debug + ": " + err);
+  }
+  rd_kafka_conf_set_log_cb(conf.get(), &Impl::JoinStateLog);
   impl->listener = listener;
   impl->close_wait_ms = membership.session_timeout_ms + 5000;
   impl->cooperative_member = membership.assignment_strategy == "cooperative-sticky";
@@ -626,8 +669,10 @@ Status Consumer::PollBatch(size_t max, int timeout_ms, MessageBatch* out, size_t
 
 uint64_t Consumer::error_count() const { return impl_->errors; }
 
+bool Consumer::RebalanceUnderWay() const { return impl_->listener && !impl_->steady; }
+
 void Consumer::ReportPositions(const std::vector<TopicPartitionOffset>& positions) {
-  if (positions.empty()) return;
+  if (positions.empty() || RebalanceUnderWay()) return;
   PartitionList list = MakeList(positions);
   rd_kafka_commit(impl_->rk.get(), list.get(), /*async=*/1);  // a failure costs only a stale lag figure
 }

@@ -149,6 +149,12 @@ class Consumer {
   //! Group members: the generation of the group this member last joined (Kafka's generation id,
   //! one more at every rebalance), as the client knows it; -1 when it has none or cannot tell.
   int32_t GroupGeneration() const;
+  //! Group members: the client is between the rebalance it has learnt of (or its first join)
+  //! and the end of it, as its join state tells. A commit sent now carries a generation that
+  //! may be over before the commit arrives, and librdkafka 2.0 takes the refusal (illegal
+  //! generation) for the loss of the whole assignment (librdkafka issue 4059, fixed in 2.10):
+  //! no commit is sent then but a claim's own (ConfirmAssignment from the listener). Thread-safe.
+  bool RebalanceUnderWay() const;
   //! Leaves the group (a static member stays until its session times out) and stops reading;
   //! waits for the offset commits still pending, with the brokers gone up to the session
   //! timeout and 5 s more (then drops them).
@@ -160,7 +166,8 @@ class Consumer {
   uint64_t error_count() const;
   //! Publishes positions as the group's committed offsets, without waiting, for whoever watches
   //! the group's lag (kafka-consumer-groups, `webindex load` on the embedded broker). They are
-  //! never read back: a stage's positions live in its store.
+  //! never read back: a stage's positions live in its store. Group members: none while a
+  //! rebalance is under way (RebalanceUnderWay).
   void ReportPositions(const std::vector<TopicPartitionOffset>& positions);
   //! Group members: commits `positions` and waits up to `timeout_ms` for the coordinator's
   //! answer. Ok means the group's current generation still counts this member and its

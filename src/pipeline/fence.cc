@@ -29,6 +29,12 @@ std::string TaskName(std::string_view stage, int32_t partition) {
   return std::string(stage) + "." + std::to_string(partition);
 }
 
+std::string TaskNames(std::string_view stage, const std::set<int32_t>& partitions) {
+  std::string out;
+  for (int32_t p : partitions) out += (out.empty() ? "" : ", ") + TaskName(stage, p);
+  return out;
+}
+
 std::string TaskEpochKey(std::string_view stage, int32_t partition) {
   return "task-epoch/" + std::string(stage) + "/" + std::to_string(partition);
 }

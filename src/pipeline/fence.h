@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -37,6 +38,8 @@ inline constexpr char kClaimHeader[] = "claim";
 
 //! "<stage>.<partition>": how records name a task.
 std::string TaskName(std::string_view stage, int32_t partition);
+//! The tasks' names, comma-separated ("uri.0, uri.2"), for logs.
+std::string TaskNames(std::string_view stage, const std::set<int32_t>& partitions);
 //! kMeta key of a task's epoch (Fixed64BE; absent: 0). It is restored from the changelog's claims.
 std::string TaskEpochKey(std::string_view stage, int32_t partition);
 //! A header's decimal number; nullopt when it is not one.

@@ -4,6 +4,7 @@
 #include <charconv>
 #include <chrono>
 #include <iterator>
+#include <thread>
 #include <limits>
 
 #include "codec/state_codec.h"
@@ -518,10 +519,10 @@ std::vector<kafka::TopicPartitionOffset> StageRunner::OnAssigned(const std::vect
     for (int32_t task : tasks) {
       if (owned.count(task)) {
         start.push_back({stage_->input_topic(), task, positions_[task].load()});
-      } else if (st.ok()) {
-        // Not taken over (another member's since): assigned all the same, at its end, so that
-        // the client's view of the assignment stays whole until it reports the loss; its
-        // records are not this runner's (RunBatch).
+      } else {
+        // Not taken over (another member's since, or the takeover failed): assigned all the
+        // same, at its end, so that the client's view of the assignment stays whole until it
+        // reports the loss or revokes it; its records are not this runner's (RunBatch).
         start.push_back({stage_->input_topic(), task, kafka::kEnd});
       }
     }
@@ -534,9 +535,18 @@ std::vector<kafka::TopicPartitionOffset> StageRunner::OnAssigned(const std::vect
     return start;
   }
   PausePoint(pause_taken_over_);  // claimed, nothing read yet
-  LOG_INFO("stage {}: took over {} task(s) in {} ms; owns {}", stage_->name(), tasks.size(),
-           std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - began).count(),
-           Owned().size());
+  const std::set<int32_t> owned = Owned();
+  std::set<int32_t> taken;
+  std::set_intersection(tasks.begin(), tasks.end(), owned.begin(), owned.end(), std::inserter(taken, taken.end()));
+  const auto ms =
+      std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - began).count();
+  if (taken.empty()) {
+    LOG_INFO("stage {}: took over none of the {} task(s) given in {} ms; owns {}", stage_->name(), tasks.size(), ms,
+             owned.size());
+  } else {
+    LOG_INFO("stage {}: took over {} task(s) ({}) in {} ms; owns {}", stage_->name(), taken.size(),
+             TaskNames(stage_->name(), taken), ms, owned.size());
+  }
   return start;
 }
 
@@ -613,9 +623,16 @@ Status StageRunner::TakeOver(const std::set<int32_t>& tasks) {
     }
     // Another claim of the same epoch came first (a member the group has dropped since: the next
     // epoch is ours unless it claims again), or records went while the restore read them (a
-    // former owner's trim: the log now starts at a later snapshot). Both: from the start again.
-    for (int tries = 1; !took[i].ok() && took[i].status().code() == Status::Code::kAborted && tries < 3; ++tries) {
+    // former owner's trim: the log now starts at a later snapshot), or a request went unanswered
+    // (a broker's hiccup, or this process was stopped and its deadlines passed meanwhile): from
+    // the start again. A claim of this member's that was written counts for nothing then: the
+    // next one outranks it.
+    auto again = [](const Status& st) {
+      return st.code() == Status::Code::kAborted || st.code() == Status::Code::kUnavailable;
+    };
+    for (int tries = 1; !took[i].ok() && again(took[i].status()) && tries < 3; ++tries) {
       LOG_WARN("stage {}: {}; taking the task over again", stage_->name(), took[i].status().message());
+      if (took[i].status().code() == Status::Code::kUnavailable) std::this_thread::sleep_for(std::chrono::seconds(tries));
       RETURN_IF_ERROR(DropTasks({task}));
       specs[i].local.reset();  // its rows are gone: from the changelog's start
       took[i] = TakeOverTask(consumer_config_, *options_.admin, store_, specs[i], &metrics_.restore_lag);
@@ -679,12 +696,12 @@ void StageRunner::OnRevoked(const std::vector<kafka::TopicPartitionOffset>& take
     st = Status::Internal("stage " + std::string(stage_->name()) + " giving tasks up: " + e.what());
   }
   if (!st.ok() && group_error_.ok()) group_error_ = st;
-  LOG_INFO("stage {}: gave up {} task(s) ({}); owns {}", stage_->name(), tasks.size(), lost ? "lost" : "revoked",
-           Owned().size());
+  LOG_INFO("stage {}: gave up {} task(s) ({}, {}); owns {}", stage_->name(), tasks.size(),
+           TaskNames(stage_->name(), tasks), lost ? "lost" : "revoked", Owned().size());
 }
 
 bool StageRunner::settled() const {
-  if (!joined_) return false;
+  if (!joined_ || (consumer_ && consumer_->RebalanceUnderWay())) return false;
   const auto since = std::chrono::steady_clock::now().time_since_epoch().count() - last_rebalance_ns_.load();
   return since >= std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::seconds(3)).count();
 }
@@ -975,7 +992,7 @@ void StageRunner::ReportPositions() {
   // exists. A group's member reports for the tasks it owns, once a second at most and only while
   // its assignment is settled: its commits carry the group's generation, and one that meets a
   // newer generation makes the client declare the whole assignment lost (librdkafka drops it,
-  // and the tasks are dropped and restored again).
+  // and the tasks are dropped and restored again): settled() asks the client's join state too.
   const auto every = options_.group ? std::chrono::milliseconds(1000) : std::chrono::milliseconds(200);
   if (!consumer_ || (options_.group && !settled())) return;
   const auto now = std::chrono::steady_clock::now();

@@ -105,8 +105,9 @@ class StageRunner {
   //! over and given up since it started (thread-safe).
   std::set<int32_t> Owned() const;
   bool in_group() const { return options_.group.has_value(); }
-  //! Group mode: the group has given this runner its first assignment (maybe of nothing), and
-  //! nothing was assigned or revoked for 3 s: a cooperative rebalance comes in rounds.
+  //! Group mode: the group has given this runner its first assignment (maybe of nothing),
+  //! nothing was assigned or revoked for 3 s (a cooperative rebalance comes in rounds), and the
+  //! client knows of no rebalance under way (kafka::Consumer::RebalanceUnderWay).
   bool settled() const;
   uint64_t taken_over() const { return taken_over_; }
   uint64_t given_up() const { return given_up_; }

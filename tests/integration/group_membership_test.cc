@@ -4,6 +4,7 @@
 // position its previous owner handed over, so every record is read exactly once.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <functional>
@@ -88,6 +89,7 @@ class Member : public RebalanceListener {
   }
   std::set<int32_t> assigned() const { return assigned_; }
   std::set<int32_t> revoked() const { return revoked_; }
+  int lost() const { return lost_; }
   const std::vector<std::pair<int32_t, int64_t>>& read() const { return read_; }
   Consumer& consumer() { return *consumer_; }
   void Close() { consumer_->Close(); }
@@ -250,6 +252,56 @@ TEST_F(GroupMembershipTest, OnlyAMemberTheGroupStillCountsHasItsAssignmentConfir
   // a member of no generation), not the client, nor the check of its own view that follows.
   EXPECT_NE(dropped.message().find("refused the commit"), std::string::npos) << dropped.ToString();
   EXPECT_NE(dropped.message().find("Broker:"), std::string::npos) << dropped.ToString();
+}
+
+// librdkafka 2.0 takes a commit the group refuses for an old generation for the loss of the
+// whole assignment (librdkafka issue 4059), and a commit sent while a rebalance is under way
+// meets one: a member tells when a rebalance is under way, and members that report their
+// positions after every poll but never then lose nothing while others join and leave.
+TEST_F(GroupMembershipTest, AMemberTellsARebalanceUnderWayAndMembersCommittingOutsideOneLoseNothing) {
+  Member a("a", handover_), b("b", handover_);
+  ASSERT_TRUE(a.Join(broker_->bootstrap_servers(), "g4").ok());
+  EXPECT_TRUE(a.consumer().RebalanceUnderWay()) << "a member that has not joined yet is in no steady state";
+  ASSERT_TRUE(PollUntil({&a}, [&] { return a.assigned().size() == kPartitions && !a.consumer().RebalanceUnderWay(); }));
+
+  // b joins; a, not polled, learns of the rebalance from its heartbeats and cannot end it
+  // without serving its revocation.
+  ASSERT_TRUE(b.Join(broker_->bootstrap_servers(), "g4").ok());
+  bool told = false;
+  for (auto deadline = std::chrono::steady_clock::now() + 20s; !told && std::chrono::steady_clock::now() < deadline;) {
+    b.Poll();
+    told = a.consumer().RebalanceUnderWay();
+  }
+  EXPECT_TRUE(told) << "a did not tell of the rebalance b's join began";
+  ASSERT_TRUE(PollUntil({&a, &b}, [&] {
+    return a.assigned().size() + b.assigned().size() == kPartitions && !a.assigned().empty() &&
+           !b.assigned().empty() && !a.consumer().RebalanceUnderWay() && !b.consumer().RebalanceUnderWay();
+  }));
+
+  // A member comes and goes while a and b commit after every poll.
+  auto poll_and_report_until = [&](const std::vector<Member*>& members, const std::function<bool()>& done) {
+    for (auto deadline = std::chrono::steady_clock::now() + 30s; std::chrono::steady_clock::now() < deadline;) {
+      for (Member* m : members) {
+        m->Poll();
+        m->consumer().ReportPositions(m->Positions());
+      }
+      if (done()) return true;
+    }
+    return false;
+  };
+  auto settled = [](const std::vector<Member*>& members) {
+    return std::all_of(members.begin(), members.end(), [](Member* m) { return !m->consumer().RebalanceUnderWay(); });
+  };
+  Member c("c", handover_);
+  ASSERT_TRUE(c.Join(broker_->bootstrap_servers(), "g4").ok());
+  EXPECT_TRUE(poll_and_report_until({&a, &b, &c}, [&] { return !c.assigned().empty() && settled({&a, &b, &c}); }))
+      << "c was given nothing";
+  c.Close();
+  EXPECT_TRUE(poll_and_report_until({&a, &b}, [&] {
+    return a.assigned().size() + b.assigned().size() == kPartitions && settled({&a, &b});
+  })) << "c's partitions did not come back";
+  EXPECT_EQ(a.lost(), 0) << "a's assignment was lost to a commit during a rebalance";
+  EXPECT_EQ(b.lost(), 0) << "b's assignment was lost to a commit during a rebalance";
 }
 
 }  // namespace
