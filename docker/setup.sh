@@ -13,7 +13,8 @@ packages=(build-essential cmake ninja-build pkg-config
           librdkafka-dev librocksdb-dev libsimdjson-dev libboost-dev libpsl-dev publicsuffix
           liburiparser-dev libcli11-dev libspdlog-dev libfmt-dev libtomlplusplus-dev zlib1g-dev libserd-dev libicu-dev)
 if [[ $with_tests == ON ]]; then
-  packages+=(libgtest-dev libgmock-dev libbenchmark-dev python3 python3-jsonschema python3-yaml curl clang libclang-rt-14-dev chromium)
+  packages+=(libgtest-dev libgmock-dev libbenchmark-dev python3 python3-jsonschema python3-yaml curl clang libclang-rt-14-dev chromium
+             ccache)
 fi
 
 missing=()

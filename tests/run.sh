@@ -8,6 +8,10 @@
 # tests/run.sh -L unit. More random seeds: WEBINDEX_RANDOM_RUNS=50 tests/run.sh -R Randomized
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# The four builds go through ccache (installed by setup.sh --tests, used by CMakeLists.txt): a
+# run compiles only what changed since the last one, in any checkout of the repository (paths
+# are taken relative to it, and debug info keeps the compiling directory out of the hash).
+export CCACHE_BASEDIR="$PWD" CCACHE_NOHASHDIR=1 CCACHE_MAXSIZE="${CCACHE_MAXSIZE:-10G}"
 docker/setup.sh --tests
 
 # ctest with its output kept: a test that did not run fails the stage, because setup.sh installs

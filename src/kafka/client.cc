@@ -269,6 +269,8 @@ constexpr int kLoneSessionTimeoutMs = 6000;
 
 struct Consumer::Impl {
   RdKafkaPtr rk;
+  //! The handle goes first: its callbacks, which read the members below, run until it is gone.
+  ~Impl() { rk.reset(); }
   RebalanceListener* listener = nullptr;
   MessageBatch* polling = nullptr;  // the batch PollBatch is filling, while it does
   bool cooperative_member = false;  // joins a group with the cooperative-sticky assignor
@@ -456,7 +458,7 @@ void Consumer::Impl::JoinStateLog(const rd_kafka_t* rk, int level, const char* f
   if (std::string_view(fac) == "CGRPJOINSTATE") {
     // `Group "<id>" changed join state <from> -> <to> (state <state>)`
     const std::string_view line(buf);
-    if (const size_t arrow = line.find(" -> "); arrow != std::string_view::npos) {
+    if (const size_t arrow = line.rfind(" -> "); arrow != std::string_view::npos) {  // not one in the group's id
       const std::string_view to = line.substr(arrow + 4, line.find(' ', arrow + 4) - (arrow + 4));
       impl->steady = to == "steady";
     }
@@ -537,6 +539,10 @@ Result<std::unique_ptr<Consumer>> Consumer::Join(const ClientConfig& config, con
   char err[512];
   if (rd_kafka_conf_set(conf.get(), "debug", debug.c_str(), err, sizeof(err)) != RD_KAFKA_CONF_OK) {
     return Status::InvalidArgument("kafka property debug=" + debug + ": " + err);
+  }
+  // Log lines on a queue would wait for a poll of it that never comes: the join state unread.
+  if (rd_kafka_conf_set(conf.get(), "log.queue", "false", err, sizeof(err)) != RD_KAFKA_CONF_OK) {
+    return Status::InvalidArgument(std::string("kafka property log.queue=false: ") + err);
   }
   rd_kafka_conf_set_log_cb(conf.get(), &Impl::JoinStateLog);
   impl->listener = listener;
@@ -672,7 +678,7 @@ uint64_t Consumer::error_count() const { return impl_->errors; }
 bool Consumer::RebalanceUnderWay() const { return impl_->listener && !impl_->steady; }
 
 void Consumer::ReportPositions(const std::vector<TopicPartitionOffset>& positions) {
-  if (positions.empty() || RebalanceUnderWay()) return;
+  if (positions.empty() || !impl_->rk || impl_->closed || RebalanceUnderWay()) return;
   PartitionList list = MakeList(positions);
   rd_kafka_commit(impl_->rk.get(), list.get(), /*async=*/1);  // a failure costs only a stale lag figure
 }

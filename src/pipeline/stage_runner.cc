@@ -612,31 +612,52 @@ Status StageRunner::TakeOver(const std::set<int32_t>& tasks) {
   }
   std::vector<Result<TakeOverStats>> took =
       TakeOverTasks(consumer_config_, *options_.admin, store_, specs, &metrics_.restore_lag);
+  // Takes the tasks `which` (indices of specs) over again from their changelogs' start, together.
+  auto redo = [&](const std::vector<size_t>& which) -> Status {
+    std::vector<ClaimSpec> again;
+    for (size_t i : which) {
+      RETURN_IF_ERROR(DropTasks({specs[i].task}));
+      specs[i].local.reset();  // its rows are gone
+      again.push_back(specs[i]);
+    }
+    std::vector<Result<TakeOverStats>> retook =
+        TakeOverTasks(consumer_config_, *options_.admin, store_, again, &metrics_.restore_lag);
+    for (size_t k = 0; k < which.size(); ++k) took[which[k]] = std::move(retook[k]);
+    return Status::Ok();
+  };
+  std::vector<size_t> stale;  // a local copy that is not current: restored from the changelog
+  for (size_t i = 0; i < specs.size(); ++i) {
+    if (specs[i].local && !took[i].ok() && took[i].status().code() == Status::Code::kNotFound) {
+      LOG_INFO("stage {}: {}; restoring it from the changelog", stage_->name(), took[i].status().message());
+      stale.push_back(i);
+    }
+  }
+  if (!stale.empty()) RETURN_IF_ERROR(redo(stale));
+  // Another claim of the same epoch came first (a member the group has dropped since: the next
+  // epoch is ours unless it claims again), or records went while the restore read them (a
+  // former owner's trim: the log now starts at a later snapshot), or a request went unanswered
+  // (a broker's hiccup, or this process was stopped and its deadlines passed meanwhile): from
+  // the start again, all such tasks together (this runs inside the rebalance callback, where
+  // the member cannot join the group's next rebalance). A claim of this member's that was
+  // written counts for nothing then: the next one outranks it.
+  for (int round = 1; round < 3; ++round) {
+    std::vector<size_t> failed;
+    bool unanswered = false;
+    for (size_t i = 0; i < specs.size(); ++i) {
+      const Status st = took[i].ok() ? Status::Ok() : took[i].status();
+      if (st.code() != Status::Code::kAborted && st.code() != Status::Code::kUnavailable) continue;
+      LOG_WARN("stage {}: {}; taking task {} over again", stage_->name(), st.message(),
+               TaskName(stage_->name(), specs[i].task));
+      failed.push_back(i);
+      unanswered |= st.code() == Status::Code::kUnavailable;
+    }
+    if (failed.empty()) break;
+    if (unanswered) std::this_thread::sleep_for(std::chrono::seconds(round));
+    RETURN_IF_ERROR(redo(failed));
+  }
   for (size_t i = 0; i < specs.size(); ++i) {
     const int32_t task = specs[i].task;
     const std::string name = TaskName(stage_->name(), task);
-    if (specs[i].local && !took[i].ok() && took[i].status().code() == Status::Code::kNotFound) {
-      LOG_INFO("stage {}: {}; restoring it from the changelog", stage_->name(), took[i].status().message());
-      RETURN_IF_ERROR(DropTasks({task}));
-      specs[i].local.reset();
-      took[i] = TakeOverTask(consumer_config_, *options_.admin, store_, specs[i], &metrics_.restore_lag);
-    }
-    // Another claim of the same epoch came first (a member the group has dropped since: the next
-    // epoch is ours unless it claims again), or records went while the restore read them (a
-    // former owner's trim: the log now starts at a later snapshot), or a request went unanswered
-    // (a broker's hiccup, or this process was stopped and its deadlines passed meanwhile): from
-    // the start again. A claim of this member's that was written counts for nothing then: the
-    // next one outranks it.
-    auto again = [](const Status& st) {
-      return st.code() == Status::Code::kAborted || st.code() == Status::Code::kUnavailable;
-    };
-    for (int tries = 1; !took[i].ok() && again(took[i].status()) && tries < 3; ++tries) {
-      LOG_WARN("stage {}: {}; taking the task over again", stage_->name(), took[i].status().message());
-      if (took[i].status().code() == Status::Code::kUnavailable) std::this_thread::sleep_for(std::chrono::seconds(tries));
-      RETURN_IF_ERROR(DropTasks({task}));
-      specs[i].local.reset();  // its rows are gone: from the changelog's start
-      took[i] = TakeOverTask(consumer_config_, *options_.admin, store_, specs[i], &metrics_.restore_lag);
-    }
     if (!took[i].ok()) return took[i].status().WithContext("taking over task " + name);
     metrics_.restored_records += took[i]->restore.records;
     if (!took[i]->ours) {  // the group gave it to another member since: its loss is on its way

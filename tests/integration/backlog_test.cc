@@ -14,6 +14,7 @@
 #include "cli_cluster.h"
 #include "gzip_file.h"
 #include "pipeline_harness.h"
+#include "test_paths.h"
 
 namespace webindex::testing {
 namespace {

@@ -10,6 +10,7 @@
 #include "bench/end_to_end.h"
 #include "child_process.h"
 #include "pipeline_harness.h"
+#include "test_paths.h"
 
 namespace webindex::testing {
 namespace {

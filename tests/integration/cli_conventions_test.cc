@@ -15,6 +15,7 @@
 #include "gzip_file.h"
 #include "pipeline_harness.h"
 #include "state/data_dir.h"
+#include "test_paths.h"
 
 namespace webindex {
 namespace {

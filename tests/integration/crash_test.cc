@@ -14,6 +14,7 @@
 #include "batch_model.h"
 #include "cli_cluster.h"
 #include "pipeline/topics.h"
+#include "test_paths.h"
 #include "triple_generator.h"
 
 namespace webindex::testing {

@@ -14,6 +14,7 @@
 
 #include "batch_model.h"
 #include "cli_cluster.h"
+#include "test_paths.h"
 
 namespace webindex::testing {
 namespace {

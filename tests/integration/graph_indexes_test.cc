@@ -15,6 +15,7 @@
 #include "http_test_client.h"
 #include "pipeline/topics.h"
 #include "pipeline_harness.h"
+#include "test_paths.h"
 
 namespace webindex::testing {
 namespace {

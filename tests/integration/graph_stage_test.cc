@@ -22,6 +22,7 @@
 #include "pipeline/topics.h"
 #include "pipeline_harness.h"
 #include "seeds.h"
+#include "test_paths.h"
 #include "triple_generator.h"
 
 namespace webindex::testing {

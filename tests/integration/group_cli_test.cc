@@ -20,6 +20,7 @@
 
 #include "batch_model.h"
 #include "cli_cluster.h"
+#include "test_paths.h"
 
 namespace webindex::testing {
 namespace {
@@ -258,7 +259,9 @@ TEST_F(GroupCliTest, AMemberStalledWhileGivenTasksTakesThemFromNoOne) {
     const std::set<std::string> taken = TasksIn("stage uri: took over", "uri", c_stopped);
     back = std::includes(taken.begin(), taken.end(), given_c.begin(), given_c.end());
   }
-  ASSERT_TRUE(back) << "the group did not give c's tasks back; see " << cluster_->log();
+  ASSERT_TRUE(back) << "a and b did not take back the tasks they gave c (or lost theirs meanwhile, and c got "
+                       "others); see "
+                    << cluster_->log();
   c->Signal(SIGCONT);
   feed(300);
   ExpectTable("a", model.TableLines());

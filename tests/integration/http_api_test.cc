@@ -4,6 +4,7 @@
 
 #include "child_process.h"
 #include "http_test_client.h"
+#include "test_paths.h"
 
 namespace webindex::testing {
 namespace {

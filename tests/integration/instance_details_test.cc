@@ -16,6 +16,7 @@
 
 #include "cli_cluster.h"
 #include "gzip_file.h"
+#include "test_paths.h"
 
 namespace webindex::testing {
 namespace {

@@ -8,6 +8,7 @@
 #include "child_process.h"
 #include "gzip_file.h"
 #include "pipeline_harness.h"
+#include "test_paths.h"
 #include "wikipedia_gen.h"
 
 namespace webindex {

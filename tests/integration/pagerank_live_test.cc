@@ -20,6 +20,7 @@
 #include "query/query_service.h"
 #include "rank/pagerank.h"
 #include "rank/rank_store.h"
+#include "test_paths.h"
 #include "wikipedia_gen.h"
 
 namespace webindex::testing {

@@ -20,6 +20,7 @@
 #include "pipeline/stage_runner.h"
 #include "pipeline_harness.h"
 #include "state/data_dir.h"
+#include "test_paths.h"
 
 namespace webindex::testing {
 namespace {

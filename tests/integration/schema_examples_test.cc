@@ -15,6 +15,7 @@
 #include "codec/json_writer.h"
 #include "codec/records.h"
 #include "pipeline_harness.h"
+#include "test_paths.h"
 
 namespace webindex::testing {
 namespace {

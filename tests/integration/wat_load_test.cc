@@ -16,6 +16,7 @@
 #include "model/url.h"
 #include "pipeline/topics.h"
 #include "pipeline_harness.h"
+#include "test_paths.h"
 #include "wat_extract.h"
 
 namespace webindex::testing {

@@ -19,6 +19,7 @@
 #include "http_test_client.h"
 #include "kafka/client.h"
 #include "pipeline/topics.h"
+#include "test_paths.h"
 
 namespace webindex::testing {
 namespace {

@@ -16,6 +16,7 @@
 #include "ingest/wikipedia.h"
 #include "pagerank_reference.h"
 #include "pipeline_harness.h"
+#include "test_paths.h"
 #include "wikipedia_gen.h"
 
 namespace webindex::testing {

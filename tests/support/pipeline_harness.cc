@@ -12,6 +12,7 @@
 #include "common/log.h"
 #include "state/data_dir.h"
 #include "query/table_reader.h"
+#include "test_paths.h"
 
 namespace webindex::testing {
 
