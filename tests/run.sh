@@ -12,6 +12,10 @@ cd "$(dirname "$0")/.."
 # run compiles only what changed since the last one, in any checkout of the repository (paths
 # are taken relative to it, and debug info keeps the compiling directory out of the hash).
 export CCACHE_BASEDIR="$PWD" CCACHE_NOHASHDIR=1 CCACHE_MAXSIZE="${CCACHE_MAXSIZE:-10G}"
+export CCACHE_DIR="${CCACHE_DIR:-${XDG_CACHE_HOME:-${HOME:-/tmp}/.cache}/ccache}"
+if ! mkdir -p "$CCACHE_DIR" 2>/dev/null || [[ ! -w $CCACHE_DIR ]]; then
+  export CCACHE_DISABLE=1  # no cache to write: plain compiles
+fi
 docker/setup.sh --tests
 
 # ctest with its output kept: a test that did not run fails the stage, because setup.sh installs
