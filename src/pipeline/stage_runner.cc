@@ -4,8 +4,8 @@
 #include <charconv>
 #include <chrono>
 #include <iterator>
-#include <thread>
 #include <limits>
+#include <thread>
 
 #include "codec/state_codec.h"
 #include "common/bytes.h"
