@@ -129,11 +129,12 @@ Status GraphStage::Process(const std::vector<InRecord>& records, pipeline::Batch
         u.RemoveValid(std::move(*op.statement));
       }
     }
-    applied[lane] = u.Collect(ctx.store(), &rows_[lane]);
+    applied[lane] = u.Collect(ctx.store(), &rows_[lane], &last_[lane], &last_[lane]);
   });
   for (size_t lane = 0; lane < kLanes; ++lane) {
     if (applied[lane].ok()) continue;
     for (auto& rows : rows_) rows.Clear();  // none of the batch's rows stays for the next one
+    for (auto& last : last_) last.Clear();  // the stage stops: nothing of this batch is written
     return applied[lane].status();
   }
   IndexNotes notes;

@@ -3,7 +3,8 @@
 // written in the batch's commit with its input positions, so the graph always equals the
 // statements applied so far. A record with any bad line is dead-lettered whole. Runs on its
 // StageRunner's thread, and works on a large batch in two lanes, the second on a thread of its
-// own: records parsed in halves, statements applied by subject.
+// own: records parsed in halves, statements applied by subject. The runner writes a batch's
+// commit while the stage works on the next one (OverlapsCommits).
 #pragma once
 
 #include <array>
@@ -39,6 +40,9 @@ class GraphStage final : public pipeline::Stage {
   //! that size than in one or two (docs/performance.md, "Graph batches by size"). A batch's rows
   //! are built, sorted and written at once, and nothing combines across statements.
   size_t MaxBatchBytes() const override { return 1 << 20; }
+  //! A batch's statements are read from the last batch's (each lane's own) before the store, so
+  //! that a batch is processed while the last one is being written.
+  bool OverlapsCommits() const override { return true; }
 
  private:
   //! A batch is worked on by kLanes threads: records parsed in contiguous shares, statements
@@ -58,6 +62,9 @@ class GraphStage final : public pipeline::Stage {
   IndexSet indexes_;
   std::array<StatementParser, kLanes> parsers_;  //!< one per lane
   std::array<state::SortedWrites, kLanes> rows_;  //!< one per lane, reused
+  //! Per lane, the statements of the last batch that had any in it, with whether each is present
+  //! after it: that batch may still be being written when the next one reads.
+  std::array<BatchStatements, kLanes> last_;
 };
 
 }  // namespace webindex::graph

@@ -24,12 +24,25 @@ Result<ApplyResult> GraphUpdate::Apply(state::Store& store, state::WriteBatch& b
   return result;
 }
 
-Result<ApplyResult> GraphUpdate::Collect(state::Store& store, state::SortedWrites* out) {
+Result<ApplyResult> GraphUpdate::Collect(state::Store& store, state::SortedWrites* out, const BatchStatements* before,
+                                         BatchStatements* after) {
   std::vector<std::string> keys;
   keys.reserve(ops_.size());
   for (const auto& [key, op] : ops_) keys.push_back(key);
   std::vector<std::optional<std::string>> present;
   RETURN_IF_ERROR(store.MultiGet(space_.family, keys, &present));
+
+  if (before != nullptr && before->size() > 0) {
+    size_t i = 0;
+    for (const auto& [key, op] : ops_) {
+      if (const auto was = before->Find(key)) present[i] = *was ? std::optional<std::string>("") : std::nullopt;
+      ++i;
+    }
+  }
+  if (after != nullptr) {
+    after->Clear();
+    for (const auto& [key, op] : ops_) after->Note(key, op.add);
+  }
 
   ApplyResult result;  // ops_ is in SPO key order, which is statement order
   // Rows are sorted, to reach the batch in key order (RocksDB's memtable takes sorted inserts

@@ -3,8 +3,12 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
+#include <optional>
 #include <string>
+#include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "common/status.h"
@@ -22,6 +26,29 @@ struct ApplyResult {
   std::vector<Statement> removed;
   uint64_t unchanged = 0;
   IndexNotes notes;  //!< from the derived indexes' rows
+};
+
+//! The statements a batch changes or confirms, each with whether it is present after the batch:
+//! what a stage that processes a batch while the previous one is being written reads instead of
+//! the store for those statements (pipeline::Stage::OverlapsCommits).
+class BatchStatements {
+ public:
+  //! Present after the batch: nullopt when the batch did not touch the statement of `spo_key`.
+  std::optional<bool> Find(std::string_view spo_key) const {
+    auto it = present_.find(spo_key);
+    if (it == present_.end()) return std::nullopt;
+    return it->second;
+  }
+  void Note(std::string_view spo_key, bool present) { present_.insert_or_assign(std::string(spo_key), present); }
+  void Clear() { present_.clear(); }
+  size_t size() const { return present_.size(); }
+
+ private:
+  struct Hash {
+    using is_transparent = void;
+    size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  };
+  std::unordered_map<std::string, bool, Hash, std::equal_to<>> present_;
 };
 
 //! The graph changes of one batch: the last Add or Remove of a statement wins. Owned by the
@@ -49,7 +76,11 @@ class GraphUpdate {
   Result<ApplyResult> Apply(state::Store& store, state::WriteBatch& batch);
   //! Apply's first part, safe on any thread (updates of distinct subjects in parallel): reads
   //! `store` and leaves the rows, sorted, in `rows`, for rows->AddTo(space().family, batch).
-  Result<ApplyResult> Collect(state::Store& store, state::SortedWrites* rows);
+  //! `before` (optional): the statements of an earlier batch not written yet, read instead of
+  //! the store. `after` (optional, may be `before`) is then cleared and notes every statement of
+  //! this update.
+  Result<ApplyResult> Collect(state::Store& store, state::SortedWrites* rows, const BatchStatements* before = nullptr,
+                              BatchStatements* after = nullptr);
   const KeySpace& space() const { return space_; }
 
  private:

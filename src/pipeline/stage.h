@@ -153,6 +153,11 @@ class Stage {
   //! records): for stages whose cost grows with each byte and whose batches gain nothing from
   //! combining, where a huge batch only costs memory and cache.
   virtual size_t MaxBatchBytes() const { return SIZE_MAX; }
+  //! True when Process may run while the previous batch's commit is still being written: the
+  //! stage reads the rows that batch writes from its own memory, not from the store. The runner
+  //! then writes a commit without outgoing records on a thread of its own while it polls and
+  //! processes the next batch (StageRunner, outside a group only).
+  virtual bool OverlapsCommits() const { return false; }
 };
 
 }  // namespace webindex::pipeline

@@ -851,11 +851,14 @@ void StageRunner::Loop() {
   try {
     while (!stop_ && st.ok()) {
       // Held records wait for acknowledgements that take a millisecond or so on a quiet link.
+      // A commit being written waits for no new record: without one at hand it lands at once.
+      const int timeout = writing_ ? 0 : held_.empty() ? options_.poll_timeout_ms : 5;
       if (const size_t room = BatchRoom(); room > 0) {
-        st = consumer_->PollBatch(room, held_.empty() ? options_.poll_timeout_ms : 5, &batch, stage_->MaxBatchBytes());
+        st = consumer_->PollBatch(room, timeout, &batch, stage_->MaxBatchBytes());
       } else {  // the stages downstream are behind: no input until they read on
         std::this_thread::sleep_for(std::chrono::milliseconds(2));
       }
+      if (st.ok() && batch.empty()) st = FinishWriting();
       if (!st.ok()) break;
       for (const auto& loss : consumer_->TakeDataLoss()) metrics_.lost_records += loss.to - loss.from;
       busy_ = true;
@@ -874,12 +877,15 @@ void StageRunner::Loop() {
       batch.Clear();
       busy_ = false;
     }
-    // Stopping: the held records whose changelog records are on their way go too.
+    // Stopping: the commit being written lands; the held records whose changelog records are
+    // on their way go too.
+    if (Status written = FinishWriting(); st.ok()) st = written;
     deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
     if (st.ok()) st = DrainHeld(deadline);
   } catch (const std::exception& e) {
     st = Status::Internal(std::string("stage ") + std::string(stage_->name()) + ": " + e.what());
   }
+  if (writing_) writing_->written.wait();  // after a failure: the stage stops, the write ends first
   if (!options_.group) {  // the last ones, whatever the time since the previous report
     reported_at_ = {};
     ReportPositions();
@@ -932,6 +938,9 @@ Status StageRunner::RunBatch(const std::vector<InRecord>& records) {
     }
   }
   if (!input->empty()) RETURN_IF_ERROR(stage_->Process(*input, ctx).WithContext(std::string(stage_->name())));
+  // The previous commit, if still being written beside Process, lands before anything of this
+  // batch's bookkeeping: the outbox rows this one deletes, the positions it writes.
+  RETURN_IF_ERROR(FinishWriting());
   std::vector<int64_t> next(input_partitions_, -1);
   for (const auto& r : *input) {
     if (r.partition >= 0 && r.partition < input_partitions_) next[r.partition] = r.offset + 1;
@@ -981,17 +990,26 @@ Status StageRunner::RunBatch(const std::vector<InRecord>& records) {
   }
   const uint64_t deleted_from = deleted_below_;
   DeleteAcked(wb, delete_below);
-  RETURN_IF_ERROR(store_.Write(wb));
-  ++metrics_.commits;
-  ++batches_;
-  batch_nanos_ += static_cast<uint64_t>(
-      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - started).count());
-  LOG_DEBUG("stage {}: committed {} records in, {} out, {} acknowledged", stage_->name(), input->size(), out.size(),
-            deleted_below_ - deleted_from);
-  for (int32_t p = 0; p < input_partitions_; ++p) {
-    if (next[p] >= 0) positions_[p] = next[p];
+  if (out.empty() && stage_->OverlapsCommits() && !options_.group && !changelog) {
+    // Written beside the next poll and Process (docs/performance.md, "Commits written beside the
+    // next batch"). Nothing of it is sent anywhere, so nothing but its positions waits for it;
+    // the next batch's bookkeeping, and anything that reads positions, waits (FinishWriting).
+    writing_.emplace();
+    writing_->next = std::move(next);
+    writing_->busy = std::chrono::steady_clock::now() - started;
+    writing_->records = input->size();
+    writing_->acknowledged = deleted_below_ - deleted_from;
+    writing_->written = std::async(std::launch::async, [this, batch = std::move(wb)]() mutable {
+      return store_.Write(batch);
+    });
+    task_seqs_.swap(ctx.task_seqs());
+    log_positions_ = false;
+    if (options_.flow) CountFlow(*input, out);
+    adopted_.clear();
+    return Status::Ok();
   }
-  ReportPositions();
+  RETURN_IF_ERROR(store_.Write(wb));
+  Committed(next, std::chrono::steady_clock::now() - started, input->size(), out.size(), deleted_below_ - deleted_from);
   task_seqs_.swap(ctx.task_seqs());
   log_positions_ = false;
   if (options_.flow) CountFlow(*input, out);
@@ -1006,6 +1024,30 @@ Status StageRunner::RunBatch(const std::vector<InRecord>& records) {
   if (outputs > 0) PausePoint(pause_committed_);  // a commit with outputs, none sent yet
   RETURN_IF_ERROR(Dispatch(out, first));
   return SnapshotIfDue(out);  // Dispatch moved the stage's records, not the changelog's
+}
+
+void StageRunner::Committed(const std::vector<int64_t>& next, std::chrono::nanoseconds busy, size_t records,
+                            size_t outputs, uint64_t acknowledged) {
+  ++metrics_.commits;
+  ++batches_;
+  batch_nanos_ += static_cast<uint64_t>(busy.count());
+  LOG_DEBUG("stage {}: committed {} records in, {} out, {} acknowledged", stage_->name(), records, outputs,
+            acknowledged);
+  for (int32_t p = 0; p < input_partitions_; ++p) {
+    if (next[p] >= 0) positions_[p] = next[p];
+  }
+  ReportPositions();
+}
+
+Status StageRunner::FinishWriting() {
+  if (!writing_) return Status::Ok();
+  const auto waited = std::chrono::steady_clock::now();
+  const Status written = writing_->written.get();
+  Writing w = std::move(*writing_);
+  writing_.reset();
+  RETURN_IF_ERROR(written);
+  Committed(w.next, w.busy + (std::chrono::steady_clock::now() - waited), w.records, 0, w.acknowledged);
+  return Status::Ok();
 }
 
 void StageRunner::ReportPositions() {

@@ -8,6 +8,7 @@
 #include <chrono>
 #include <deque>
 #include <functional>
+#include <future>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -167,6 +168,15 @@ class StageRunner {
     StageRunner& runner_;
   };
   Status RunBatch(const std::vector<InRecord>& records);
+  //! What follows a commit once it is written: its positions become the committed ones (and are
+  //! reported), counters and the debug line. Inline for most commits; after the write on another
+  //! thread for those of a stage that OverlapsCommits.
+  //! `busy`: the runner's time on the batch (processing it, and waiting for its write).
+  void Committed(const std::vector<int64_t>& next, std::chrono::nanoseconds busy, size_t records, size_t outputs,
+                 uint64_t acknowledged);
+  //! Waits for the commit being written beside the next batch (if any), then Committed; the
+  //! write's error, which stops the stage.
+  Status FinishWriting();
   //! Sends a committed record; it stays in the outbox until acknowledged. `counted`: unacked_
   //! counts it already (it was held).
   Status Send(const OutRecord& record, uint64_t seq, bool counted = false);
@@ -274,6 +284,16 @@ class StageRunner {
   std::atomic<uint64_t> unacked_{0};
   std::atomic<uint64_t> batches_{0};
   std::atomic<uint64_t> batch_nanos_{0};
+  //! A commit being written on a thread of its own while the stage processes the next batch
+  //! (Stage::OverlapsCommits), with what Committed needs of it (runner thread).
+  struct Writing {
+    std::future<Status> written;
+    std::vector<int64_t> next;
+    std::chrono::nanoseconds busy{0};  //!< the runner's time on the batch until the write began
+    size_t records = 0;
+    uint64_t acknowledged = 0;  //!< outbox records whose rows it deletes
+  };
+  std::optional<Writing> writing_;
 
   std::mutex acked_mu_;
   std::set<uint64_t> in_flight_;  // sent, not yet acknowledged

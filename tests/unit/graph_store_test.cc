@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "graph/graph_query.h"
+#include "graph/graph_stage.h"
 #include "graph/graph_update.h"
 #include "graph/ntriples.h"
 #include "pipeline_harness.h"
@@ -103,6 +104,58 @@ TEST_F(GraphStoreTest, TheLastOpOfABatchWins) {
   EXPECT_EQ(r.removed, std::vector<Statement>{a});
   EXPECT_EQ(r.added, std::vector<Statement>{b});
   EXPECT_EQ(All({.graph = GraphSelector::All()}), std::vector<Statement>{b});
+}
+
+// The graph stage processes a batch while the runner still writes the last one
+// (Stage::OverlapsCommits): the second batch reads what the first will have written, in both of
+// the stage's ways of working (one thread for a small batch, two lanes for a large one), with
+// the derived rows following. Written only after both are processed, the two commits leave the
+// store equal to the statements applied, counted once each.
+TEST_F(GraphStoreTest, ABatchProcessedBeforeTheLastIsWrittenReadsIt) {
+  for (const int n : {3, 700}) {  // statements per batch; 700 of distinct subjects work in two lanes
+    SCOPED_TRACE(n);
+    auto line = [](std::string s, int i, bool literal) {
+      return "<http://a.example/" + s + std::to_string(i) + "> <http://a.example/p> " +
+             (literal ? "\"word" + std::to_string(i) + " text\"@en" : "<http://a.example/o>") + " .\n";
+    };
+    std::string first, second, readd;
+    for (int i = 0; i < n; ++i) {
+      first += line("x", i, i % 2 == 0) + line("y", i, false);  // x added then removed, y added twice
+      second += line("x", i, i % 2 == 0);
+      readd += line("y", i, false) + line("z", i, i % 2 == 1);
+    }
+    pipeline::TopicLayout layout;
+    pipeline::Metrics metrics;
+    GraphStage stage(layout, -1, IndexSet{.temporal = true, .freetext = true});
+    auto record = [&](const std::string& text, const char* op, int64_t offset) {
+      InRecord r{"triples", 0, offset, -1, "k", text};
+      r.headers.emplace_back("op", op);
+      return std::vector<InRecord>{r};
+    };
+    state::WriteBatch b1(*store_), b2(*store_);
+    pipeline::BatchContext c1(*store_, b1, "graph", metrics), c2(*store_, b2, "graph", metrics);
+    ASSERT_TRUE(stage.Process(record(first, "add", 0), c1).ok());
+    ASSERT_TRUE(stage.Process(record(second, "remove", 1), c2).ok());  // the first is not written yet
+    ASSERT_TRUE(store_->Write(b1).ok());
+    ASSERT_TRUE(store_->Write(b2).ok());
+    state::WriteBatch b3(*store_);
+    pipeline::BatchContext c3(*store_, b3, "graph", metrics);
+    ASSERT_TRUE(stage.Process(record(readd, "add", 2), c3).ok());
+    ASSERT_TRUE(store_->Write(b3).ok());
+
+    EXPECT_EQ(metrics.statements_added.load(), 3u * n);  // x, y and z once each
+    EXPECT_EQ(metrics.statements_removed.load(), static_cast<uint64_t>(n));
+    const auto all = All({.graph = GraphSelector::All()});
+    ASSERT_EQ(all.size(), 2u * n);
+    for (const auto& st : all) EXPECT_NE(st.subject.value().find("/x"), 0u) << st.subject.value();
+    // Removing what is left leaves no row behind: the removed statements' derived rows went too.
+    GraphUpdate rest({}, IndexSet{.temporal = true, .freetext = true});
+    for (const auto& st : all) ASSERT_TRUE(rest.Remove(st).ok());
+    state::WriteBatch b4(*store_);
+    ASSERT_TRUE(rest.Apply(*store_, b4).ok());
+    ASSERT_TRUE(store_->Write(b4).ok());
+    EXPECT_EQ(KeysInGraphSpace(), 0u);
+  }
 }
 
 TEST_F(GraphStoreTest, InvalidStatementsAreRefused) {
