@@ -20,7 +20,10 @@ namespace webindex::graph {
 inline constexpr char kTemporalRows = 0x05;             //!< graph | instant | s p o
 inline constexpr char kTemporalByPredicateRows = 0x06;  //!< graph | p | instant | s p o
 inline constexpr char kTextRows = 0x07;                 //!< graph | token | s p o
-inline constexpr char kTextReversedRows = 0x08;         //!< graph | token reversed | s p o
+//! graph | token reversed: the words of a graph's text, for suffix wildcards (docs/graph.md).
+//! Written when a statement with the word is added and kept when it goes, as Rya keeps its term
+//! list; rows written before this form (the same key followed by s p o) read the same.
+inline constexpr char kTextReversedRows = 0x08;
 
 //! The derived indexes a generation maintains.
 struct IndexSet {

@@ -102,16 +102,21 @@ void AppendTextRows(const IndexSet& indexes, const KeySpace& space, const Statem
   AppendGraph(st.graph, &graph);
   AppendTextStatement(st, &spo);
   for (const auto& token : tokens) {
+    std::string& key = rows->BeginKey();
+    key.append(space.prefix);
+    key.push_back(kTextRows);
+    key.append(graph);
+    AppendKeyString(token, &key);
+    key.append(spo);
+    EndRow(rows, add);
+    if (!add) continue;  // the word stays in the graph's word list
     reversed.assign(token.rbegin(), token.rend());
-    for (const char kind : {kTextRows, kTextReversedRows}) {
-      std::string& key = rows->BeginKey();
-      key.append(space.prefix);
-      key.push_back(kind);
-      key.append(graph);
-      AppendKeyString(kind == kTextRows ? token : reversed, &key);
-      key.append(spo);
-      EndRow(rows, add);
-    }
+    std::string& word = rows->BeginKey();
+    word.append(space.prefix);
+    word.push_back(kTextReversedRows);
+    word.append(graph);
+    AppendKeyString(reversed, &word);
+    EndRow(rows, true);  // a batch's repeats of a word are one write (SortedWrites)
   }
 }
 

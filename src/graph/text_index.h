@@ -1,6 +1,6 @@
 // The free-text index (docs/graph.md, "Free-text index"): statements whose object is a plain
 // string literal (xsd:string or language-tagged), one row per distinct token of the literal, and
-// one per token spelled backwards for suffix wildcards. Stateless; any thread.
+// a list of each graph's words spelled backwards for suffix wildcards. Stateless; any thread.
 #pragma once
 
 #include <string>

@@ -453,7 +453,7 @@ class CoverBuilder {
         return Postings(kTextRows, node.word);
       case Node::Kind::kPrefix:
         return Expand(kTextRows, node.word, node);
-      case Node::Kind::kSuffix:
+      case Node::Kind::kSuffix:  // the words of the graph's word list that end so
         return Expand(kTextReversedRows, Reversed(node.word), node);
       case Node::Kind::kNot:
         return std::unique_ptr<Stream>();
@@ -488,7 +488,9 @@ class CoverBuilder {
     return std::make_unique<PrefixStream>(store_.NewIterator(space_.family, snap_), std::move(base));
   }
 
-  //! The union of the postings of every token that starts with `start` (in `kind`'s rows).
+  //! The union of the postings of every token that starts with `start` in `kind`'s rows: the
+  //! postings themselves (kTextRows), or the word list, each word spelled backwards
+  //! (kTextReversedRows), whose words' postings are the kTextRows of the word.
   Result<std::unique_ptr<Stream>> Expand(char kind, const std::string& start, const Node& node) {
     const std::string base = Base(kind);
     std::vector<std::unique_ptr<Stream>> parts;
@@ -502,7 +504,7 @@ class CoverBuilder {
         return Status::InvalidArgument("query: '" + ToString(node) + "' stands for more than " +
                                        std::to_string(kMaxWildcardTokens) + " words; make it longer");
       }
-      parts.push_back(Postings(kind, token));
+      parts.push_back(Postings(kTextRows, kind == kTextRows ? token : Reversed(token)));
       std::string past = base;
       AppendKeyString(token, &past);
       it->Seek(PrefixEnd(past));
