@@ -2,6 +2,8 @@
 
 #include <cstdio>
 
+#include <simdjson.h>
+
 namespace webindex::graph {
 namespace {
 
@@ -264,37 +266,6 @@ Status ValidateStatement(const Statement& st) {
   return Status::Ok();
 }
 
-bool IsValidUtf8(std::string_view s) {
-  size_t i = 0;
-  while (i < s.size()) {
-    const auto c = static_cast<unsigned char>(s[i]);
-    if (c < 0x80) {
-      ++i;
-      continue;
-    }
-    size_t n;
-    uint32_t cp;
-    if (c >= 0xc2 && c <= 0xdf) {
-      n = 1, cp = c & 0x1f;
-    } else if (c >= 0xe0 && c <= 0xef) {
-      n = 2, cp = c & 0x0f;
-    } else if (c >= 0xf0 && c <= 0xf4) {
-      n = 3, cp = c & 0x07;
-    } else {
-      return false;
-    }
-    if (i + n >= s.size()) return false;
-    for (size_t k = 1; k <= n; ++k) {
-      const auto cc = static_cast<unsigned char>(s[i + k]);
-      if ((cc & 0xc0) != 0x80) return false;
-      cp = (cp << 6) | (cc & 0x3f);
-    }
-    if ((n == 2 && cp < 0x800) || (n == 3 && (cp < 0x10000 || cp > 0x10ffff)) || (cp >= 0xd800 && cp <= 0xdfff)) {
-      return false;
-    }
-    i += n + 1;
-  }
-  return true;
-}
+bool IsValidUtf8(std::string_view s) { return simdjson::validate_utf8(s.data(), s.size()); }
 
 }  // namespace webindex::graph

@@ -83,7 +83,8 @@ std::string ToNQuads(const Statement& statement);
 //! rdf:langString as the grammar and RDF 1.1 allow; every string UTF-8.
 Status ValidateStatement(const Statement& statement);
 
-//! True when `s` is well-formed UTF-8 (no overlongs, no surrogates, at most U+10FFFF).
+//! True when `s` is well-formed UTF-8 (no overlongs, no surrogates, at most U+10FFFF), checked
+//! 32 or 64 bytes at a time (simdjson's validator: statements are checked on every load and apply).
 bool IsValidUtf8(std::string_view s);
 
 }  // namespace webindex::graph
