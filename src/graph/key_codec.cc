@@ -10,12 +10,12 @@ constexpr char kIriByte = 0x02, kBlankByte = 0x03, kLiteralByte = 0x04;
 constexpr char kPlainString = 0x01, kLanguage = 0x02, kDatatype = 0x03;
 
 void AppendEscaped(std::string_view s, std::string* out) {
-  for (char c : s) {
-    out->push_back(c);
-    if (c == '\0') out->push_back('\xff');
+  for (size_t nul; (nul = s.find('\0')) != std::string_view::npos; s.remove_prefix(nul + 1)) {
+    out->append(s.data(), nul + 1);
+    out->push_back('\xff');
   }
-  out->push_back('\0');
-  out->push_back('\x01');
+  out->append(s);
+  out->append("\0\x01", 2);
 }
 
 bool ReadEscaped(std::string_view* in, std::string* s) {

@@ -1,6 +1,8 @@
 #include "graph/term.h"
 
+#include <array>
 #include <cstdio>
+#include <string_view>
 
 #include <simdjson.h>
 
@@ -22,28 +24,44 @@ void AppendUchar(unsigned char c, std::string* out) {
 }
 
 //! What IRIREF cannot hold unescaped: [#x00-#x20<>"{}|^`\].
-bool NeedsIriEscape(unsigned char c) {
-  return c <= 0x20 || c == '<' || c == '>' || c == '"' || c == '{' || c == '}' || c == '|' || c == '^' || c == '`' ||
-         c == '\\';
-}
+constexpr std::array<bool, 256> kIriEscapes = [] {
+  std::array<bool, 256> escapes{};
+  for (int c = 0; c <= 0x20; ++c) escapes[c] = true;
+  for (const char c : std::string_view("<>\"{}|^`\\")) escapes[static_cast<unsigned char>(c)] = true;
+  return escapes;
+}();
+bool NeedsIriEscape(unsigned char c) { return kIriEscapes[c]; }
+
+//! What a string literal's text cannot hold unescaped: '"', '\\', controls and DEL.
+constexpr std::array<bool, 256> kLiteralEscapes = [] {
+  std::array<bool, 256> escapes{};
+  for (int c = 0; c < 0x20; ++c) escapes[c] = true;
+  escapes['"'] = escapes['\\'] = escapes[0x7f] = true;
+  return escapes;
+}();
 
 void AppendIri(std::string_view iri, std::string* out) {
   out->push_back('<');
-  for (char ch : iri) {
-    const auto c = static_cast<unsigned char>(ch);
-    if (NeedsIriEscape(c)) {
-      AppendUchar(c, out);
-    } else {
-      out->push_back(ch);
-    }
+  size_t run = 0;  // the first byte not appended yet
+  for (size_t i = 0; i < iri.size(); ++i) {
+    const auto c = static_cast<unsigned char>(iri[i]);
+    if (!NeedsIriEscape(c)) continue;
+    out->append(iri.data() + run, i - run);
+    AppendUchar(c, out);
+    run = i + 1;
   }
+  out->append(iri.data() + run, iri.size() - run);
   out->push_back('>');
 }
 
 void AppendLiteralText(std::string_view text, std::string* out) {
   out->push_back('"');
-  for (char ch : text) {
-    const auto c = static_cast<unsigned char>(ch);
+  size_t run = 0;  // the first byte not appended yet
+  for (size_t i = 0; i < text.size(); ++i) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    if (!kLiteralEscapes[c]) continue;
+    out->append(text.data() + run, i - run);
+    run = i + 1;
     switch (c) {
       case '"':
         out->append("\\\"");
@@ -67,13 +85,10 @@ void AppendLiteralText(std::string_view text, std::string* out) {
         out->append("\\r");
         break;
       default:
-        if (c < 0x20 || c == 0x7f) {
-          AppendUchar(c, out);
-        } else {
-          out->push_back(ch);
-        }
+        AppendUchar(c, out);
     }
   }
+  out->append(text.data() + run, text.size() - run);
   out->push_back('"');
 }
 
