@@ -147,7 +147,8 @@ Status GraphStage::Process(const std::vector<InRecord>& records, pipeline::Batch
     }
   }
   NoteUnparsedDates(notes, m);
-  // The lanes' rows are disjoint (every row names its statement's subject), each run sorted.
+  // The lanes' rows are disjoint (every row names its statement's subject) but for the word
+  // list's, which both may put alike (never deleted); each run sorted.
   for (size_t lane = 0; lane < kLanes; ++lane) rows_[lane].AddTo(updates[lane].space().family, ctx.batch());
   return Status::Ok();
 }

@@ -46,7 +46,8 @@ class GraphStage final : public pipeline::Stage {
 
  private:
   //! A batch is worked on by kLanes threads: records parsed in contiguous shares, statements
-  //! applied by subject (LaneOf), so that the rows of one lane never meet another's.
+  //! applied by subject (LaneOf), so that the rows of one lane never meet another's, but for the
+  //! free-text word list's, which both may put (equal puts of an empty value, never deleted).
   static constexpr size_t kLanes = 2;
   //! One record's statements, or why the record is refused.
   struct Parsed {

@@ -52,8 +52,9 @@ class BatchStatements {
 };
 
 //! The graph changes of one batch: the last Add or Remove of a statement wins. Owned by the
-//! stage for one batch and used on its thread; Apply reads the committed state, so every change
-//! of a batch goes through one GraphUpdate, applied once, before the batch is written.
+//! stage for one batch and used on its thread; Apply reads the committed state (and Collect, the
+//! statements of a batch not written yet it is given, before it), so every change of a batch goes
+//! through one GraphUpdate, applied once, before the batch is written.
 class GraphUpdate {
  public:
   //! `indexes`: the derived indexes whose rows change with the statements.

@@ -885,7 +885,7 @@ void StageRunner::Loop() {
   } catch (const std::exception& e) {
     st = Status::Internal(std::string("stage ") + std::string(stage_->name()) + ": " + e.what());
   }
-  if (writing_) writing_->written.wait();  // after a failure: the stage stops, the write ends first
+  if (writing_ && writing_->written.valid()) writing_->written.wait();  // after a failure: the write ends first
   if (!options_.group) {  // the last ones, whatever the time since the previous report
     reported_at_ = {};
     ReportPositions();
@@ -994,14 +994,13 @@ Status StageRunner::RunBatch(const std::vector<InRecord>& records) {
     // Written beside the next poll and Process (docs/performance.md, "Commits written beside the
     // next batch"). Nothing of it is sent anywhere, so nothing but its positions waits for it;
     // the next batch's bookkeeping, and anything that reads positions, waits (FinishWriting).
-    writing_.emplace();
-    writing_->next = std::move(next);
-    writing_->busy = std::chrono::steady_clock::now() - started;
-    writing_->records = input->size();
-    writing_->acknowledged = deleted_below_ - deleted_from;
-    writing_->written = std::async(std::launch::async, [this, batch = std::move(wb)]() mutable {
-      return store_.Write(batch);
-    });
+    Writing w;
+    w.next = std::move(next);
+    w.busy = std::chrono::steady_clock::now() - started;
+    w.records = input->size();
+    w.acknowledged = deleted_below_ - deleted_from;
+    w.written = std::async(std::launch::async, [this, batch = std::move(wb)]() mutable { return store_.Write(batch); });
+    writing_ = std::move(w);  // once the write is under way (std::async may throw)
     task_seqs_.swap(ctx.task_seqs());
     log_positions_ = false;
     if (options_.flow) CountFlow(*input, out);
@@ -1042,10 +1041,9 @@ void StageRunner::Committed(const std::vector<int64_t>& next, std::chrono::nanos
 Status StageRunner::FinishWriting() {
   if (!writing_) return Status::Ok();
   const auto waited = std::chrono::steady_clock::now();
-  const Status written = writing_->written.get();
   Writing w = std::move(*writing_);
-  writing_.reset();
-  RETURN_IF_ERROR(written);
+  writing_.reset();  // before get(), which may throw (and empties the future)
+  RETURN_IF_ERROR(w.written.get());
   Committed(w.next, w.busy + (std::chrono::steady_clock::now() - waited), w.records, 0, w.acknowledged);
   return Status::Ok();
 }
