@@ -6,6 +6,8 @@
 
 #include <simdjson.h>
 
+#include "common/escape.h"
+
 namespace webindex::graph {
 namespace {
 
@@ -24,71 +26,47 @@ void AppendUchar(unsigned char c, std::string* out) {
 }
 
 //! What IRIREF cannot hold unescaped: [#x00-#x20<>"{}|^`\].
-constexpr std::array<bool, 256> kIriEscapes = [] {
-  std::array<bool, 256> escapes{};
-  for (int c = 0; c <= 0x20; ++c) escapes[c] = true;
-  for (const char c : std::string_view("<>\"{}|^`\\")) escapes[static_cast<unsigned char>(c)] = true;
-  return escapes;
-}();
+constexpr std::array<bool, 256> kIriEscapes = ByteSet(0x21, "<>\"{}|^`\\");
 bool NeedsIriEscape(unsigned char c) { return kIriEscapes[c]; }
 
 //! What a string literal's text cannot hold unescaped: '"', '\\', controls and DEL.
-constexpr std::array<bool, 256> kLiteralEscapes = [] {
-  std::array<bool, 256> escapes{};
-  for (int c = 0; c < 0x20; ++c) escapes[c] = true;
-  escapes['"'] = escapes['\\'] = escapes[0x7f] = true;
-  return escapes;
-}();
+constexpr std::array<bool, 256> kLiteralEscapes = ByteSet(0x20, "\"\\\x7f");
 
 void AppendIri(std::string_view iri, std::string* out) {
   out->push_back('<');
-  size_t run = 0;  // the first byte not appended yet
-  for (size_t i = 0; i < iri.size(); ++i) {
-    const auto c = static_cast<unsigned char>(iri[i]);
-    if (!NeedsIriEscape(c)) continue;
-    out->append(iri.data() + run, i - run);
-    AppendUchar(c, out);
-    run = i + 1;
-  }
-  out->append(iri.data() + run, iri.size() - run);
+  AppendEscaping(iri, kIriEscapes, out, AppendUchar);
   out->push_back('>');
 }
 
 void AppendLiteralText(std::string_view text, std::string* out) {
   out->push_back('"');
-  size_t run = 0;  // the first byte not appended yet
-  for (size_t i = 0; i < text.size(); ++i) {
-    const auto c = static_cast<unsigned char>(text[i]);
-    if (!kLiteralEscapes[c]) continue;
-    out->append(text.data() + run, i - run);
-    run = i + 1;
+  AppendEscaping(text, kLiteralEscapes, out, [](unsigned char c, std::string* o) {
     switch (c) {
       case '"':
-        out->append("\\\"");
+        o->append("\\\"");
         break;
       case '\\':
-        out->append("\\\\");
+        o->append("\\\\");
         break;
       case '\b':
-        out->append("\\b");
+        o->append("\\b");
         break;
       case '\t':
-        out->append("\\t");
+        o->append("\\t");
         break;
       case '\n':
-        out->append("\\n");
+        o->append("\\n");
         break;
       case '\f':
-        out->append("\\f");
+        o->append("\\f");
         break;
       case '\r':
-        out->append("\\r");
+        o->append("\\r");
         break;
       default:
-        AppendUchar(c, out);
+        AppendUchar(c, o);
     }
-  }
-  out->append(text.data() + run, text.size() - run);
+  });
   out->push_back('"');
 }
 
