@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "app/binding.h"
+#include "app/group_generations.h"
 #include "app/instance_details.h"
 #include "common/log.h"
 #include "graph/graph_stage.h"
@@ -35,6 +36,7 @@ std::vector<kafka::TopicSpec> TopicSpecs(const ProcessorConfig& config) {
   const auto& n = config.topics;
   std::vector<std::string> names = {n.pages,   n.triples,      n.uri_deltas, n.domain_deltas,
                                     n.exports, n.dead_letters, n.pagerank};
+  if (!config.group.empty()) names.push_back(n.generations);  // only groups have generations of their own
   auto partitions_of = [&](const std::string& name, int fallback) {
     auto it = config.partitions.find(name);
     return it == config.partitions.end() ? fallback : it->second;
@@ -142,6 +144,9 @@ Status Processor::Start() {
   kafka::ClientConfig producer_config = config_.kafka;
   producer_config.properties["message.max.bytes"] = std::to_string(limits.producer_max_message_bytes);
   ASSIGN_OR_RETURN(producer_, kafka::Producer::Create(producer_config, route));
+  limits_ = limits;
+  producer_config_ = producer_config;
+  export_partitions_ = layout.export_partitions;
   RETURN_IF_ERROR(producer_->WarmUp({n.uri_deltas, n.domain_deltas, n.exports, n.dead_letters}, kAdminTimeoutMs));
 
   std::vector<std::unique_ptr<pipeline::Stage>> stages;
@@ -197,12 +202,15 @@ Status Processor::Start() {
     options.flow = flow_.get();
     if (group && stage->StateFamily()) {
       kafka::GroupMembership membership;
-      membership.group_id = config_.group + "." + std::string(stage->name());
+      membership.group_id = GroupGenerations::GroupIdOf(config_.group, generation_, stage->name());
       if (!config_.group_instance_id.empty()) {
         membership.instance_id = config_.group_instance_id + "." + std::string(stage->name());
       }
       membership.session_timeout_ms = config_.group_session_timeout_ms;
       options.group = membership;
+      if (config_.trims_allowed) {
+        options.trims_allowed = [allowed = config_.trims_allowed, gen = generation_] { return allowed(gen); };
+      }
       // For takeovers and changelog trims; one per runner thread.
       ASSIGN_OR_RETURN(auto admin, kafka::Admin::Create(config_.kafka));
       options.admin = admin.get();
@@ -213,25 +221,7 @@ Status Processor::Start() {
   }
   // Build every runner before starting any, so delivery reports always find their runner.
   for (auto& runner : runners_) RETURN_IF_ERROR(runner->Start());
-  if (details.pagerank && config_.compute_rank && config_.table) {
-    rank::RankServiceOptions rank = config_.rank;
-    if (rank.interval.count() <= 0) rank.interval = rank::RankServiceOptions{}.interval;
-    rank.exports_topic = n.exports;
-    rank.exports_partitions = layout.export_partitions;
-    if (config_.rank_publish_top > 0) {
-      RankPublisherOptions publish;
-      publish.topic = n.pagerank;
-      publish.generation = generation_;
-      publish.top = config_.rank_publish_top;
-      publish.record_budget = limits.BudgetOf(n.pagerank);
-      ASSIGN_OR_RETURN(publisher_, RankPublisher::Create(producer_config, *store_, publish));
-      rank.after_check = [p = publisher_.get()] {
-        if (Status st = p->PublishCurrent(); !st.ok()) LOG_WARN("pagerank: {}", st.ToString());
-      };
-    }
-    rank_ = std::make_unique<rank::RankService>(*store_, rank);
-    rank_->Start();
-  }
+  if (config_.compute_rank) RETURN_IF_ERROR(StartRank());
   LOG_INFO("processing {} -> query table in {} (brokers {})", config_.topics.pages, dir_->PathOf(generation_),
            config_.kafka.brokers);
   if (group) {
@@ -243,6 +233,31 @@ Status Processor::Start() {
              config_.table ? "; the graph stage and the table read every partition (a replica)"
                            : "; no table (start a member with --table or --http for one)");
   }
+  return Status::Ok();
+}
+
+Status Processor::StartRank() {
+  if (rank_ || !config_.table || !store_) return Status::Ok();
+  ASSIGN_OR_RETURN(const InstanceDetails details, ReadDetails(*store_));
+  if (!details.pagerank) return Status::Ok();
+  const auto& n = config_.topics;
+  rank::RankServiceOptions rank = config_.rank;
+  if (rank.interval.count() <= 0) rank.interval = rank::RankServiceOptions{}.interval;
+  rank.exports_topic = n.exports;
+  rank.exports_partitions = export_partitions_;
+  if (config_.rank_publish_top > 0) {
+    RankPublisherOptions publish;
+    publish.topic = n.pagerank;
+    publish.generation = generation_;
+    publish.top = config_.rank_publish_top;
+    publish.record_budget = limits_.BudgetOf(n.pagerank);
+    ASSIGN_OR_RETURN(publisher_, RankPublisher::Create(producer_config_, *store_, publish));
+    rank.after_check = [p = publisher_.get()] {
+      if (Status st = p->PublishCurrent(); !st.ok()) LOG_WARN("pagerank: {}", st.ToString());
+    };
+  }
+  rank_ = std::make_unique<rank::RankService>(*store_, rank);
+  rank_->Start();
   return Status::Ok();
 }
 
@@ -324,7 +339,14 @@ bool Processor::GenerationChanged() {
   return true;
 }
 
-Status Processor::Run(bool exit_when_idle, const std::atomic<bool>& stop) {
+Status Processor::Failure() {
+  for (auto& runner : runners_) {
+    if (runner->failed()) return runner->Join();
+  }
+  return Status::Ok();
+}
+
+Status Processor::Run(bool exit_when_idle, const std::atomic<bool>& stop, const std::function<bool()>& interrupt) {
   using Clock = std::chrono::steady_clock;
   auto last_progress = Clock::now();
   auto last_generation_check = Clock::now();
@@ -344,6 +366,7 @@ Status Processor::Run(bool exit_when_idle, const std::atomic<bool>& stop) {
     if (Clock::now() - last_generation_check > std::chrono::milliseconds(500)) {
       last_generation_check = Clock::now();
       if (GenerationChanged()) break;
+      if (interrupt && interrupt()) break;
     }
     ResyncFlow();
     if (Clock::now() - last_progress > std::chrono::milliseconds(config_.progress_interval_ms)) {

@@ -69,6 +69,9 @@ struct ProcessorConfig {
   //! the table (graph stage, sink, PageRank). A lone run does both; a group member either or both.
   bool stages = true;
   bool table = true;
+  //! Group members: asked, with the generation, right before a runner trims its changelog
+  //! (GroupGenerations::TrimsAllowed); unset: trims are allowed.
+  std::function<bool(uint64_t generation)> trims_allowed;
 };
 
 class Processor {
@@ -78,9 +81,12 @@ class Processor {
 
   //! Creates missing topics, opens the data dir, resumes every stage where it committed.
   Status Start();
-  //! Returns when `stop` becomes true, a stage fails, or (with exit_when_idle) every stage
-  //! has consumed all of its input and nothing is in flight.
-  Status Run(bool exit_when_idle, const std::atomic<bool>& stop);
+  //! Returns when `stop` becomes true, a stage fails, (with exit_when_idle) every stage has
+  //! consumed all of its input and nothing is in flight, or `interrupt` (asked about twice a
+  //! second) says so.
+  Status Run(bool exit_when_idle, const std::atomic<bool>& stop, const std::function<bool()>& interrupt = {});
+  //! The error of a stage that failed, Ok while none has (for a caller that runs no Run loop).
+  Status Failure();
   //! Returns when `stop` becomes true, a stage fails, or the stages are at most `max_lag`
   //! records behind the ends of their inputs, all together. Calls `progress` with that lag
   //! about once a second.
@@ -88,6 +94,9 @@ class Processor {
                           const std::function<void(int64_t lag)>& progress);
   //! Finishes the current batches, waits for Kafka's acknowledgements, commits, closes.
   Status Stop();
+  //! Starts the background PageRank when the generation keeps it and this process keeps the table
+  //! (Start does unless config.compute_rank is off). Between Start and Stop.
+  Status StartRank();
   //! True when every input partition is read to its end and every output acknowledged.
   Result<bool> Idle();
   const pipeline::Metrics& metrics() const { return metrics_; }
@@ -143,6 +152,9 @@ class Processor {
   //! One per group runner (an admin serves one thread).
   std::vector<std::unique_ptr<kafka::Admin>> group_admins_;
   std::unique_ptr<kafka::Producer> producer_;
+  kafka::ClientConfig producer_config_;
+  kafka::RecordLimits limits_;
+  int export_partitions_ = 1;
   std::unique_ptr<pipeline::FlowControl> flow_;
   std::chrono::steady_clock::time_point flow_synced_{};
   std::vector<std::unique_ptr<pipeline::StageRunner>> runners_;

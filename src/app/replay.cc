@@ -35,28 +35,19 @@ std::string Fixed64(uint64_t v) {
   return w.Take();
 }
 
-std::string DescribeFrom(int64_t from_ms) {
-  return from_ms < 0 ? "earliest" : FormatRfc3339Ms(from_ms);
-}
-
-struct ReplayStart {
-  int64_t from_ms = -1;
-  InstanceDetails details;
-};
-
-//! True when two generations keep the same indexes.
-bool SameIndexes(const InstanceDetails& a, const InstanceDetails& b) {
-  return a.web_triples == b.web_triples && a.indexes == b.indexes && a.pagerank == b.pagerank;
-}
-
 int64_t NowMs() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
       .count();
 }
 
-//! The details of the generation a replay builds: the current generation's (its name, creation
-//! time and indexes; the configuration's for a data dir that never ran), the configured
-//! temporal predicates, and `changes` (--indexes) applied.
+}  // namespace
+
+std::string DescribeFrom(int64_t from_ms) { return from_ms < 0 ? "earliest" : FormatRfc3339Ms(from_ms); }
+
+bool SameIndexes(const InstanceDetails& a, const InstanceDetails& b) {
+  return a.web_triples == b.web_triples && a.indexes == b.indexes && a.pagerank == b.pagerank;
+}
+
 Result<InstanceDetails> DetailsForReplay(const ProcessorConfig& config, const state::DataDir& dir, uint64_t current,
                                          const std::string& changes) {
   InstanceDetails d = DetailsFromConfig(config, NowMs());
@@ -81,7 +72,6 @@ Result<InstanceDetails> DetailsForReplay(const ProcessorConfig& config, const st
   return d;
 }
 
-//! How generation `gen` started if its setup finished, nullopt if it did not.
 Result<std::optional<ReplayStart>> ReadReplayStart(const state::DataDir& dir, uint64_t gen,
                                                    const state::StoreOptions& o) {
   auto opened = state::Store::Open(dir.PathOf(gen), o);
@@ -103,20 +93,6 @@ Result<std::optional<ReplayStart>> ReadReplayStart(const state::DataDir& dir, ui
   return std::optional<ReplayStart>(std::move(start));
 }
 
-//! What a replay would drop: keys the current generation has that the new one has not, and how
-//! many input records the new one has yet to read (each of which could still bring them).
-struct Missing {
-  uint64_t count = 0;
-  std::vector<std::string> examples;  //!< the first few, readable
-  int64_t unread = 0;
-};
-struct DropCheck {
-  Missing pages;       //!< URIs of the page stage (every URI with an event, deleted ones too)
-  Missing statements;  //!< statements of the graph stage (the web graph aside: pages cover it)
-};
-
-//! Counts the keys in [begin, end) of `family` that `old_store` has and `new_store` has not;
-//! `describe` makes an example readable.
 Result<Missing> CountMissing(state::Store& old_store, state::Store& new_store, state::Family family,
                              const std::string& begin, const std::string& end,
                              const std::function<std::string(std::string_view)>& describe) {
@@ -137,8 +113,6 @@ Result<Missing> CountMissing(state::Store& old_store, state::Store& new_store, s
   return out;
 }
 
-//! Records of `topic` the stopped generation's `stage` has not read: its committed positions
-//! against the watermarks asked now.
 Result<int64_t> Unread(kafka::Admin& admin, state::Store& store, const char* stage, const std::string& topic) {
   int64_t unread = 0;
   ASSIGN_OR_RETURN(int partitions, admin.PartitionCount(topic, kAdminTimeoutMs));
@@ -151,6 +125,13 @@ Result<int64_t> Unread(kafka::Admin& admin, state::Store& store, const char* sta
   }
   return unread;
 }
+
+namespace {
+
+struct DropCheck {
+  Missing pages;       //!< URIs of the page stage (every URI with an event, deleted ones too)
+  Missing statements;  //!< statements of the graph stage (the web graph aside: pages cover it)
+};
 
 //! Compares generation `current` with the stopped generation `gen`. The new generation's
 //! positions are read after its keys (it is stopped: they do not move) and the watermarks after
@@ -197,7 +178,8 @@ Result<DropCheck> CheckForDropped(const ProcessorConfig& config, kafka::Admin& a
   return out;
 }
 
-//! Creates generation `gen` with its start positions, in one commit.
+}  // namespace
+
 Status CreateGeneration(const ProcessorConfig& config, const InstanceDetails& details, kafka::Admin& admin,
                         const state::DataDir& dir, uint64_t gen, int64_t from_ms) {
   RETURN_IF_ERROR(admin.EnsureTopics(TopicSpecs(config), kAdminTimeoutMs)
@@ -214,6 +196,8 @@ Status CreateGeneration(const ProcessorConfig& config, const InstanceDetails& de
   RETURN_IF_ERROR(store->Write(wb));
   return store->Flush();
 }
+
+namespace {
 
 //! Commits, into the sink's outbox of generation `gen`, one generation record per partition of
 //! the exports topic: whichever processor runs the generation next sends them, as it sends any

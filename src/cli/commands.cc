@@ -13,6 +13,8 @@
 
 #include <fmt/format.h>
 
+#include "app/group_member.h"
+#include "app/group_replay.h"
 #include "app/instance_details.h"
 #include "app/replay.h"
 #include "cli/embedded.h"
@@ -229,6 +231,38 @@ void RemoveOlderGenerations(state::DataDir& dir) {
 
 }  // namespace
 
+namespace {
+
+int ExitFor(Status run, Status stopped, uint64_t lost) {
+  if (!run.ok()) return Fail(run);
+  if (!stopped.ok()) return Fail(stopped);
+  if (lost > 0) {
+    LOG_ERROR("DATA LOSS: {} input records were removed by retention before they were read (the log above names "
+              "each range); the table lacks them. Exit code {}.",
+              lost, static_cast<int>(kExitDataLoss));
+    return kExitDataLoss;
+  }
+  return kExitOk;
+}
+
+//! `run --group`: the group's generations (app/group_member.h), the API following the current one.
+int RunMember(const Settings& settings, const RunOptions& options, const std::atomic<bool>& stop) {
+  std::unique_ptr<http::Server>* served = nullptr;
+  app::GroupMember member(settings.processor, [&served](app::Processor& next) {
+    if (served && *served) SwitchHttp(**served, next);
+  });
+  if (Status st = member.Start(); !st.ok()) return Fail(st);
+  auto server = StartHttp(settings, member.current());
+  if (!server.ok()) return Fail(server.status());
+  served = &*server;
+  Status run = member.Run(options.exit_when_idle, stop);
+  if (*server) (*server)->Stop();  // before the processors close the stores it serves
+  Status stopped = member.Stop();
+  return ExitFor(run, stopped, member.lost_records());
+}
+
+}  // namespace
+
 int RunProcessor(Settings settings, const RunOptions& options) {
   // Every argument is checked before anything touches the disk or the network.
   if (settings.processor.kafka.brokers.empty()) {
@@ -274,6 +308,7 @@ int RunProcessor(Settings settings, const RunOptions& options) {
   if (!run_lock.ok()) return Fail(run_lock.status());
   RemoveOlderGenerations(*dir);
 
+  if (!settings.processor.group.empty()) return RunMember(settings, options, stop);
   auto processor = std::make_unique<app::Processor>(settings.processor);
   if (Status st = processor->Start(); !st.ok()) return Fail(st);
   auto server = StartHttp(settings, *processor);
@@ -299,15 +334,7 @@ int RunProcessor(Settings settings, const RunOptions& options) {
   if (*server) (*server)->Stop();  // before the processor closes the store it serves
   Status stopped = processor->Stop();
   lost += processor->metrics().lost_records;
-  if (!run.ok()) return Fail(run);
-  if (!stopped.ok()) return Fail(stopped);
-  if (lost > 0) {
-    LOG_ERROR("DATA LOSS: {} input records were removed by retention before they were read (the log above names "
-              "each range); the table lacks them. Exit code {}.",
-              lost, static_cast<int>(kExitDataLoss));
-    return kExitDataLoss;
-  }
-  return kExitOk;
+  return ExitFor(run, stopped, lost);
 }
 
 int RunReplay(Settings settings, const app::ReplayOptions& options) {
@@ -316,15 +343,16 @@ int RunReplay(Settings settings, const app::ReplayOptions& options) {
         "replay reads the input topic again: give the --brokers that hold it (an embedded broker starts empty)"));
   }
   if (auto from = app::ParseReplayFrom(options.from); !from.ok()) return Usage(from.status());
-  if (!settings.processor.group.empty()) {
-    return Usage(Status::InvalidArgument("replay does not run in a consumer group yet (docs/scale-out.md §9): "
-                                         "remove [group] id from the configuration for the replay"));
+  const bool group = !settings.processor.group.empty();
+  if (!group && settings.processor.data_dir.empty()) {
+    return Usage(Status::InvalidArgument(
+        "replay needs the --data-dir whose table it rebuilds (or --group NAME to replay a consumer group's)"));
   }
   if (app::InstanceDetails check; !options.indexes.empty()) {
     if (Status st = app::ChangeIndexes(options.indexes, &check); !st.ok()) return Usage(st);
   }
   const auto& stop = InstallStopSignals();
-  Status st = app::Replay(settings.processor, options, stop);
+  Status st = group ? app::ReplayGroup(settings.processor, options, stop) : app::Replay(settings.processor, options, stop);
   if (!st.ok()) {
     LOG_ERROR("{}", st.ToString());
     return st.code() == Status::Code::kAborted && stop ? kExitInterrupted : kExitFailure;

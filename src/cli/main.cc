@@ -120,7 +120,10 @@ int main(int argc, char** argv) {
       "replay", "rebuild the state and the table from the input topic into a new generation while the current one "
                 "keeps answering, then switch to it (a running `webindex run` takes it over)");
   replay->add_option("--brokers", brokers, "Kafka bootstrap servers holding the input topic")->required();
-  replay->add_option("--data-dir", data_dir, "state and query table directory")->required();
+  replay->add_option("--data-dir", data_dir, "state and query table directory (not with --group)");
+  replay->add_option("--group", group,
+                     "replay a consumer group's table: its members build the new generation beside the current "
+                     "one and switch when this command says (docs/scale-out.md); no --data-dir");
   replay->add_option("--from", replay_opts.from, "earliest, or an RFC 3339 time: replay the events stamped from then on")
       ->capture_default_str();
   replay->add_option("--switch-lag", replay_opts.switch_lag,

@@ -1342,6 +1342,13 @@ void StageRunner::TrimIfDue() {
       return;
     }
   }
+  // After the confirmation: a generation whose records could be before these offsets is announced
+  // before any of its runners starts, so the question asked now sees it.
+  if (options_.trims_allowed && !options_.trims_allowed()) {
+    LOG_DEBUG("stage {}: no changelog trim while another generation of the group shares {}", stage,
+              ChangelogTopic(options_.changelog_prefix, stage));
+    return;
+  }
   std::map<int32_t, int64_t> before;
   for (const auto& [task, due] : ready) before[task] = due.before;
   {

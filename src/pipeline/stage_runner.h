@@ -56,6 +56,9 @@ struct RunnerOptions {
   //! before it are deleted (changelog_trim.h), at most this often (the first time this long
   //! after the start).
   std::chrono::milliseconds trim_interval{10000};
+  //! Asked right before a trim: false when another generation shares the changelog's partitions
+  //! (a replay of the group is being built, or this runner's generation is retiring). Unset: yes.
+  std::function<bool()> trims_allowed;
 };
 
 

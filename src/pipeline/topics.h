@@ -16,6 +16,7 @@ struct TopicNames {
   std::string exports = "webindex.exports";
   std::string dead_letters = "webindex.dead-letters";
   std::string pagerank = "webindex.pagerank";  //!< PageRank results (app::RankPublisher)
+  std::string generations = "webindex.generations";  //!< a group's generations (app/group_generations.h)
 };
 
 //! 64-bit FNV-1a: stable across builds and platforms.

@@ -287,6 +287,95 @@ TEST_F(GroupCliTest, AMemberStalledWhileGivenTasksTakesThemFromNoOne) {
   c->Wait();
 }
 
+// Replays of a group (docs/scale-out.md §9.6): `replay --group` announces generation 2, which the
+// members build beside generation 1 (the stage member b is SIGKILLed and restarted during the
+// build) while events keep coming; once its stage groups caught up the replay switches, every
+// member moves over (the data dirs' current generation is 2, generation 1 removed), and the
+// tables equal the batch table, then and after more events. A replay that would lose pages (from
+// a time after every event) stops before the switch (exit 1), and `--abort` drops its build
+// everywhere: generation 2 stays current, the tables unchanged.
+TEST_F(GroupCliTest, AReplayOfTheGroupIsBuiltByItsMembersWhichAllSwitch) {
+  const uint64_t seed = Seed("group replay test");
+  EventGenerator gen(seed, kPartitions);
+  BatchModel model;
+  auto feed = [&](size_t n) {
+    auto events = gen.Next(n);
+    for (auto& ev : events) {
+      model.Apply(ev.value);
+      if (ev.partition_hint % 2) ev.partition_hint = (ev.partition_hint + 1) % kPartitions;  // forwarded
+    }
+    ASSERT_TRUE(cluster_->Produce(events));
+  };
+  std::map<std::string, std::unique_ptr<ChildProcess>> members;
+  members["a"] = StartMember("a");                // stages and the table
+  members["b"] = StartMember("b", "");            // stages only
+  members["r"] = StartMember("r", "--no-stages");  // a replica
+  feed(800);
+  ExpectTable("a", model.TableLines());
+  auto generation_of = [&](const std::string& member) {
+    std::ifstream in(DataDir(member) + "/GENERATION");
+    std::string g;
+    in >> g;
+    return g;
+  };
+  auto replay = [&](const std::vector<std::string>& extra) {
+    std::vector<std::string> args = {"replay", "--brokers", cluster_->brokers(), "--group", "crawl", "--config",
+                                     config_};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return args;
+  };
+
+  size_t from = cluster_->LogSize();
+  auto replaying = cluster_->Start(replay({"--switch-lag", "0"}));
+  ASSERT_TRUE(cluster_->WaitForLog("group crawl builds generation 2", 30000, from)) << "see " << cluster_->log();
+  feed(400);
+  std::this_thread::sleep_for(std::chrono::milliseconds(500 + seed % 2000));
+  members["b"]->Signal(SIGKILL);
+  EXPECT_EQ(members["b"]->Wait(), 128 + SIGKILL);
+  members["b"] = StartMember("b", "");
+  feed(400);
+  EXPECT_EQ(replaying->Wait(), 0) << "see " << cluster_->log();
+  EXPECT_TRUE(cluster_->WaitForLog("replay done: group crawl switched to generation 2", 0, from));
+  for (const char* m : {"a", "b", "r"}) {
+    for (auto deadline = std::chrono::steady_clock::now() + 60s;
+         generation_of(m) != "2" && std::chrono::steady_clock::now() < deadline;) {
+      std::this_thread::sleep_for(200ms);
+    }
+    EXPECT_EQ(generation_of(m), "2") << m << "; see " << cluster_->log();
+  }
+  feed(300);
+  const std::vector<std::string> want = model.TableLines();
+  ExpectTable("a", want);
+  ExpectTable("r", want);
+  for (const char* m : {"a", "b", "r"}) {  // removed once the member stopped its runners
+    for (auto deadline = std::chrono::steady_clock::now() + 30s;
+         std::filesystem::exists(DataDir(m) + "/gen-1") && std::chrono::steady_clock::now() < deadline;) {
+      std::this_thread::sleep_for(200ms);
+    }
+    EXPECT_FALSE(std::filesystem::exists(DataDir(m) + "/gen-1")) << m << " kept generation 1";
+  }
+
+  // A replay from after every event would lack every page: refused, and aborted.
+  from = cluster_->LogSize();
+  EXPECT_EQ(cluster_->Run(replay({"--from", "2130-01-01T00:00:00Z", "--switch-lag", "0"})), 1)
+      << "see " << cluster_->log();
+  EXPECT_TRUE(cluster_->WaitForLog("generation 3 would lack ", 0, from)) << "see " << cluster_->log();
+  EXPECT_TRUE(cluster_->WaitForLog("Generation 2 stays current", 0, from)) << "see " << cluster_->log();
+  EXPECT_TRUE(std::filesystem::exists(DataDir("a") + "/gen-3")) << "a does not build generation 3";
+  EXPECT_EQ(cluster_->Run(replay({"--abort"})), 0) << "see " << cluster_->log();
+  for (auto deadline = std::chrono::steady_clock::now() + 30s;
+       std::filesystem::exists(DataDir("a") + "/gen-3") && std::chrono::steady_clock::now() < deadline;) {
+    std::this_thread::sleep_for(200ms);
+  }
+  EXPECT_FALSE(std::filesystem::exists(DataDir("a") + "/gen-3")) << "the aborted build stays; see " << cluster_->log();
+  EXPECT_EQ(generation_of("a"), "2");
+  EXPECT_EQ(Dump("a"), want);
+  for (auto& [name, process] : members) {
+    process->Signal(SIGTERM);
+    EXPECT_EQ(process->Wait(), 0) << name << "; see " << cluster_->log();
+  }
+}
+
 TEST_F(GroupCliTest, AGroupNeedsABrokerOtherProcessesCanReach) {
   std::string out;
   EXPECT_EQ(cluster_->Run({"run", "--brokers", "embedded", "--data-dir", DataDir("x"), "--group", "crawl"}, &out), 2);

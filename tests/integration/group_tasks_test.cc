@@ -5,6 +5,8 @@
 // the one the deltas define, and no member may keep rows of a task it does not own.
 #include <gtest/gtest.h>
 
+#include <atomic>
+
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
@@ -343,7 +345,8 @@ std::map<int, Cells> AllRows(state::Store& store) {
 // embedded broker serves no DeleteRecords, so the member stops at its first trim (not sent);
 // what it would have deleted is checked here: each trim point is the begin record of a complete
 // snapshot, and a restore of the log from there (as a trimmed log is read) equals one from the
-// log's start.
+// log's start. Before that, while the runner is told that another generation of the group shares
+// the changelog (RunnerOptions::trims_allowed, app/group_generations.h), it trims nothing.
 TEST(GroupTasksTest, AMemberTrimsEachChangelogToItsNewestAcknowledgedSnapshot) {
   const uint64_t seed = RandomTestSeeds({17}).front();
   SCOPED_TRACE("seed " + std::to_string(seed));
@@ -353,7 +356,14 @@ TEST(GroupTasksTest, AMemberTrimsEachChangelogToItsNewestAcknowledgedSnapshot) {
   DeltaFeeder feeder(cluster.config, seed, kTasks);
   pipeline::RunnerOptions options;
   options.snapshot_min_bytes = 2048;  // many snapshots
-  options.trim_interval = std::chrono::seconds(10);
+  options.trim_interval = std::chrono::seconds(3);
+  // First another generation shares the changelog (a replay of the group is being built): no trim.
+  std::atomic<bool> allowed{false};
+  std::atomic<int> gate_asked{0};
+  options.trims_allowed = [&] {
+    ++gate_asked;
+    return allowed.load();
+  };
   GroupMember a("a", cluster, 1 + seed % 20, false, options);
   // Deltas until the member has asked for its trims, and 2 s more: it joins, snapshots each task
   // it takes over and then every few KB, and asks for trims 10 s after its start at the earliest,
@@ -365,6 +375,10 @@ TEST(GroupTasksTest, AMemberTrimsEachChangelogToItsNewestAcknowledgedSnapshot) {
       std::this_thread::sleep_for(std::chrono::milliseconds(100));
     }
   };
+  feed_for(std::chrono::seconds(60), [&] { return gate_asked >= 2; });
+  ASSERT_GE(gate_asked.load(), 2) << "the runner never came to a trim";
+  EXPECT_TRUE(a.runner().trims_asked().empty()) << "a trim while another generation shares the changelog";
+  allowed = true;
   feed_for(std::chrono::seconds(60), [&] { return !a.runner().trims_asked().empty(); });
   feed_for(std::chrono::seconds(2), [] { return false; });
   WaitSettled({&a});
