@@ -92,7 +92,7 @@ def main():
     with open(os.path.join(src, "docker/Dockerfile"), encoding="utf-8") as f:
         dockerfile = f.read()
     check('ENTRYPOINT ["webindex"]' in dockerfile, "docker/Dockerfile's entrypoint is not webindex")
-    members, replicas, stage_members = [], [], []
+    members, replicas, stage_members, replays = [], [], [], []
     help_cache = {}
     topics = set()
     for path in glob.glob(os.path.join(src, "topics/*.toml")):
@@ -111,7 +111,7 @@ def main():
             argv = argv[1:]
         argv += [str(a) for a in (s.get("command") or [])]
         sub = argv[0] if argv else ""
-        check(sub in ("run", "load"), f"{name}: runs `webindex {sub}`")
+        check(sub in ("run", "load", "replay"), f"{name}: runs `webindex {sub}`")
         if sub not in help_cache:
             help_cache[sub] = options_of(args.binary, sub)
         opts = option_values(argv[1:])
@@ -123,6 +123,8 @@ def main():
         for mount in s.get("volumes", []):
             source = mount.split(":")[0]
             check(source.startswith(".") or source in volumes, f"{name}: volume {mount} is not declared")
+        if sub == "replay":
+            replays.append((name, opts))
         if sub != "run":
             continue
         members.append((name, opts))
@@ -136,6 +138,9 @@ def main():
     check(len({o.get("--group") for _, o in members}) == 1 and members and members[0][1].get("--group"),
           f"the members do not share one --group: {[(n, o.get('--group')) for n, o in members]}")
     check(len({o.get("--partitions") for _, o in members}) == 1, "the members create topics with different --partitions")
+    for name, opts in replays:
+        check(opts.get("--group") == members[0][1].get("--group"), f"{name}: replays group {opts.get('--group')}, "
+              f"not the members' {members[0][1].get('--group')}")
     ids = [o["--group-instance-id"] for _, o in members if "--group-instance-id" in o]
     check(len(ids) == len(set(ids)), f"--group-instance-id not distinct: {ids}")
     mounts = [m for n, _ in members for m in services[n].get("volumes", [])]

@@ -120,6 +120,15 @@ KNOWN_BAD = {
         ("domain is a uri", {"src": "uri", "seq": 1, "domain": "com.a>>o>/", "pages": 1}),
         ("pages a string", {"src": "uri", "seq": 1, "domain": "com.a", "pages": "1"}),
     ],
+    "group-generation": [
+        ("generation 0", {"generation": 0, "state": "switched", "from_ms": -1, "indexes": "", "switch_lag": 0,
+                          "at_ms": 1}),
+        ("unknown state", {"generation": 2, "state": "done", "from_ms": -1, "indexes": "", "switch_lag": 0,
+                           "at_ms": 1}),
+        ("missing state", {"generation": 2, "from_ms": -1, "indexes": "", "switch_lag": 0, "at_ms": 1}),
+        ("from before -1", {"generation": 2, "state": "building", "from_ms": -2, "indexes": "", "switch_lag": 0,
+                            "at_ms": 1}),
+    ],
     "fence": [
         ("missing epoch", {"type": "fence", "task": "uri.3", "gen": 1}),
         ("epoch 0 (no owner change)", {"type": "fence", "task": "uri.3", "epoch": 0, "gen": 1}),
