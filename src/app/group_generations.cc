@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "codec/json_writer.h"
+#include "common/log.h"
 
 namespace webindex::app {
 
@@ -103,6 +104,10 @@ std::string GroupGenerations::GroupIdOf(const std::string& group, uint64_t gener
   return fmt::format("{}.g{}.{}", group, generation, stage);
 }
 
+std::string GenerationKey(const std::string& group, GroupGeneration::State state) {
+  return (state == GroupGeneration::State::kSwitched ? "current:" : "build:") + group;
+}
+
 Result<std::unique_ptr<GenerationWatch>> GenerationWatch::Open(const kafka::ClientConfig& config, std::string topic,
                                                                std::string group) {
   std::unique_ptr<GenerationWatch> watch(new GenerationWatch(std::move(topic), std::move(group)));
@@ -127,9 +132,13 @@ Result<GroupGenerations> GenerationWatch::Refresh(int timeout_ms) {
     RETURN_IF_ERROR(consumer_->PollBatch(100, 100, &batch));
     for (const InRecord& r : batch.records()) {
       next_ = std::max(next_, r.offset + 1);
-      if (r.key != group_ || r.tombstone) continue;
+      if (r.tombstone || !r.key.ends_with(group_)) continue;
       auto g = DecodeGroupGeneration(r.value);
-      if (!g.ok()) return g.status();
+      if (!g.ok()) {
+        LOG_WARN("{}[0] offset {}: {}; passed over", topic_, r.offset, g.status().ToString());
+        continue;
+      }
+      if (r.key != GenerationKey(group_, g->state)) continue;  // another group's, or a key of another kind
       state_.Apply(*g);
     }
     // Records deleted by compaction leave gaps: what is below the end the reader reached counts.
@@ -154,7 +163,7 @@ Status AppendGroupGeneration(const kafka::ClientConfig& config, const std::strin
                      std::lock_guard<std::mutex> lock(mu);
                      delivered = st;
                    }));
-  RETURN_IF_ERROR(producer->Produce({topic, 0, group, EncodeGroupGeneration(g), {}}, 0));
+  RETURN_IF_ERROR(producer->Produce({topic, 0, GenerationKey(group, g.state), EncodeGroupGeneration(g), {}}, 0));
   RETURN_IF_ERROR(producer->Flush(30000));
   std::lock_guard<std::mutex> lock(mu);
   return delivered.WithContext(fmt::format("writing {} generation {} of group {} to {}", StateName(g.state),

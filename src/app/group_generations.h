@@ -48,18 +48,30 @@ struct GroupGenerations {
   std::optional<GroupGeneration> building;  //!< a replay in force (generation > current)
 
   void Apply(const GroupGeneration& g);
-  //! Whether runners of `generation` may trim their changelogs: each partition holds the records
-  //! of every live generation, and a trim deletes everything before its offset, so only the
-  //! current generation trims, and nobody while another is being built.
-  bool TrimsAllowed(uint64_t generation) const { return !building && generation == current; }
+  //! Whether runners of `generation` may trim their changelogs at `now_ms`: each partition holds
+  //! the records of every live generation, and a trim deletes everything before its offset, so
+  //! only the current generation trims, nobody while another is being built, and not in the
+  //! first kRetireGraceMs after a switch: members stop the retired generation's stages when they
+  //! read the switch (within seconds), and until then one could still restore a task of it.
+  bool TrimsAllowed(uint64_t generation, int64_t now_ms) const {
+    return !building && generation == current && (!current_record || now_ms - current_record->at_ms >= kRetireGraceMs);
+  }
+  static constexpr int64_t kRetireGraceMs = 5 * 60 * 1000;
   //! The group name of `stage`'s runners of `generation`: "<group>.<stage>" for generation 1 (as
   //! before generations), "<group>.g<N>.<stage>" after.
   static std::string GroupIdOf(const std::string& group, uint64_t generation, std::string_view stage);
 };
 
+//! The key of `g`'s record for group `group`: "current:<group>" for `switched`, "build:<group>"
+//! for `building` and `aborted`. Compaction keeps the last record of each key, so the current
+//! generation survives any number of builds and aborts after it (the fold needs the last
+//! `switched` and the last build record, in any order).
+std::string GenerationKey(const std::string& group, GroupGeneration::State state);
+
 //! Follows topic `topic`'s records of group `group`. Refresh reads what was appended since the
 //! last call, up to the end the brokers report when it starts, so that what it returns includes
-//! every record written before the call. Thread-safe.
+//! every record written before the call. A record that does not decode (written by a later
+//! version, or by hand) is logged and passed over. Thread-safe.
 class GenerationWatch {
  public:
   static Result<std::unique_ptr<GenerationWatch>> Open(const kafka::ClientConfig& config, std::string topic,

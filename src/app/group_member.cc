@@ -1,6 +1,7 @@
 #include "app/group_member.h"
 
 #include <algorithm>
+#include <thread>
 
 #include "app/replay.h"
 #include "common/crash_point.h"
@@ -33,7 +34,9 @@ Result<std::unique_ptr<Processor>> GroupMember::StartGeneration(uint64_t generat
       LOG_DEBUG("no changelog trim: the group's generations are unknown ({})", generations.status().ToString());
       return false;
     }
-    return generations->TrimsAllowed(gen);
+    const auto now = std::chrono::duration_cast<std::chrono::milliseconds>(
+        std::chrono::system_clock::now().time_since_epoch());
+    return generations->TrimsAllowed(gen, now.count());
   };
   auto processor = std::make_unique<Processor>(config);
   RETURN_IF_ERROR(processor->Start());
@@ -128,6 +131,7 @@ Status GroupMember::SwitchToBuilder() {
   if (on_switch_) on_switch_(*builder_);
   std::swap(current_, builder_);
   building_.reset();
+  old_stages_stopped_ = false;
   Status st = builder_->Stop();  // the generation retired
   lost_ += builder_->metrics().lost_records;
   builder_.reset();
@@ -136,6 +140,30 @@ Status GroupMember::SwitchToBuilder() {
   if (!removed.ok()) LOG_WARN("cannot remove generation {}: {}", old, removed.status().ToString());
   LOG_INFO("group {}: now running generation {} (generation {} retired)", config_.group, gen, old);
   return Status::Ok();
+}
+
+namespace {
+//! Whether `g` is the build `building` describes (a replay started again with other parameters
+//! writes the same generation with another --from or --indexes only after aborting it, but two
+//! replays started at once could both write one).
+bool SameBuild(const GroupGeneration& a, const GroupGeneration& b) {
+  return a.generation == b.generation && a.from_ms == b.from_ms && a.indexes == b.indexes;
+}
+}  // namespace
+
+GroupMember::Step GroupMember::Next(const GroupGenerations& generations) const {
+  const uint64_t current = current_->generation();
+  if (generations.current > current) {
+    // Switched (this member follows before it looks at any newer build).
+    const GroupGeneration target = generations.current_record.value_or(GroupGeneration{});
+    if (!builder_ || !SameBuild(*building_, target)) return Step::kBuildTarget;
+    return Step::kSwitch;
+  }
+  if (generations.building) {
+    if (builder_ && SameBuild(*building_, *generations.building)) return Step::kNone;
+    return Step::kBuild;
+  }
+  return builder_ ? Step::kDropBuild : Step::kNone;
 }
 
 bool GroupMember::Due() {
@@ -149,12 +177,11 @@ bool GroupMember::Due() {
     LOG_DEBUG("reading the generations of group {}: {}", config_.group, generations.status().ToString());
     return false;
   }
-  const uint64_t current = current_->generation();
-  if (generations->building) return !building_ || building_->generation != generations->building->generation;
-  if (generations->current <= current) return builder_ != nullptr;  // aborted
-  // Switched: a member without the table follows at once; one with it once its new table is
-  // within the switch lag of its inputs (until then it answers from the old one).
-  if (!builder_ || building_->generation != generations->current || !config_.table) return true;
+  const Step step = Next(*generations);
+  if (step != Step::kSwitch || !config_.table) return step != Step::kNone;
+  // A member with the table switches once its new table is within the switch lag of its inputs;
+  // until then it answers from the old one, whose stages it stops at once (the group retired them).
+  if (!old_stages_stopped_) return true;
   auto lag = builder_->Lag();
   if (!lag.ok()) return false;
   int64_t total = 0;
@@ -176,22 +203,35 @@ Status GroupMember::Act() {
     }
   }
   const GroupGenerations generations = watch_->last();
-  const uint64_t current = current_->generation();
-  if (generations.building) {
-    if (builder_ && building_->generation != generations.building->generation) {
-      RETURN_IF_ERROR(StopBuilder("another replay replaced it"));
-    }
-    if (!builder_) RETURN_IF_ERROR(StartBuilder(*generations.building));
-    return Status::Ok();
+  switch (Next(generations)) {
+    case Step::kNone:
+      return Status::Ok();
+    case Step::kBuild:
+      if (builder_) RETURN_IF_ERROR(StopBuilder("another replay replaced it"));
+      return StartBuilder(*generations.building);
+    case Step::kDropBuild:
+      return StopBuilder("the replay was aborted");
+    case Step::kBuildTarget:
+      // The build began and ended between two looks, or this member was building another one:
+      // built here now, switched to once it caught up.
+      if (builder_) RETURN_IF_ERROR(StopBuilder("superseded"));
+      RETURN_IF_ERROR(StartBuilder(generations.current_record.value_or(GroupGeneration{})));
+      if (!config_.table) return SwitchToBuilder();
+      return StopOldStages();
+    case Step::kSwitch:
+      if (config_.table && !old_stages_stopped_) return StopOldStages();  // Due waits for the table
+      return SwitchToBuilder();
   }
-  if (generations.current <= current) return StopBuilder("the replay was aborted");
-  if (builder_ && building_->generation != generations.current) RETURN_IF_ERROR(StopBuilder("superseded"));
-  if (!builder_) {
-    // The build began and ended between two looks: built here now, switched to when it caught up.
-    RETURN_IF_ERROR(StartBuilder(generations.current_record.value_or(GroupGeneration{})));
-    if (config_.table) return Status::Ok();
-  }
-  return SwitchToBuilder();
+  return Status::Ok();
+}
+
+Status GroupMember::StopOldStages() {
+  if (old_stages_stopped_) return Status::Ok();
+  old_stages_stopped_ = true;
+  LOG_INFO("group {} switched to generation {}: stopping generation {}'s stages here; its table answers until "
+           "the new one caught up",
+           config_.group, building_->generation, current_->generation());
+  return current_->StopGroupStages();
 }
 
 Status GroupMember::Run(bool exit_when_idle, const std::atomic<bool>& stop) {
@@ -200,7 +240,8 @@ Status GroupMember::Run(bool exit_when_idle, const std::atomic<bool>& stop) {
   while (!stop) {
     due = false;
     Status run = current_->Run(exit_when_idle, stop, [&] {
-      if (builder_ && std::chrono::steady_clock::now() - last_progress > std::chrono::milliseconds(config_.progress_interval_ms)) {
+      if (builder_ &&
+          std::chrono::steady_clock::now() - last_progress > std::chrono::milliseconds(config_.progress_interval_ms)) {
         last_progress = std::chrono::steady_clock::now();
         LOG_INFO("progress of generation {} (being built): {}", building_->generation, builder_->metrics().Summary());
       }
@@ -208,8 +249,14 @@ Status GroupMember::Run(bool exit_when_idle, const std::atomic<bool>& stop) {
       return due;
     });
     RETURN_IF_ERROR(run);
-    if (stop || !due) break;  // stopped, or idle
-    RETURN_IF_ERROR(Act());
+    if (stop) break;
+    if (due) {
+      RETURN_IF_ERROR(Act());
+      continue;
+    }
+    // Idle (exit_when_idle): not while a generation is being built here, which the group waits for.
+    if (!builder_) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
   }
   return Status::Ok();
 }

@@ -44,9 +44,20 @@ class GroupMember {
   Status StopBuilder(const char* why);
   //! Makes the builder's generation current.
   Status SwitchToBuilder();
+  //! What the member has to do next for the group's generations to be its own.
+  enum class Step {
+    kNone,
+    kBuild,        //!< start the build in force (stopping another one)
+    kDropBuild,    //!< stop the build: it was aborted
+    kBuildTarget,  //!< the group switched to a generation this member does not build: build it
+    kSwitch,       //!< make the build current (a member with the table: once it caught up)
+  };
+  Step Next(const GroupGenerations& generations) const;
   //! Twice a second from Run's loop: true when the member must act (Act).
   bool Due();
   Status Act();
+  //! Stops the current generation's stages once the group switched away from it (its table goes on).
+  Status StopOldStages();
 
   ProcessorConfig config_;
   std::function<void(Processor&)> on_switch_;
@@ -55,6 +66,7 @@ class GroupMember {
   std::unique_ptr<kafka::Admin> admin_;
   std::unique_ptr<Processor> current_, builder_;
   std::optional<GroupGeneration> building_;  // what builder_ builds
+  bool old_stages_stopped_ = false;          // current_'s stages, after the group switched away
   std::chrono::steady_clock::time_point refreshed_{};
   std::chrono::steady_clock::time_point waiting_said_{};
   uint64_t lost_ = 0;

@@ -149,14 +149,21 @@ Status ReplayGroup(const ProcessorConfig& config, const ReplayOptions& options, 
     aborted.state = GroupGeneration::State::kAborted;
     aborted.at_ms = NowMs();
     RETURN_IF_ERROR(append(aborted));
+    // A replay stopped between its announcement and the switch told the exports' readers of a
+    // generation that never came: they are told the current one again.
+    RETURN_IF_ERROR(Announce(config, *admin, generations.current));
     LOG_INFO("group {}: the build of generation {} is aborted (its members drop it); generation {} stays current",
              group, aborted.generation, generations.current);
     return Status::Ok();
   }
 
+  // --indexes changes the current generation's indexes, which a member that joins later knows
+  // only from the records: each generation's record holds every change since the group began.
+  const std::string previous = generations.current_record ? generations.current_record->indexes : "";
+  const std::string indexes =
+      previous.empty() ? options.indexes : options.indexes.empty() ? previous : previous + "," + options.indexes;
   GroupGeneration g;
-  if (generations.building && generations.building->from_ms == from_ms &&
-      generations.building->indexes == options.indexes) {
+  if (generations.building && generations.building->from_ms == from_ms && generations.building->indexes == indexes) {
     g = *generations.building;
     LOG_INFO("resuming the replay of group {}: generation {} (from {}) is being built", group, g.generation,
              DescribeFrom(from_ms));
@@ -166,16 +173,24 @@ Status ReplayGroup(const ProcessorConfig& config, const ReplayOptions& options, 
       aborted.state = GroupGeneration::State::kAborted;
       aborted.at_ms = NowMs();
       RETURN_IF_ERROR(append(aborted));
+      RETURN_IF_ERROR(Announce(config, *admin, generations.current));
       LOG_INFO("rolling back the unfinished replay of group {} into generation {} (from {})", group,
                aborted.generation, DescribeFrom(aborted.from_ms));
     }
     g.generation = std::max(generations.current, generations.building ? generations.building->generation : 0) + 1;
     g.state = GroupGeneration::State::kBuilding;
     g.from_ms = from_ms;
-    g.indexes = options.indexes;
+    g.indexes = indexes;
     g.switch_lag = options.switch_lag;
     g.at_ms = NowMs();
     RETURN_IF_ERROR(append(g));
+    // Two replays started at once would both write this generation: the one read back wins.
+    ASSIGN_OR_RETURN(generations, watch->Refresh());
+    if (!generations.building || !(*generations.building == g)) {
+      return Status::Aborted(fmt::format("another replay of group {} started at the same time; this one leaves it "
+                                         "the build (`webindex replay --group {} --abort` drops it)",
+                                         group, group));
+    }
     LOG_INFO("replay of group {} from {} into generation {}: its members build it beside generation {}, which keeps "
              "answering",
              group, DescribeFrom(from_ms), g.generation, generations.current);

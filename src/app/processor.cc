@@ -413,6 +413,27 @@ Status Processor::RunUntilCaughtUp(int64_t max_lag, const std::atomic<bool>& sto
   return Status::Ok();
 }
 
+Status Processor::StopGroupStages() {
+  std::vector<pipeline::StageRunner*> stopping;
+  for (auto& runner : runners_) {
+    if (runner->in_group()) stopping.push_back(runner.get());
+  }
+  for (auto* runner : stopping) runner->RequestStop();
+  Status first;
+  for (auto* runner : stopping) {
+    Status st = runner->Join();
+    if (first.ok() && !st.ok()) first = st;
+  }
+  if (producer_ && !stopping.empty()) {
+    if (!producer_->Flush(10000).ok()) LOG_WARN("not every record was acknowledged before the stages stopped");
+  }
+  for (auto* runner : stopping) {
+    Status st = runner->CommitAcked();
+    if (first.ok() && !st.ok()) first = st;
+  }
+  return first;
+}
+
 Status Processor::Stop() {
   if (stopped_) return Status::Ok();
   stopped_ = true;

@@ -94,6 +94,10 @@ class Processor {
                           const std::function<void(int64_t lag)>& progress);
   //! Finishes the current batches, waits for Kafka's acknowledgements, commits, closes.
   Status Stop();
+  //! Group members: stops the runners of the stages the group shares (page, uri, domain), leaving
+  //! their groups; the table (graph stage, sink, PageRank) goes on. For a generation the group
+  //! retired while this member's table still answers from it.
+  Status StopGroupStages();
   //! Starts the background PageRank when the generation keeps it and this process keeps the table
   //! (Start does unless config.compute_rank is off). Between Start and Stop.
   Status StartRank();

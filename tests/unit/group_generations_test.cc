@@ -44,41 +44,63 @@ TEST(GroupGenerationsTest, RecordsRoundTripAndBadOnesAreRefusedWithTheReason) {
 }
 
 TEST(GroupGenerationsTest, ABuildRunsUntilItIsSwitchedToOrAborted) {
+  constexpr int64_t kNow = 1796000000000;
   GroupGenerations g;
   EXPECT_EQ(g.current, 1u);
   EXPECT_FALSE(g.building);
-  EXPECT_TRUE(g.TrimsAllowed(1));
+  EXPECT_TRUE(g.TrimsAllowed(1, kNow));
 
   g.Apply(Record(2, State::kBuilding, 100));
   ASSERT_TRUE(g.building);
   EXPECT_EQ(g.building->generation, 2u);
   EXPECT_EQ(g.current, 1u);
   // Nobody trims while two generations share the changelogs.
-  EXPECT_FALSE(g.TrimsAllowed(1));
-  EXPECT_FALSE(g.TrimsAllowed(2));
+  EXPECT_FALSE(g.TrimsAllowed(1, kNow));
+  EXPECT_FALSE(g.TrimsAllowed(2, kNow));
 
   g.Apply(Record(2, State::kAborted));
   EXPECT_FALSE(g.building);
-  EXPECT_TRUE(g.TrimsAllowed(1));
-  EXPECT_FALSE(g.TrimsAllowed(2)) << "an aborted generation's runners (still stopping) never trim";
+  EXPECT_TRUE(g.TrimsAllowed(1, kNow));
+  EXPECT_FALSE(g.TrimsAllowed(2, kNow)) << "an aborted generation's runners (still stopping) never trim";
 
   g.Apply(Record(3, State::kBuilding, 200));
   g.Apply(Record(2, State::kAborted));  // a late abort of an older build changes nothing
   ASSERT_TRUE(g.building);
   EXPECT_EQ(g.building->generation, 3u);
-  g.Apply(Record(3, State::kSwitched, 200));
+  GroupGeneration switched = Record(3, State::kSwitched, 200);
+  switched.at_ms = kNow;
+  g.Apply(switched);
   EXPECT_FALSE(g.building);
   EXPECT_EQ(g.current, 3u);
   ASSERT_TRUE(g.current_record);
   EXPECT_EQ(g.current_record->from_ms, 200);
-  EXPECT_FALSE(g.TrimsAllowed(1)) << "the retiring generation's records may be before the new one's";
-  EXPECT_TRUE(g.TrimsAllowed(3));
+  EXPECT_FALSE(g.TrimsAllowed(1, kNow)) << "the retiring generation's records may be before the new one's";
+  // Members stop the retired generation's stages when they read the switch; until all surely
+  // have, one could still restore a task of it from the changelog.
+  EXPECT_FALSE(g.TrimsAllowed(3, kNow + 1000));
+  EXPECT_FALSE(g.TrimsAllowed(3, kNow + GroupGenerations::kRetireGraceMs - 1));
+  EXPECT_TRUE(g.TrimsAllowed(3, kNow + GroupGenerations::kRetireGraceMs));
 
   // Records of the past never move the group back.
   g.Apply(Record(2, State::kSwitched));
   EXPECT_EQ(g.current, 3u);
   g.Apply(Record(3, State::kBuilding));
   EXPECT_FALSE(g.building) << "a build of the current generation";
+}
+
+// Compaction keeps the last record of each key: the current generation and the last build are
+// kept apart, so no number of builds and aborts after a switch can push the switch out.
+TEST(GroupGenerationsTest, SwitchesAndBuildsAreKeptUnderKeysOfTheirOwn) {
+  EXPECT_EQ(GenerationKey("crawl", State::kSwitched), "current:crawl");
+  EXPECT_EQ(GenerationKey("crawl", State::kBuilding), "build:crawl");
+  EXPECT_EQ(GenerationKey("crawl", State::kAborted), "build:crawl");
+  // What compaction leaves of "switched 3, building 4, aborted 4, building 5, aborted 5", in log
+  // order: the switch and the last abort.
+  GroupGenerations g;
+  g.Apply(Record(3, State::kSwitched));
+  g.Apply(Record(5, State::kAborted));
+  EXPECT_EQ(g.current, 3u);
+  EXPECT_FALSE(g.building);
 }
 
 TEST(GroupGenerationsTest, EachGenerationsStagesFormGroupsOfTheirOwn) {
