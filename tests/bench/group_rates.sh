@@ -37,8 +37,9 @@ times = [datetime.datetime.fromisoformat(l[:23]) for l in open(sys.argv[1])
 print(f"{(times[-1] - times[0]).total_seconds():.2f}")
 PY
 }
+links=$(python3 -c "import json, sys; print(sum(len(json.loads(l)['outboundLinks']) for l in open(sys.argv[1])))" \
+  "$dir/crawl.jsonl")
 run stages
-links=$(grep -o 'uri_deltas=[0-9]*' "$dir/stages.log" | tail -1 | cut -d= -f2)
 s=$(span "$dir/stages.log")
 echo "stage member: $links links in $s s: $(python3 -c "print(round($links / $s))") links/s"
 run replica --no-stages --table
