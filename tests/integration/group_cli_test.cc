@@ -81,6 +81,17 @@ class GroupCliTest : public ::testing::Test {
     ASSERT_TRUE(cluster_->Produce(events));
   }
 
+  //! The same, but a page's events go to its task's partition or, for half of the tasks, all to
+  //! the next one (as a producer keying by raw URL would put them), to be forwarded.
+  void FeedForwarded(EventGenerator& gen, BatchModel& model, size_t n) {
+    auto events = gen.Next(n);
+    for (auto& ev : events) {
+      model.Apply(ev.value);
+      if (ev.partition_hint % 2) ev.partition_hint = (ev.partition_hint + 1) % kPartitions;
+    }
+    ASSERT_TRUE(cluster_->Produce(events));
+  }
+
   //! The tasks (`stage`.N) named in lines of the processes' log from byte `from` on that
   //! contain `needle` (e.g. "stage uri: gave up").
   std::set<std::string> TasksIn(const std::string& needle, const std::string& stage, size_t from) const {
@@ -122,16 +133,7 @@ TEST_F(GroupCliTest, MembersKilledRestartedJoiningAndLeavingKeepEveryTableExact)
   std::mt19937_64 rng(seed);
   EventGenerator gen(seed, kPartitions);
   BatchModel model;
-  // Each round's events; a page's events go to its task's partition or, for half of the tasks,
-  // all to the next one (as a producer keying by raw URL would put them), to be forwarded.
-  auto feed = [&](size_t n) {
-    auto events = gen.Next(n);
-    for (auto& ev : events) {
-      model.Apply(ev.value);
-      if (ev.partition_hint % 2) ev.partition_hint = (ev.partition_hint + 1) % kPartitions;
-    }
-    ASSERT_TRUE(cluster_->Produce(events));
-  };
+  auto feed = [&](size_t n) { FeedForwarded(gen, model, n); };
 
   // Waits until `member`'s table has rows: the group has settled and processes.
   auto wait_for_rows = [&](const std::string& member) {
@@ -300,14 +302,7 @@ TEST_F(GroupCliTest, AReplayOfTheGroupIsBuiltByItsMembersWhichAllSwitch) {
   const uint64_t seed = Seed("group replay test");
   EventGenerator gen(seed, kPartitions);
   BatchModel model;
-  auto feed = [&](size_t n) {
-    auto events = gen.Next(n);
-    for (auto& ev : events) {
-      model.Apply(ev.value);
-      if (ev.partition_hint % 2) ev.partition_hint = (ev.partition_hint + 1) % kPartitions;  // forwarded
-    }
-    ASSERT_TRUE(cluster_->Produce(events));
-  };
+  auto feed = [&](size_t n) { FeedForwarded(gen, model, n); };
   std::map<std::string, std::unique_ptr<ChildProcess>> members;
   members["a"] = StartMember("a");                // stages and the table
   members["b"] = StartMember("b", "");            // stages only

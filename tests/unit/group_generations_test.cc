@@ -39,7 +39,9 @@ TEST(GroupGenerationsTest, RecordsRoundTripAndBadOnesAreRefusedWithTheReason) {
                           R"({"generation":3,"state":"done"})", R"({"generation":"3","state":"switched"})"}) {
     auto r = DecodeGroupGeneration(bad);
     EXPECT_FALSE(r.ok()) << bad;
-    if (!r.ok()) EXPECT_NE(r.status().message().find("group generation record"), std::string::npos);
+    if (!r.ok()) {
+      EXPECT_NE(r.status().message().find("group generation record"), std::string::npos);
+    }
   }
 }
 
