@@ -6,6 +6,7 @@
 #include "app/replay.h"
 #include "common/crash_point.h"
 #include "common/log.h"
+#include "common/time.h"
 
 namespace webindex::app {
 namespace {
@@ -34,9 +35,7 @@ Result<std::unique_ptr<Processor>> GroupMember::StartGeneration(uint64_t generat
       LOG_DEBUG("no changelog trim: the group's generations are unknown ({})", generations.status().ToString());
       return false;
     }
-    const auto now = std::chrono::duration_cast<std::chrono::milliseconds>(
-        std::chrono::system_clock::now().time_since_epoch());
-    return generations->TrimsAllowed(gen, now.count());
+    return generations->TrimsAllowed(gen, NowMs());
   };
   auto processor = std::make_unique<Processor>(config);
   RETURN_IF_ERROR(processor->Start());

@@ -12,17 +12,13 @@
 #include "codec/records.h"
 #include "common/crash_point.h"
 #include "common/log.h"
+#include "common/time.h"
 #include "pipeline/changelog.h"
 
 namespace webindex::app {
 namespace {
 
 constexpr int kAdminTimeoutMs = 10000;
-
-int64_t NowMs() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
 
 //! A scratch directory, removed with this object.
 class ScratchDir {

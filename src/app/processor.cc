@@ -11,6 +11,7 @@
 #include "app/group_generations.h"
 #include "app/instance_details.h"
 #include "common/log.h"
+#include "common/time.h"
 #include "graph/graph_stage.h"
 #include "pipeline/page_stage.h"
 #include "pipeline/uri_stage.h"
@@ -20,11 +21,6 @@ namespace webindex::app {
 namespace {
 constexpr int kAdminTimeoutMs = 10000;
 constexpr int kLagTimeoutMs = 2000;  // a metrics scrape must not hang on a slow broker
-
-int64_t NowMs() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
 }  // namespace
 
 std::vector<std::pair<std::string, std::string>> ChangelogInputs(const ProcessorConfig& config) {

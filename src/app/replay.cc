@@ -35,11 +35,6 @@ std::string Fixed64(uint64_t v) {
   return w.Take();
 }
 
-int64_t NowMs() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
-
 }  // namespace
 
 std::string DescribeFrom(int64_t from_ms) { return from_ms < 0 ? "earliest" : FormatRfc3339Ms(from_ms); }

@@ -1,5 +1,7 @@
 #include "common/time.h"
 
+#include <chrono>
+
 #include <ctime>
 
 #include <fmt/format.h>
@@ -86,6 +88,11 @@ std::string FormatRfc3339Ms(int64_t ms) {
   }
   return fmt::format("{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:03}Z", utc.tm_year + 1900, utc.tm_mon + 1, utc.tm_mday,
                      utc.tm_hour, utc.tm_min, utc.tm_sec, millis);
+}
+
+int64_t NowMs() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
+      .count();
 }
 
 }  // namespace webindex

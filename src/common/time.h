@@ -25,4 +25,7 @@ std::optional<Instant> ParseRfc3339(std::string_view text);
 //! 0000-9999; outside them the number itself).
 std::string FormatRfc3339Ms(int64_t ms);
 
+//! The wall clock now, in milliseconds since the Unix epoch.
+int64_t NowMs();
+
 }  // namespace webindex

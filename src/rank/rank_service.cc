@@ -2,6 +2,7 @@
 
 #include "common/bytes.h"
 #include "common/log.h"
+#include "common/time.h"
 #include "rank/pagerank.h"
 #include "rank/table_graph.h"
 
@@ -82,9 +83,7 @@ Result<bool> RankService::RunOnce() {
     stats_.running = true;
   }
   RankResultInfo info;
-  info.computed_at_ms =
-      std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
-          .count();
+  info.computed_at_ms = NowMs();
   info.iterations = options_.iterations;
   info.exports_topic = options_.exports_topic;
   info.positions = std::move(positions);
