@@ -356,9 +356,7 @@ Status Processor::Run(bool exit_when_idle, const std::atomic<bool>& stop, const 
       event_rate_.Sample(now, metrics_.events);
       last_rate_sample = now;
     }
-    for (auto& runner : runners_) {
-      if (runner->failed()) return runner->Join();
-    }
+    RETURN_IF_ERROR(Failure());
     if (Clock::now() - last_generation_check > std::chrono::milliseconds(500)) {
       last_generation_check = Clock::now();
       if (GenerationChanged()) break;
@@ -391,9 +389,7 @@ Status Processor::RunUntilCaughtUp(int64_t max_lag, const std::atomic<bool>& sto
   while (!stop) {
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
     ResyncFlow();
-    for (auto& runner : runners_) {
-      if (runner->failed()) return runner->Join();
-    }
+    RETURN_IF_ERROR(Failure());
     if (Clock::now() - last_check < std::chrono::seconds(1)) continue;
     last_check = Clock::now();
     auto lag = Lag();
@@ -409,45 +405,39 @@ Status Processor::RunUntilCaughtUp(int64_t max_lag, const std::atomic<bool>& sto
   return Status::Ok();
 }
 
-Status Processor::StopGroupStages() {
-  std::vector<pipeline::StageRunner*> stopping;
-  for (auto& runner : runners_) {
-    if (runner->in_group()) stopping.push_back(runner.get());
-  }
-  for (auto* runner : stopping) runner->RequestStop();
+Status Processor::StopRunners(const std::vector<pipeline::StageRunner*>& runners) {
+  for (auto* runner : runners) runner->RequestStop();
   Status first;
-  for (auto* runner : stopping) {
+  for (auto* runner : runners) {
     Status st = runner->Join();
     if (first.ok() && !st.ok()) first = st;
   }
-  if (producer_ && !stopping.empty()) {
-    if (!producer_->Flush(10000).ok()) LOG_WARN("not every record was acknowledged before the stages stopped");
+  if (producer_ && !runners.empty()) {
+    Status st = producer_->Flush(10000);
+    if (!st.ok()) LOG_WARN("not every record was acknowledged before stopping; they are re-sent on start");
   }
-  for (auto* runner : stopping) {
+  for (auto* runner : runners) {
     Status st = runner->CommitAcked();
     if (first.ok() && !st.ok()) first = st;
   }
   return first;
 }
 
+Status Processor::StopGroupStages() {
+  std::vector<pipeline::StageRunner*> stopping;
+  for (auto& runner : runners_) {
+    if (runner->in_group()) stopping.push_back(runner.get());
+  }
+  return StopRunners(stopping);
+}
+
 Status Processor::Stop() {
   if (stopped_) return Status::Ok();
   stopped_ = true;
   if (rank_) rank_->Stop();  // it reads the store only; the stages never wait for it
-  for (auto it = runners_.rbegin(); it != runners_.rend(); ++it) (*it)->RequestStop();
-  Status first;
-  for (auto it = runners_.rbegin(); it != runners_.rend(); ++it) {
-    Status st = (*it)->Join();
-    if (first.ok() && !st.ok()) first = st;
-  }
-  if (producer_) {
-    Status st = producer_->Flush(10000);
-    if (!st.ok()) LOG_WARN("not every record was acknowledged before stopping; they are re-sent on start");
-  }
-  for (auto& runner : runners_) {
-    Status st = runner->CommitAcked();
-    if (first.ok() && !st.ok()) first = st;
-  }
+  std::vector<pipeline::StageRunner*> stopping;  // downstream first
+  for (auto it = runners_.rbegin(); it != runners_.rend(); ++it) stopping.push_back(it->get());
+  Status first = StopRunners(stopping);
   if (store_) {
     Status st = store_->Flush();
     if (first.ok() && !st.ok()) first = st;

@@ -141,6 +141,8 @@ class Processor {
 
  private:
   Status EnsureTopics();
+  //! Stops `runners` in that order, waits for what they sent, deletes what is acknowledged.
+  Status StopRunners(const std::vector<pipeline::StageRunner*>& runners);
   void LogProgress();
   //! Flow control: once a second, each watched partition's count reset to its unread records as
   //! the broker and its reader say (FlowControl::Resync).
