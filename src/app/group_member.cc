@@ -58,16 +58,8 @@ Status GroupMember::Start() {
     // The group switched generations while this data dir was away (or never ran in it): its
     // generation `want` is used when a build of it finished its setup here, else made afresh
     // (its tasks restore from the changelogs, its table reads the exports from their start).
-    const GroupGeneration record = generations.current_record.value_or(GroupGeneration{});
-    ASSIGN_OR_RETURN(auto present, dir_->List());
-    ASSIGN_OR_RETURN(const InstanceDetails details, DetailsForReplay(config_, *dir_, had, record.indexes));
-    bool usable = false;
-    if (std::find(present.begin(), present.end(), want) != present.end()) {
-      ASSIGN_OR_RETURN(auto started, ReadReplayStart(*dir_, want, config_.store));
-      usable = started && started->from_ms == record.from_ms && SameIndexes(started->details, details);
-      if (!usable) RETURN_IF_ERROR(dir_->Remove(want));
-    }
-    if (!usable) RETURN_IF_ERROR(CreateGeneration(config_, details, *admin_, *dir_, want, record.from_ms));
+    ASSIGN_OR_RETURN(const bool usable,
+                     PrepareGeneration(generations.current_record.value_or(GroupGeneration{}), had));
     RETURN_IF_ERROR(dir_->SetCurrent(want));
     LOG_INFO("group {} is at generation {}; data dir {} was at generation {}: now at {}{}", config_.group, want,
              config_.data_dir, had, want, usable ? " (built here before)" : "");
@@ -85,17 +77,21 @@ Status GroupMember::Start() {
   return Status::Ok();
 }
 
-Status GroupMember::StartBuilder(const GroupGeneration& g) {
-  ASSIGN_OR_RETURN(const uint64_t current, dir_->Current());
-  ASSIGN_OR_RETURN(const InstanceDetails details, DetailsForReplay(config_, *dir_, current, g.indexes));
+Result<bool> GroupMember::PrepareGeneration(const GroupGeneration& g, uint64_t base) {
+  ASSIGN_OR_RETURN(const InstanceDetails details, DetailsForReplay(config_, *dir_, base, g.indexes));
   ASSIGN_OR_RETURN(auto present, dir_->List());
-  bool resume = false;
   if (std::find(present.begin(), present.end(), g.generation) != present.end()) {
     ASSIGN_OR_RETURN(auto started, ReadReplayStart(*dir_, g.generation, config_.store));
-    resume = started && started->from_ms == g.from_ms && SameIndexes(started->details, details);
-    if (!resume) RETURN_IF_ERROR(dir_->Remove(g.generation));
+    if (started && started->from_ms == g.from_ms && SameIndexes(started->details, details)) return true;
+    RETURN_IF_ERROR(dir_->Remove(g.generation));
   }
-  if (!resume) RETURN_IF_ERROR(CreateGeneration(config_, details, *admin_, *dir_, g.generation, g.from_ms));
+  RETURN_IF_ERROR(CreateGeneration(config_, details, *admin_, *dir_, g.generation, g.from_ms));
+  return false;
+}
+
+Status GroupMember::StartBuilder(const GroupGeneration& g) {
+  ASSIGN_OR_RETURN(const uint64_t current, dir_->Current());
+  ASSIGN_OR_RETURN(const bool resume, PrepareGeneration(g, current));
   LOG_INFO("group {} builds generation {} (a replay from {}{}): {} its stages here beside generation {}",
            config_.group, g.generation, DescribeFrom(g.from_ms), g.indexes.empty() ? "" : ", indexes " + g.indexes,
            resume ? "resuming" : "starting", current);

@@ -39,6 +39,10 @@ class GroupMember {
 
  private:
   Result<std::unique_ptr<Processor>> StartGeneration(uint64_t generation);
+  //! Makes generation g.generation of the data dir the one `g` describes, its indexes `g`'s changes
+  //! applied to generation `base`'s: true when a setup of it from the same --from and indexes is
+  //! there already (kept), false when it was made now (anything else there removed first).
+  Result<bool> PrepareGeneration(const GroupGeneration& g, uint64_t base);
   //! Creates (or resumes) generation g.generation in the data dir and starts it beside the current.
   Status StartBuilder(const GroupGeneration& g);
   Status StopBuilder(const char* why);
