@@ -157,17 +157,9 @@ GroupGenerations GenerationWatch::last() const {
 
 Status AppendGroupGeneration(const kafka::ClientConfig& config, const std::string& topic, const std::string& group,
                              const GroupGeneration& g) {
-  std::mutex mu;
-  Status delivered = Status::Unavailable("not acknowledged");
-  ASSIGN_OR_RETURN(auto producer, kafka::Producer::Create(config, [&](uint64_t, const Status& st) {
-                     std::lock_guard<std::mutex> lock(mu);
-                     delivered = st;
-                   }));
-  RETURN_IF_ERROR(producer->Produce({topic, 0, GenerationKey(group, g.state), EncodeGroupGeneration(g), {}}, 0));
-  RETURN_IF_ERROR(producer->Flush(30000));
-  std::lock_guard<std::mutex> lock(mu);
-  return delivered.WithContext(fmt::format("writing {} generation {} of group {} to {}", StateName(g.state),
-                                           g.generation, group, topic));
+  return kafka::ProduceAndWait(config, {{topic, 0, GenerationKey(group, g.state), EncodeGroupGeneration(g), {}}}, 30000)
+      .WithContext(fmt::format("writing {} generation {} of group {} to {}", StateName(g.state), g.generation, group,
+                               topic));
 }
 
 }  // namespace webindex::app

@@ -88,18 +88,10 @@ Status Announce(const ProcessorConfig& config, kafka::Admin& admin, uint64_t gen
   record.gen = gen;
   record.inst = "group:" + config.group;
   const std::string value = codec::Encode(record);
-  std::mutex mu;
-  Status failed;
-  ASSIGN_OR_RETURN(auto producer, kafka::Producer::Create(config.kafka, [&](uint64_t, const Status& st) {
-                     std::lock_guard<std::mutex> lock(mu);
-                     if (!st.ok() && failed.ok()) failed = st;
-                   }));
-  for (int32_t p = 0; p < partitions; ++p) {
-    RETURN_IF_ERROR(producer->Produce({config.topics.exports, p, record.key, value, {}}, 0));
-  }
-  RETURN_IF_ERROR(producer->Flush(30000));
-  std::lock_guard<std::mutex> lock(mu);
-  return failed.WithContext("announcing generation " + std::to_string(gen) + " in " + config.topics.exports);
+  std::vector<OutRecord> records;
+  for (int32_t p = 0; p < partitions; ++p) records.push_back({config.topics.exports, p, record.key, value, {}});
+  return kafka::ProduceAndWait(config.kafka, records, 30000)
+      .WithContext("announcing generation " + std::to_string(gen) + " in " + config.topics.exports);
 }
 
 }  // namespace

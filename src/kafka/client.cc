@@ -234,6 +234,19 @@ Status Producer::FatalError() const {
   return impl_->fatal;
 }
 
+Status ProduceAndWait(const ClientConfig& config, const std::vector<OutRecord>& records, int timeout_ms) {
+  std::mutex mu;
+  Status failed;
+  ASSIGN_OR_RETURN(auto producer, Producer::Create(config, [&](uint64_t, const Status& st) {
+                     std::lock_guard<std::mutex> lock(mu);
+                     if (!st.ok() && failed.ok()) failed = st;
+                   }));
+  for (const OutRecord& r : records) RETURN_IF_ERROR(producer->Produce(r, 0));
+  RETURN_IF_ERROR(producer->Flush(timeout_ms));
+  std::lock_guard<std::mutex> lock(mu);
+  return failed;
+}
+
 // ---------------------------------------------------------------------------------------------
 // Consumer
 

@@ -128,6 +128,10 @@ struct GroupMembership {
   std::string assignment_strategy = "cooperative-sticky";
 };
 
+//! Sends `records` with a producer of its own and waits up to `timeout_ms` until every one is
+//! acknowledged: the first error, if any (for a few control records, not for a stage's output).
+Status ProduceAndWait(const ClientConfig& config, const std::vector<OutRecord>& records, int timeout_ms);
+
 //! Reads partitions from explicit offsets (positions live in RocksDB, never in Kafka's group
 //! offsets): assigned by the caller (Create, Assign) or by the group protocol (Join,
 //! Subscribe). One thread.
