@@ -1329,6 +1329,14 @@ void StageRunner::TrimIfDue() {
   std::erase_if(ready, [&](const auto& t) { return !owned.count(t.first) || t.second.epoch != EpochOf(t.first); });
   if (ready.empty()) return;
   const std::string stage(stage_->name());
+  // Before the group's confirmation, which it would waste: a generation whose records could be
+  // before these offsets (acknowledged already) is announced before any of its runners starts,
+  // so the question asked now sees it.
+  if (options_.trims_allowed && !options_.trims_allowed()) {
+    LOG_DEBUG("stage {}: no changelog trim while another generation of the group shares {}", stage,
+              ChangelogTopic(options_.changelog_prefix, stage));
+    return;
+  }
   {
     // The group's confirmation that this member owns its tasks still. A member the group has
     // dropped (a zombie) is refused; any claim of its tasks by another needs a later generation
@@ -1341,13 +1349,6 @@ void StageRunner::TrimIfDue() {
                stage, confirmed.ToString());
       return;
     }
-  }
-  // After the confirmation: a generation whose records could be before these offsets is announced
-  // before any of its runners starts, so the question asked now sees it.
-  if (options_.trims_allowed && !options_.trims_allowed()) {
-    LOG_DEBUG("stage {}: no changelog trim while another generation of the group shares {}", stage,
-              ChangelogTopic(options_.changelog_prefix, stage));
-    return;
   }
   std::map<int32_t, int64_t> before;
   for (const auto& [task, due] : ready) before[task] = due.before;
