@@ -229,10 +229,6 @@ void RemoveOlderGenerations(state::DataDir& dir) {
   }
 }
 
-}  // namespace
-
-namespace {
-
 int ExitFor(Status run, Status stopped, uint64_t lost) {
   if (!run.ok()) return Fail(run);
   if (!stopped.ok()) return Fail(stopped);
