@@ -873,6 +873,10 @@ void StageRunner::Loop() {
       if (st.ok()) TrimIfDue();
       if (st.ok() && (!batch.empty() || !adopted_.empty() || DeletableBelow() > deleted_below_)) {
         st = RunBatch(batch.records());
+      } else if (st.ok()) {
+        // Idle: the positions of the last commits, whose report was due later (once a second at
+        // most) or held back by a rebalance, are reported now; nothing when they were.
+        ReportPositions();
       }
       batch.Clear();
       busy_ = false;
@@ -1065,10 +1069,16 @@ void StageRunner::ReportPositions() {
     owned = owned_;
   }
   std::vector<kafka::TopicPartitionOffset> positions;
+  std::vector<std::pair<int32_t, int64_t>> reporting;
   for (int32_t p = 0; p < input_partitions_; ++p) {
     if (options_.group && !owned.count(p)) continue;
-    if (positions_[p] >= 0) positions.push_back({stage_->input_topic(), p, positions_[p].load()});
+    if (positions_[p] >= 0) {
+      positions.push_back({stage_->input_topic(), p, positions_[p].load()});
+      reporting.emplace_back(p, positions_[p].load());
+    }
   }
+  if (reporting == reported_) return;  // asked again while idle: nothing new
+  reported_ = std::move(reporting);
   consumer_->ReportPositions(positions);
 }
 

@@ -342,6 +342,7 @@ class StageRunner {
   bool flow_writes_ = false;    // the stage writes a watched topic: its batches are limited
   size_t last_batch_in_ = 0;    // input records of the last committed batch that had any
   std::chrono::steady_clock::time_point reported_at_{};  // positions last reported (ReportPositions)
+  std::vector<std::pair<int32_t, int64_t>> reported_;     // (partition, position) last reported
   // Group mode (options_.group).
   Listener listener_{*this};
   mutable std::mutex owned_mu_;
