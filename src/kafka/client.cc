@@ -13,6 +13,7 @@
 #include <set>
 #include <thread>
 #include <tuple>
+#include <unordered_map>
 
 #include "common/log.h"
 
@@ -136,6 +137,21 @@ struct Producer::Impl {
   std::thread poller;
   mutable std::mutex fatal_mu;
   Status fatal;
+  //! A handle per topic produced to, kept for the producer's life. librdkafka (before 2.10.1)
+  //! asks for the partitions' leaders of a topic first named in rd_kafka_producev only on its
+  //! next one-second timer, which delayed the first record of every fresh producer by a second
+  //! (every `webindex load`, every control record); rd_kafka_topic_new asks at once. Reusing
+  //! the handle also saves producev's lookup of the topic by name for every record.
+  std::mutex topics_mu;
+  std::unordered_map<std::string, rd_kafka_topic_t*> topics;
+
+  rd_kafka_topic_t* Topic(const std::string& name) {
+    std::lock_guard<std::mutex> lock(topics_mu);
+    if (auto it = topics.find(name); it != topics.end()) return it->second;
+    rd_kafka_topic_t* rkt = rd_kafka_topic_new(rk.get(), name.c_str(), nullptr);
+    if (rkt != nullptr) topics.emplace(name, rkt);
+    return rkt;  // null: rd_kafka_last_error() says why
+  }
 
   static void OnDelivery(rd_kafka_t*, const rd_kafka_message_t* m, void* opaque) {
     auto* self = static_cast<Impl*>(opaque);
@@ -159,6 +175,9 @@ Producer::Producer(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Producer::~Producer() {
   impl_->stop = true;
   if (impl_->poller.joinable()) impl_->poller.join();
+  for (auto& [name, rkt] : impl_->topics) {
+    if (rkt != nullptr) rd_kafka_topic_destroy(rkt);
+  }
 }
 
 Result<std::unique_ptr<Producer>> Producer::Create(const ClientConfig& config, DeliveryCallback on_delivery) {
@@ -191,6 +210,8 @@ Result<std::unique_ptr<Producer>> Producer::Create(const ClientConfig& config, D
 }
 
 Status Producer::Produce(const OutRecord& r, uint64_t opaque) {
+  rd_kafka_topic_t* rkt = impl_->Topic(r.topic);
+  if (rkt == nullptr) return KafkaError(rd_kafka_last_error(), "producing to " + r.topic);
   for (;;) {
     rd_kafka_headers_t* hdrs = nullptr;
     if (!r.headers.empty()) {
@@ -198,7 +219,7 @@ Status Producer::Produce(const OutRecord& r, uint64_t opaque) {
       for (const auto& [k, v] : r.headers) rd_kafka_header_add(hdrs, k.data(), k.size(), v.data(), v.size());
     }
     rd_kafka_resp_err_t err = rd_kafka_producev(
-        impl_->rk.get(), RD_KAFKA_V_TOPIC(r.topic.c_str()), RD_KAFKA_V_PARTITION(r.partition),
+        impl_->rk.get(), RD_KAFKA_V_RKT(rkt), RD_KAFKA_V_PARTITION(r.partition),
         RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY), RD_KAFKA_V_KEY(r.key.data(), r.key.size()),
         RD_KAFKA_V_VALUE(r.tombstone ? nullptr : const_cast<char*>(r.value.data()), r.tombstone ? 0 : r.value.size()),
         RD_KAFKA_V_HEADERS(hdrs),
