@@ -234,11 +234,9 @@ Status Producer::Produce(const OutRecord& r, uint64_t opaque) {
 
 Status Producer::WarmUp(const std::vector<std::string>& topics, int timeout_ms) {
   for (const auto& name : topics) {
-    rd_kafka_topic_t* rkt = rd_kafka_topic_new(impl_->rk.get(), name.c_str(), nullptr);
-    const rd_kafka_metadata_t* md = nullptr;
-    rd_kafka_resp_err_t err = rd_kafka_metadata(impl_->rk.get(), 0, rkt, &md, timeout_ms);
+    const rd_kafka_metadata_t* md = nullptr;  // the handle is the one Produce uses, kept
+    rd_kafka_resp_err_t err = rd_kafka_metadata(impl_->rk.get(), 0, impl_->Topic(name), &md, timeout_ms);
     if (md) rd_kafka_metadata_destroy(md);
-    rd_kafka_topic_destroy(rkt);
     if (err) return KafkaError(err, "metadata of " + name);
   }
   return Status::Ok();
