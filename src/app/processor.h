@@ -27,6 +27,14 @@
 namespace webindex::app {
 
 struct ProcessorConfig {
+  //! The store's defaults, with the graph's scan-only rows kept out of the memtables' Bloom
+  //! filter (graph::ScanOnlyRows).
+  static state::StoreOptions DefaultStore() {
+    state::StoreOptions store;
+    store.scan_only.push_back(graph::ScanOnlyRows({}));
+    return store;
+  }
+
   kafka::ClientConfig kafka;
   std::string data_dir;  //!< see state::DataDir
   //! 0: the data dir's current generation, switching when a replay makes another one
@@ -36,7 +44,7 @@ struct ProcessorConfig {
   std::map<std::string, int> partitions;  //!< topic -> partitions to create it with
   std::map<std::string, std::map<std::string, std::string>> topic_config;  //!< topic -> broker config
   codec::DecodeLimits limits;
-  state::StoreOptions store;
+  state::StoreOptions store = DefaultStore();
   pipeline::RunnerOptions runner;
   //! Flow control of a lone run (pipeline/flow_control.h): unread bytes one partition of an
   //! internal topic may hold at most before the stages writing it wait. 0: no limit. Unset:

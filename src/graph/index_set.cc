@@ -5,6 +5,13 @@
 
 namespace webindex::graph {
 
+state::ScanOnlyKeys ScanOnlyRows(const KeySpace& space) {
+  static_assert(static_cast<char>(Index::kSop) == 0x02 && static_cast<char>(Index::kOsp) == 0x04 &&
+                    kTemporalRows == 0x05 && kTextReversedRows == 0x08,
+                "the scan-only rows are 02 to 08");
+  return {space.family, space.prefix + '\x02', space.prefix + '\x09'};
+}
+
 void AppendIndexRows(const IndexSet& indexes, const KeySpace& space, const Statement& statement, bool add,
                      state::SortedWrites* rows, IndexNotes* notes) {
   AppendTemporalRows(indexes, space, statement, add, rows, notes);

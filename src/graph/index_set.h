@@ -25,6 +25,11 @@ inline constexpr char kTextRows = 0x07;                 //!< graph | token | s p
 //! list; rows written before this form (the same key followed by s p o) read the same.
 inline constexpr char kTextReversedRows = 0x08;
 
+//! The graph's rows that only scans read (state::StoreOptions::scan_only): the SOP, POS and OSP
+//! orders and the derived indexes (02-08). Point reads look for SPO rows (is a statement
+//! present?) and the web graph's anchor-text counts (10).
+state::ScanOnlyKeys ScanOnlyRows(const KeySpace& space);
+
 //! The derived indexes a generation maintains.
 struct IndexSet {
   bool temporal = false;

@@ -584,7 +584,9 @@ ClaimSpec StageRunner::SpecOf(int32_t task) const {
                  ChangelogTopic(options_.changelog_prefix, name),
                  stage_->Outputs(),
                  options_.records_instance,
-                 std::nullopt};
+                 std::nullopt,
+                 -1,
+                 {}};
   if (options_.group && consumer_) {
     // The claim outranks those of earlier group generations: a member dropped while it took the
     // task over, claiming late, cannot take it from its next owner (fence.h, NextEpoch).

@@ -57,6 +57,36 @@ Status FromRocks(const rocksdb::Status& s, const char* what) {
 rocksdb::Slice ToSlice(std::string_view v) { return {v.data(), v.size()}; }
 std::string_view ToView(const rocksdb::Slice& s) { return {s.data(), s.size()}; }
 
+//! The keys of a family that point reads look for: all but its scan-only ranges. As RocksDB's
+//! prefix extractor, with each such key its own "prefix", it makes the memtable's Bloom filter
+//! (memtable_whole_key_filtering off) hold exactly those keys. Iterators never use it
+//! (ReadOptions::total_order_seek, Store::Impl::Read); SST filters keep every whole key.
+class PointReadKeys final : public rocksdb::SliceTransform {
+ public:
+  explicit PointReadKeys(std::vector<std::pair<std::string, std::string>> scan_only)
+      : scan_only_(std::move(scan_only)), name_("webindex.PointReadKeys:") {
+    for (const auto& [begin, end] : scan_only_) {
+      for (const auto* part : {&begin, &end}) {
+        for (unsigned char c : *part) name_ += fmt::format("{:02x}", c);
+        name_ += part == &begin ? "-" : ";";
+      }
+    }
+  }
+  const char* Name() const override { return name_.c_str(); }
+  rocksdb::Slice Transform(const rocksdb::Slice& key) const override { return key; }
+  bool InDomain(const rocksdb::Slice& key) const override {
+    const std::string_view k = ToView(key);
+    for (const auto& [begin, end] : scan_only_) {
+      if (k >= begin && k < end) return false;
+    }
+    return true;
+  }
+
+ private:
+  std::vector<std::pair<std::string, std::string>> scan_only_;
+  std::string name_;
+};
+
 //! RocksDB's own log, into webindex's (warnings and errors; the rest at debug level). Not a file
 //! in the data dir: a log file on a full disk fails, and Debian's RocksDB asserts on its next line.
 class RocksLogger final : public rocksdb::Logger {
@@ -287,6 +317,9 @@ struct Store::Impl {
   }
   rocksdb::ReadOptions Read(const Snapshot* snap) const {
     rocksdb::ReadOptions ro;
+    // A family's prefix extractor (PointReadKeys) serves point reads only: a seek in "prefix
+    // mode" would skip whatever its filters do not hold.
+    ro.total_order_seek = true;
     if (snap) ro.snapshot = snap->impl_->snap;
     return ro;
   }
@@ -401,6 +434,14 @@ Result<std::unique_ptr<Store>> Store::Open(const std::string& dir, const StoreOp
     // memtable's range deletions too and corrupts them, so families with DeleteRange go without.
     if (!TakesRangeDeletes(static_cast<Family>(f))) {
       family_opts.memtable_insert_with_hint_prefix_extractor.reset(rocksdb::NewFixedPrefixTransform(0));
+    }
+    std::vector<std::pair<std::string, std::string>> scan_only;
+    for (const auto& range : options.scan_only) {
+      if (static_cast<int>(range.family) == f) scan_only.emplace_back(range.begin, range.end);
+    }
+    if (!scan_only.empty()) {
+      family_opts.prefix_extractor = std::make_shared<PointReadKeys>(std::move(scan_only));
+      family_opts.memtable_whole_key_filtering = false;
     }
     cfs.emplace_back(kFamilyNames[f], family_opts);
   }

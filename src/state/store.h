@@ -29,6 +29,13 @@ enum class Family : int {
   kCount,
 };
 
+//! Keys of a family that are read only by scans (Store::NewIterator), never by key (Get,
+//! MultiGet): [begin, end).
+struct ScanOnlyKeys {
+  Family family = Family::kTable;
+  std::string begin, end;
+};
+
 struct StoreOptions {
   size_t block_cache_bytes = 256u << 20;
   size_t write_buffer_bytes = 64u << 20;     //!< one memtable of one family at most
@@ -45,6 +52,10 @@ struct StoreOptions {
   bool create_if_missing = true;
   //! false: files are never compacted, so that a test sees the file layout its flushes made.
   bool auto_compactions = true;
+  //! Key ranges that point reads never look for: their rows take no place in the memtables'
+  //! Bloom filter, whose every entry costs the write a hash and a cache miss. A point read of
+  //! such a key is still answered exactly, only without the filter's shortcut.
+  std::vector<ScanOnlyKeys> scan_only;
   //! The file system RocksDB uses; nullptr: the real one. Tests inject faults through it.
   std::shared_ptr<rocksdb::Env> env;
 };

@@ -8,6 +8,7 @@
 #include "codec/event.h"
 #include "codec/state_codec.h"
 #include "common/bytes.h"
+#include "graph/index_set.h"
 #include "model/url.h"
 
 namespace webindex::benchmarks {
@@ -55,7 +56,9 @@ TempStore::TempStore() {
   std::string tmpl = (std::filesystem::temp_directory_path() / "webindex-microbench-XXXXXX").string();
   if (!mkdtemp(tmpl.data())) abort();
   dir_ = tmpl;
-  auto store = state::Store::Open(dir_, state::StoreOptions{});
+  state::StoreOptions options;
+  options.scan_only.push_back(graph::ScanOnlyRows({}));  // as `webindex run` opens its store
+  auto store = state::Store::Open(dir_, options);
   if (!store.ok()) {
     std::fprintf(stderr, "cannot open a store in %s: %s\n", dir_.c_str(), store.status().ToString().c_str());
     abort();
