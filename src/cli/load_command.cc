@@ -280,6 +280,8 @@ class Pacer {
   static constexpr auto kCheckEvery = std::chrono::milliseconds(50);
   static constexpr uint64_t kCheckBytes = 512 << 10;
   static constexpr auto kStalledAfter = std::chrono::seconds(10);
+  //! How long a load waits for the acknowledgement of records still in the producer.
+  static constexpr auto kDeliveryWait = std::chrono::milliseconds(1);
 
   //! `sent`: records handed to the producer; `delivered`: of them, acknowledged or failed.
   Pacer(kafka::Admin& admin, std::unique_ptr<kafka::Consumer> reader, std::string topic, std::string group,
@@ -304,8 +306,12 @@ class Pacer {
     since_check_ = 0;
     for (;;) {
       checked_ = Clock::now();
-      ASSIGN_OR_RETURN(const bool room, Room());
-      if (room) return Status::Ok();
+      ASSIGN_OR_RETURN(const Room room, CheckRoom());
+      if (room == Room::kYes) return Status::Ok();
+      if (room == Room::kInFlight) {  // the broker acknowledges within a millisecond or so
+        std::this_thread::sleep_for(kDeliveryWait);
+        continue;
+      }
       if (!waited_) {
         progress->Finish();
         LOG_INFO("waiting for {} to read {} (the embedded broker keeps about 5 MiB per partition; start `webindex "
@@ -321,13 +327,18 @@ class Pacer {
 
  private:
   using Clock = std::chrono::steady_clock;
-  Result<bool> Room() {
+  //! kInFlight: more than kCheckBytes still in the producer; kNo: a partition holds
+  //! kPaceBudget unread.
+  enum class Room { kYes, kInFlight, kNo };
+  Result<Room> CheckRoom() {
     const uint64_t average = bytes_ / records_;
     // Records still in the producer are not in the partitions yet: they go first (unless the
     // producer is stuck: then Flush reports it at the end).
     const uint64_t delivered = delivered_.load();
     if (delivered != delivered_seen_) delivered_seen_ = delivered, delivered_at_ = Clock::now();
-    if ((sent_ - delivered) * average > kCheckBytes && Clock::now() - delivered_at_ < kStalledAfter) return false;
+    if ((sent_ - delivered) * average > kCheckBytes && Clock::now() - delivered_at_ < kStalledAfter) {
+      return Room::kInFlight;
+    }
     ASSIGN_OR_RETURN(auto committed, Positions());
     for (size_t p = 0; p < last_.size(); ++p) {
       if (committed[p] != last_[p]) {  // -1: no position reported yet (the reader may be starting)
@@ -346,9 +357,9 @@ class Pacer {
         stalled_[p] = true;
         continue;
       }
-      return false;
+      return Room::kNo;
     }
-    return true;
+    return Room::kYes;
   }
 
   const uint64_t& sent_;

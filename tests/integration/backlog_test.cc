@@ -107,6 +107,26 @@ size_t CrawledPages(const std::vector<std::string>& table) {
   }));
 }
 
+// A load smaller than what a partition may hold unread never waits for its reader, and does
+// not say it does: records still on their way to the broker are waited for quietly, a
+// millisecond at a time (they once cost 50 ms each and a "waiting for" line).
+TEST(BacklogTest, ALoadUnderThePacingBudgetNeverSaysItWaitsForTheReader) {
+  CliCluster cluster(WEBINDEX_BINARY, "load-unpaced", 1);
+  ASSERT_TRUE(cluster.ok()) << ReadFileBytes(cluster.log());
+  const std::string file = WriteCrawlFile(cluster.dir(), 2500);  // ~2.4 MiB into one partition
+
+  auto run = cluster.StartRun(/*exit_when_idle=*/false);
+  ASSERT_TRUE(cluster.WaitForLog("processing pages", 30000)) << ReadFileBytes(cluster.log());
+  const size_t from = cluster.LogSize();
+  EXPECT_EQ(cluster.Run({"load", "--brokers", cluster.brokers(), file}), 0) << ReadFileBytes(cluster.log());
+  EXPECT_FALSE(cluster.WaitForLog("waiting for webindex-page", 0, from)) << ReadFileBytes(cluster.log());
+  run->Signal(SIGINT);
+  EXPECT_EQ(run->Wait(), 0) << ReadFileBytes(cluster.log());
+  EXPECT_EQ(cluster.Run({"run", "--brokers", cluster.brokers(), "--data-dir", cluster.data_dir(), "--exit-when-idle"}), 0)
+      << ReadFileBytes(cluster.log());
+  EXPECT_EQ(CrawledPages(cluster.Dump()), 2500u);
+}
+
 // `webindex load` into the embedded broker keeps each partition's unread part under ~3 MiB,
 // watching the position the running `webindex run` reports; with nobody reading, it says what
 // the broker deleted and exits 4.
