@@ -12,9 +12,7 @@ Status GraphUpdate::Record(Statement statement, bool add) {
 
 void GraphUpdate::Put(Statement statement, bool add) {
   std::string key = RowKey(space_, Index::kSpo, statement);
-  Op& op = ops_[std::move(key)];
-  op.statement = std::move(statement);
-  op.add = add;
+  ops_.push_back({std::move(key), std::move(statement), add});
 }
 
 Result<ApplyResult> GraphUpdate::Apply(state::Store& store, state::WriteBatch& batch) {
@@ -26,40 +24,46 @@ Result<ApplyResult> GraphUpdate::Apply(state::Store& store, state::WriteBatch& b
 
 Result<ApplyResult> GraphUpdate::Collect(state::Store& store, state::SortedWrites* out, const BatchStatements* before,
                                          BatchStatements* after) {
-  std::vector<std::string> keys;
-  keys.reserve(ops_.size());
-  for (const auto& [key, op] : ops_) keys.push_back(key);
-  std::vector<std::optional<std::string>> present;
-  RETURN_IF_ERROR(store.MultiGet(space_.family, keys, &present));
+  // The ops in key order (statement order), the last one of each statement only. Statements
+  // mostly come grouped by subject and in order (a record holds one subject's), so the order
+  // is often there already.
+  order_.resize(ops_.size());
+  for (uint32_t i = 0; i < order_.size(); ++i) order_[i] = i;
+  auto by_key = [this](uint32_t a, uint32_t b) { return ops_[a].key < ops_[b].key; };
+  if (!std::is_sorted(order_.begin(), order_.end(), by_key)) std::stable_sort(order_.begin(), order_.end(), by_key);
+  size_t kept = 0;
+  for (size_t i = 0; i < order_.size(); ++i) {
+    if (i + 1 < order_.size() && ops_[order_[i + 1]].key == ops_[order_[i]].key) continue;  // a later op wins
+    order_[kept++] = order_[i];
+  }
+  order_.resize(kept);
 
+  std::vector<std::string_view> keys;
+  keys.reserve(order_.size());
+  for (uint32_t i : order_) keys.push_back(ops_[i].key);
+  std::vector<std::optional<std::string>> present;
+  RETURN_IF_ERROR(store.MultiGet(space_.family, keys, &present, /*sorted=*/true));
   if (before != nullptr && before->size() > 0) {
-    size_t i = 0;
-    for (const auto& [key, op] : ops_) {
-      if (const auto was = before->Find(key)) present[i] = *was ? std::optional<std::string>("") : std::nullopt;
-      ++i;
+    for (size_t i = 0; i < keys.size(); ++i) {
+      if (const auto was = before->Find(keys[i])) present[i] = *was ? std::optional<std::string>("") : std::nullopt;
     }
   }
-  if (after != nullptr) {
-    after->Clear();
-    for (const auto& [key, op] : ops_) after->Note(key, op.add);
-  }
 
-  ApplyResult result;  // ops_ is in SPO key order, which is statement order
+  ApplyResult result;  // in statement order
   // Rows are sorted, to reach the batch in key order (RocksDB's memtable takes sorted inserts
   // fastest; the graph stage's two lanes add two such runs one after the other). The
   // removals' rows first: of two statements that share a derived row (two long literals of one
   // subject and predicate with one digest, docs/graph.md), the one added keeps it.
   state::SortedWrites& rows = *out;
   for (const bool add : {false, true}) {
-    size_t i = 0;
-    for (auto& [key, op] : ops_) {
-      const bool was = present[i++].has_value();
+    for (size_t i = 0; i < order_.size(); ++i) {
+      Op& op = ops_[order_[i]];
       if (op.add != add) continue;
-      if (was == add) {
+      if (present[i].has_value() == add) {
         ++result.unchanged;
         continue;
       }
-      rows.BeginKey().append(key);
+      rows.BeginKey().append(op.key);
       EndRow(&rows, add);
       for (size_t k = 1; k < kIndexes.size(); ++k) {
         AppendRowKey(space_, kIndexes[k], op.statement, &rows.BeginKey());
@@ -70,6 +74,10 @@ Result<ApplyResult> GraphUpdate::Collect(state::Store& store, state::SortedWrite
     }
   }
   rows.Sort();
+  if (after != nullptr) {  // `before` is read: it may be `after`
+    after->Clear();
+    for (uint32_t i : order_) after->Note(std::move(ops_[i].key), ops_[i].add);
+  }
   ops_.clear();
   return result;
 }

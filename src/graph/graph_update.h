@@ -4,7 +4,6 @@
 
 #include <cstdint>
 #include <functional>
-#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -40,6 +39,7 @@ class BatchStatements {
     return it->second;
   }
   void Note(std::string_view spo_key, bool present) { present_.insert_or_assign(std::string(spo_key), present); }
+  void Note(std::string&& spo_key, bool present) { present_.insert_or_assign(std::move(spo_key), present); }
   void Clear() { present_.clear(); }
   size_t size() const { return present_.size(); }
 
@@ -68,6 +68,7 @@ class GraphUpdate {
   //! record checks each of its statements first, to name the line of a bad one).
   void AddValid(Statement statement) { Put(std::move(statement), true); }
   void RemoveValid(Statement statement) { Put(std::move(statement), false); }
+  //! Ops recorded and not applied yet (a statement recorded twice counts twice).
   size_t size() const { return ops_.size(); }
 
   //! Reads which of the touched statements are present in `store` (committed state), and adds
@@ -88,12 +89,14 @@ class GraphUpdate {
   Status Record(Statement statement, bool add);
   void Put(Statement statement, bool add);
   struct Op {
+    std::string key;  //!< the statement's SPO row key
     Statement statement;
     bool add = true;
   };
   KeySpace space_;
   IndexSet indexes_;
-  std::map<std::string, Op> ops_;  //!< SPO row key -> final op
+  std::vector<Op> ops_;  //!< in the order recorded
+  std::vector<uint32_t> order_;  //!< Collect's: the final op of each statement, by key
 };
 
 }  // namespace webindex::graph

@@ -522,13 +522,18 @@ Result<std::optional<std::string>> Store::Get(Family f, std::string_view key, co
 }
 
 Status Store::MultiGet(Family f, const std::vector<std::string>& keys, std::vector<std::optional<std::string>>* out) {
+  return MultiGet(f, std::vector<std::string_view>(keys.begin(), keys.end()), out);
+}
+
+Status Store::MultiGet(Family f, const std::vector<std::string_view>& keys, std::vector<std::optional<std::string>>* out,
+                       bool sorted) {
   std::vector<rocksdb::Slice> slices;
   slices.reserve(keys.size());
-  for (const auto& k : keys) slices.emplace_back(k);
+  for (const auto& k : keys) slices.emplace_back(ToSlice(k));
   std::vector<rocksdb::PinnableSlice> values(keys.size());
   std::vector<rocksdb::Status> statuses(keys.size());
   impl_->db->MultiGet(rocksdb::ReadOptions(), impl_->h(f), keys.size(), slices.data(), values.data(),
-                      statuses.data());
+                      statuses.data(), sorted);
   out->assign(keys.size(), std::nullopt);
   for (size_t i = 0; i < keys.size(); ++i) {
     if (statuses[i].IsNotFound()) continue;

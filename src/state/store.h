@@ -151,6 +151,10 @@ class Store {
   Result<std::optional<std::string>> Get(Family f, std::string_view key, const Snapshot* snap = nullptr);
   //! out[i] is the value of keys[i], or nullopt.
   Status MultiGet(Family f, const std::vector<std::string>& keys, std::vector<std::optional<std::string>>* out);
+  //! The same for keys held elsewhere; `sorted`: the keys are in key order (RocksDB sorts them
+  //! otherwise).
+  Status MultiGet(Family f, const std::vector<std::string_view>& keys, std::vector<std::optional<std::string>>* out,
+                  bool sorted = false);
   Status Write(WriteBatch& batch);
   std::unique_ptr<Iterator> NewIterator(Family f, const Snapshot* snap = nullptr);
   std::unique_ptr<Iterator> NewIterator(Family f, const Snapshot* snap, const ScanOptions& scan);
