@@ -44,8 +44,9 @@ Result<ApplyResult> GraphUpdate::Collect(state::Store& store, state::SortedWrite
   std::vector<std::optional<std::string>> present;
   RETURN_IF_ERROR(store.MultiGet(space_.family, keys, &present, /*sorted=*/true));
   if (before != nullptr && before->size() > 0) {
+    BatchStatements::Cursor cursor(*before);  // both in key order
     for (size_t i = 0; i < keys.size(); ++i) {
-      if (const auto was = before->Find(keys[i])) present[i] = *was ? std::optional<std::string>("") : std::nullopt;
+      if (const auto was = cursor.Find(keys[i])) present[i] = *was ? std::optional<std::string>("") : std::nullopt;
     }
   }
 
@@ -76,7 +77,7 @@ Result<ApplyResult> GraphUpdate::Collect(state::Store& store, state::SortedWrite
   rows.Sort();
   if (after != nullptr) {  // `before` is read: it may be `after`
     after->Clear();
-    for (uint32_t i : order_) after->Note(std::move(ops_[i].key), ops_[i].add);
+    for (uint32_t i : order_) after->NoteNext(std::move(ops_[i].key), ops_[i].add);
   }
   ops_.clear();
   return result;

@@ -2,12 +2,12 @@
 // stage commits them atomically with its own state, positions and outgoing records.
 #pragma once
 
+#include <algorithm>
+#include <cassert>
 #include <cstdint>
-#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <vector>
 
 #include "common/status.h"
@@ -34,21 +34,37 @@ class BatchStatements {
  public:
   //! Present after the batch: nullopt when the batch did not touch the statement of `spo_key`.
   std::optional<bool> Find(std::string_view spo_key) const {
-    auto it = present_.find(spo_key);
-    if (it == present_.end()) return std::nullopt;
+    auto it = std::lower_bound(present_.begin(), present_.end(), spo_key,
+                               [](const auto& entry, std::string_view key) { return entry.first < key; });
+    if (it == present_.end() || it->first != spo_key) return std::nullopt;
     return it->second;
   }
-  void Note(std::string_view spo_key, bool present) { present_.insert_or_assign(std::string(spo_key), present); }
-  void Note(std::string&& spo_key, bool present) { present_.insert_or_assign(std::move(spo_key), present); }
+  //! Notes a statement after those noted since Clear: keys in increasing order.
+  void NoteNext(std::string&& spo_key, bool present) {
+    assert(present_.empty() || present_.back().first < spo_key);
+    present_.emplace_back(std::move(spo_key), present);
+  }
   void Clear() { present_.clear(); }
   size_t size() const { return present_.size(); }
 
- private:
-  struct Hash {
-    using is_transparent = void;
-    size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  //! Finds keys in increasing order, each search going on from where the last one ended.
+  class Cursor {
+   public:
+    explicit Cursor(const BatchStatements& batch) : batch_(batch) {}
+    std::optional<bool> Find(std::string_view spo_key) {
+      const auto& v = batch_.present_;
+      while (next_ < v.size() && v[next_].first < spo_key) ++next_;
+      if (next_ == v.size() || v[next_].first != spo_key) return std::nullopt;
+      return v[next_].second;
+    }
+
+   private:
+    const BatchStatements& batch_;
+    size_t next_ = 0;
   };
-  std::unordered_map<std::string, bool, Hash, std::equal_to<>> present_;
+
+ private:
+  std::vector<std::pair<std::string, bool>> present_;  //!< by key
 };
 
 //! The graph changes of one batch: the last Add or Remove of a statement wins. Owned by the
