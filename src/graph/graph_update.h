@@ -80,8 +80,8 @@ class GraphUpdate {
   //! InvalidArgument (and nothing recorded) for a statement the store cannot hold.
   Status Add(Statement statement) { return Record(std::move(statement), true); }
   Status Remove(Statement statement) { return Record(std::move(statement), false); }
-  //! The same for a statement the caller has checked with ValidateStatement (a parse of a whole
-  //! record checks each of its statements first, to name the line of a bad one).
+  //! The same for a statement the caller has checked with ValidateStatement (StatementParser
+  //! checks each statement it parses, and names the line of a bad one).
   void AddValid(Statement statement) { Put(std::move(statement), true); }
   void RemoveValid(Statement statement) { Put(std::move(statement), false); }
   //! Ops recorded and not applied yet (a statement recorded twice counts twice).
