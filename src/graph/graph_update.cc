@@ -52,10 +52,17 @@ Result<ApplyResult> GraphUpdate::Collect(state::Store& store, state::SortedWrite
 
   ApplyResult result;  // in statement order
   // Rows are sorted, to reach the batch in key order (RocksDB's memtable takes sorted inserts
-  // fastest; the graph stage's two lanes add two such runs one after the other). The
+  // fastest; the graph stage's two lanes add two such runs one after the other). The SPO rows
+  // come first, in key order already (SortedWrites sorts only the others). Then the others, the
   // removals' rows first: of two statements that share a derived row (two long literals of one
   // subject and predicate with one digest, docs/graph.md), the one added keeps it.
   state::SortedWrites& rows = *out;
+  for (size_t i = 0; i < order_.size(); ++i) {
+    const Op& op = ops_[order_[i]];
+    if (present[i].has_value() == op.add) continue;  // unchanged
+    rows.BeginKey().append(op.key);
+    EndRow(&rows, op.add);
+  }
   for (const bool add : {false, true}) {
     for (size_t i = 0; i < order_.size(); ++i) {
       Op& op = ops_[order_[i]];
@@ -64,8 +71,6 @@ Result<ApplyResult> GraphUpdate::Collect(state::Store& store, state::SortedWrite
         ++result.unchanged;
         continue;
       }
-      rows.BeginKey().append(op.key);
-      EndRow(&rows, add);
       for (size_t k = 1; k < kIndexes.size(); ++k) {
         AppendRowKey(space_, kIndexes[k], op.statement, &rows.BeginKey());
         EndRow(&rows, add);

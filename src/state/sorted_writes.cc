@@ -81,7 +81,18 @@ void SortedWrites::EndDelete() {
 
 void SortedWrites::Sort() {
   if (sorted_) return;
-  KeySorter<Write>(keys_).Sort(writes_.data(), writes_.size(), 0);
+  // The writes at the front already in key order (a caller may write one kind of rows in order
+  // first) are left as they are; the rest is sorted, then merged with them.
+  size_t run = writes_.empty() ? 0 : 1;
+  while (run < writes_.size() && key(run - 1) < key(run)) ++run;
+  if (run < writes_.size()) {
+    KeySorter<Write>(keys_).Sort(writes_.data() + run, writes_.size() - run, 0);
+    std::inplace_merge(writes_.begin(), writes_.begin() + static_cast<std::ptrdiff_t>(run), writes_.end(),
+                       [this](const Write& a, const Write& b) {
+                         const int c = KeyOf(a).compare(KeyOf(b));
+                         return c < 0 || (c == 0 && a.order < b.order);
+                       });
+  }
   sorted_ = true;
 }
 

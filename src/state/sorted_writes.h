@@ -33,11 +33,12 @@ class SortedWrites {
   bool empty() const { return writes_.empty(); }
 
   //! Orders the writes by key, the writes of one key in the order they were made (once: until
-  //! the next write, a second Sort does nothing).
+  //! the next write, a second Sort does nothing). Writes made in key order before the others
+  //! cost no sorting.
   void Sort();
   //! After Sort: the i-th write's key, value (a put), and whether a later write of the same key
   //! replaces it.
-  std::string_view key(size_t i) const { return std::string_view(keys_).substr(writes_[i].key, writes_[i].key_size); }
+  std::string_view key(size_t i) const { return KeyOf(writes_[i]); }
   bool put(size_t i) const { return writes_[i].value_size != kDelete; }
   std::string_view value(size_t i) const {
     return put(i) ? std::string_view(values_).substr(writes_[i].value, writes_[i].value_size) : std::string_view();
@@ -55,6 +56,7 @@ class SortedWrites {
     uint32_t key_size, value_size;  // value_size kDelete: a delete
     size_t order;       // the how-manieth write: among equal keys, the later wins
   };
+  std::string_view KeyOf(const Write& w) const { return std::string_view(keys_).substr(w.key, w.key_size); }
   std::string keys_, values_;
   std::vector<Write> writes_;
   size_t begun_ = 0;  // where the key being appended starts in keys_

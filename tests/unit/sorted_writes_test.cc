@@ -1,6 +1,7 @@
 // SortedWrites (state/sorted_writes.h): a batch's writes in two buffers, handed to RocksDB in
 // key order. Its sort must give the order of a plain sort by key, the writes of one key in the
-// order they were made, so that the last write of each key is the one that counts.
+// order they were made, so that the last write of each key is the one that counts, also when
+// the writes begin with a run already in key order.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -39,11 +40,19 @@ TEST(SortedWritesTest, KeyOrderAndTheLastWriteOfEachKeyCounts) {
     std::cout << "sorted writes, seed " << seed << std::endl;
     std::mt19937_64 rng(seed);
     for (const size_t n : {0, 1, 2, 11, 13, 100, 5000}) {
+     // A run in key order at the front (which Sort keeps and merges with the rest), or none.
+     for (const bool ordered_front : {false, true}) {
       SortedWrites writes;
       std::vector<std::tuple<std::string, size_t, std::optional<std::string>>> want;  // key, order, value
       std::map<std::string, std::optional<std::string>> last;
+      std::vector<std::string> front;
+      if (ordered_front) {
+        for (size_t i = 0; i < n / 2; ++i) front.push_back(RandomKey(rng));
+        std::sort(front.begin(), front.end());
+        front.erase(std::unique(front.begin(), front.end()), front.end());
+      }
       for (size_t i = 0; i < n; ++i) {
-        std::string key = RandomKey(rng);
+        std::string key = i < front.size() ? front[i] : RandomKey(rng);
         std::optional<std::string> value;
         if (rng() % 3) value = std::string(rng() % 4, static_cast<char>('a' + i % 26));
         if (value) {
@@ -68,6 +77,7 @@ TEST(SortedWritesTest, KeyOrderAndTheLastWriteOfEachKeyCounts) {
         ASSERT_EQ(last.at(key), value) << "the write of " << key.size() << " bytes that counts is not its last";
       }
       EXPECT_EQ(kept, last.size());
+     }
     }
   }
 }
