@@ -1,7 +1,9 @@
 #include "graph/term.h"
 
 #include <array>
+#include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <string_view>
 
 #include <simdjson.h>
@@ -259,6 +261,16 @@ Status ValidateStatement(const Statement& st) {
   return Status::Ok();
 }
 
-bool IsValidUtf8(std::string_view s) { return simdjson::validate_utf8(s.data(), s.size()); }
+bool IsValidUtf8(std::string_view s) {
+  // Terms are short and mostly ASCII: eight bytes at a time up to the first non-ASCII byte, then
+  // simdjson's validator from there (a character boundary: the byte before it is ASCII).
+  size_t i = 0;
+  for (uint64_t word; i + 8 <= s.size(); i += 8) {
+    std::memcpy(&word, s.data() + i, 8);
+    if (word & 0x8080808080808080ull) break;
+  }
+  while (i < s.size() && static_cast<unsigned char>(s[i]) < 0x80) ++i;
+  return i == s.size() || simdjson::validate_utf8(s.data() + i, s.size() - i);
+}
 
 }  // namespace webindex::graph

@@ -237,6 +237,13 @@ TEST(GraphNTriplesTest, Utf8Validation) {
   EXPECT_FALSE(IsValidUtf8("\xed\xa0\x80"));      // surrogate
   EXPECT_FALSE(IsValidUtf8("\xf4\x90\x80\x80"));  // above U+10FFFF
   EXPECT_FALSE(IsValidUtf8("\xe2\x82"));
+  // ASCII runs before the first other byte, ending at, before and past an eight-byte word.
+  EXPECT_TRUE(IsValidUtf8("http://example.org/caf\xc3\xa9/x"));
+  EXPECT_FALSE(IsValidUtf8("http://example.org/\xc3"));
+  EXPECT_FALSE(IsValidUtf8("abcdefgh\xed\xa0\x80"));
+  EXPECT_FALSE(IsValidUtf8("abcdefg\xed\xa0\x80"));
+  EXPECT_FALSE(IsValidUtf8("abcdefghi\x80"));
+  EXPECT_TRUE(IsValidUtf8("abcdefghijklmnop"));
 }
 
 //! Well-formed UTF-8 by the Unicode Standard's table of well-formed byte sequences (Table 3-7),
