@@ -52,16 +52,39 @@ Result<ApplyResult> GraphUpdate::Collect(state::Store& store, state::SortedWrite
 
   ApplyResult result;  // in statement order
   // Rows are sorted, to reach the batch in key order (RocksDB's memtable takes sorted inserts
-  // fastest; the graph stage's two lanes add two such runs one after the other). The SPO rows
-  // come first, in key order already (SortedWrites sorts only the others). Then the others, the
-  // removals' rows first: of two statements that share a derived row (two long literals of one
+  // fastest; the graph stage's two lanes add two such runs one after the other). The SPO and
+  // SOP rows come first, in key order already (SortedWrites sorts only the others). Then the
+  // others, the removals' rows first: of two statements that share a derived row (two long literals of one
   // subject and predicate with one digest, docs/graph.md), the one added keeps it.
   state::SortedWrites& rows = *out;
+  changed_.clear();
   for (size_t i = 0; i < order_.size(); ++i) {
     const Op& op = ops_[order_[i]];
     if (present[i].has_value() == op.add) continue;  // unchanged
+    changed_.push_back(order_[i]);
     rows.BeginKey().append(op.key);
     EndRow(&rows, op.add);
+  }
+  // The SOP rows next, in key order too: in SPO order the statements of one graph and subject
+  // come together, and only theirs need ordering, by object and predicate.
+  for (size_t first = 0, end = 0; first < changed_.size(); first = end) {
+    const Statement& s = ops_[changed_[first]].statement;
+    for (end = first + 1; end < changed_.size(); ++end) {
+      const Statement& t = ops_[changed_[end]].statement;
+      if (t.subject != s.subject || t.graph != s.graph) break;
+    }
+    if (sop_.size() < end - first) sop_.resize(end - first);
+    sop_order_.clear();
+    for (size_t i = first; i < end; ++i) {
+      sop_[i - first].clear();
+      AppendRowKey(space_, Index::kSop, ops_[changed_[i]].statement, &sop_[i - first]);
+      sop_order_.push_back(static_cast<uint32_t>(i - first));
+    }
+    std::sort(sop_order_.begin(), sop_order_.end(), [this](uint32_t a, uint32_t b) { return sop_[a] < sop_[b]; });
+    for (uint32_t k : sop_order_) {
+      rows.BeginKey().append(sop_[k]);
+      EndRow(&rows, ops_[changed_[first + k]].add);
+    }
   }
   for (const bool add : {false, true}) {
     for (size_t i = 0; i < order_.size(); ++i) {
@@ -71,7 +94,7 @@ Result<ApplyResult> GraphUpdate::Collect(state::Store& store, state::SortedWrite
         ++result.unchanged;
         continue;
       }
-      for (size_t k = 1; k < kIndexes.size(); ++k) {
+      for (size_t k = 2; k < kIndexes.size(); ++k) {
         AppendRowKey(space_, kIndexes[k], op.statement, &rows.BeginKey());
         EndRow(&rows, add);
       }

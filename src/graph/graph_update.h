@@ -113,6 +113,9 @@ class GraphUpdate {
   IndexSet indexes_;
   std::vector<Op> ops_;  //!< in the order recorded
   std::vector<uint32_t> order_;  //!< Collect's: the final op of each statement, by key
+  std::vector<uint32_t> changed_;  //!< Collect's: of them, those that change the store
+  std::vector<std::string> sop_;  //!< Collect's: the SOP keys of one subject's statements
+  std::vector<uint32_t> sop_order_;
 };
 
 }  // namespace webindex::graph
