@@ -11,8 +11,8 @@ namespace {
 
 constexpr size_t kPageBytes = 4096;
 
-//! The bytes of one line, served to serd as a stream (so that NUL bytes inside literals, which
-//! the grammar allows, are not taken for the end of a C string).
+//! The bytes of one line that holds a NUL byte, served to serd as a stream (so that NUL bytes
+//! inside literals, which the grammar allows, are not taken for the end of a C string).
 struct LineSource {
   const char* data;
   size_t size;
@@ -141,9 +141,17 @@ struct StatementParser::Impl {
     line_statements = 0;
     error.clear();
     error_column = 0;
-    LineSource src{line.data(), line.size()};
-    const SerdStatus st = serd_reader_read_source(reader, &ReadLine, &NoStreamError, &src,
-                                                  reinterpret_cast<const uint8_t*>("record"), kPageBytes);
+    SerdStatus st;
+    if (line.find('\0') == std::string_view::npos) {
+      // As a C string: serd reads it in place, where a stream costs a page-aligned buffer, cleared,
+      // per line (LineSource).
+      line_copy.assign(line);
+      st = serd_reader_read_string(reader, reinterpret_cast<const uint8_t*>(line_copy.c_str()));
+    } else {
+      LineSource src{line.data(), line.size()};
+      st = serd_reader_read_source(reader, &ReadLine, &NoStreamError, &src, reinterpret_cast<const uint8_t*>("record"),
+                                   kPageBytes);
+    }
     if (error.empty() && st != SERD_SUCCESS && st != SERD_FAILURE) error = "syntax error";
     if (error.empty() && line_statements > 1) error = "more than one statement on a line";
     // Every other line holds exactly one statement; serd's N-Quads reader skips some bad ones.
@@ -154,6 +162,7 @@ struct StatementParser::Impl {
 
   Syntax syntax;
   SerdReader* reader = nullptr;
+  std::string line_copy;  //!< the line being read, NUL-terminated
   std::vector<Statement>* out = nullptr;
   size_t line_statements = 0;
   std::string error;

@@ -108,6 +108,24 @@ TEST(GraphNTriplesTest, TermsOfEachKind) {
   EXPECT_EQ(v[4].object, Term::Literal("5", "http://www.w3.org/2001/XMLSchema#integer"));
 }
 
+// A raw NUL byte is a character of a literal like any other (the grammar excludes only '"',
+// '\\', LF and CR): a line holding one is read as a stream, the others as C strings, and none is
+// read only up to such a byte.
+TEST(GraphNTriplesTest, ARawNulByteInALiteralIsPartOfIt) {
+  const std::string s = "<http://a.example/s> <http://a.example/p> ";
+  const std::string raw("\"a\0b\" .\n", 8);
+  auto parsed = ParseStatements(s + raw + s + "\"a\\u0000b\" .\n" + s + "\"ab\" .\n", Syntax::kNTriples);
+  ASSERT_TRUE(parsed.ok()) << parsed.status().message();
+  ASSERT_EQ(parsed->size(), 3u);
+  EXPECT_EQ((*parsed)[0].object, Term::Literal(std::string("a\0b", 3)));
+  EXPECT_EQ((*parsed)[1].object, (*parsed)[0].object);
+  EXPECT_EQ((*parsed)[2].object, Term::Literal("ab"));
+  // Outside a literal it is no part of the grammar: what follows it is still read.
+  auto bad = ParseStatements(s + std::string("<http://a.example/o> .\0 x\n", 27), Syntax::kNTriples);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_TRUE(bad.status().message().starts_with("line 1")) << bad.status().message();
+}
+
 TEST(GraphNTriplesTest, NQuadsGraphsAndTheDefaultGraph) {
   auto parsed = ParseStatements(
       "<http://a.example/s> <http://a.example/p> \"x\" <http://a.example/g> .\n"
