@@ -54,8 +54,8 @@ Result<ApplyResult> GraphUpdate::Collect(state::Store& store, state::SortedWrite
   // Rows are sorted, to reach the batch in key order (RocksDB's memtable takes sorted inserts
   // fastest; the graph stage's two lanes add two such runs one after the other). The SPO and
   // SOP rows come first, in key order already (SortedWrites sorts only the others). Then the
-  // others, the removals' rows first: of two statements that share a derived row (two long literals of one
-  // subject and predicate with one digest, docs/graph.md), the one added keeps it.
+  // others, the removals' rows first: of two statements that share a derived row (two long
+  // literals of one subject and predicate with one digest, docs/graph.md), the one added keeps it.
   state::SortedWrites& rows = *out;
   changed_.clear();
   for (size_t i = 0; i < order_.size(); ++i) {
@@ -94,7 +94,8 @@ Result<ApplyResult> GraphUpdate::Collect(state::Store& store, state::SortedWrite
         ++result.unchanged;
         continue;
       }
-      for (size_t k = 2; k < kIndexes.size(); ++k) {
+      static_assert(kIndexes[0] == Index::kSpo && kIndexes[1] == Index::kSop, "written above");
+      for (size_t k = 2; k < kIndexes.size(); ++k) {  // POS and OSP
         AppendRowKey(space_, kIndexes[k], op.statement, &rows.BeginKey());
         EndRow(&rows, add);
       }
