@@ -86,14 +86,11 @@ Result<ApplyResult> GraphUpdate::Collect(state::Store& store, state::SortedWrite
       EndRow(&rows, ops_[changed_[first + k]].add);
     }
   }
+  result.unchanged = order_.size() - changed_.size();
   for (const bool add : {false, true}) {
-    for (size_t i = 0; i < order_.size(); ++i) {
-      Op& op = ops_[order_[i]];
+    for (uint32_t i : changed_) {
+      Op& op = ops_[i];
       if (op.add != add) continue;
-      if (present[i].has_value() == add) {
-        ++result.unchanged;
-        continue;
-      }
       static_assert(kIndexes[0] == Index::kSpo && kIndexes[1] == Index::kSop, "written above");
       for (size_t k = 2; k < kIndexes.size(); ++k) {  // POS and OSP
         AppendRowKey(space_, kIndexes[k], op.statement, &rows.BeginKey());

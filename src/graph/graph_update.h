@@ -2,7 +2,6 @@
 // stage commits them atomically with its own state, positions and outgoing records.
 #pragma once
 
-#include <algorithm>
 #include <cassert>
 #include <cstdint>
 #include <optional>
@@ -32,13 +31,6 @@ struct ApplyResult {
 //! the store for those statements (pipeline::Stage::OverlapsCommits).
 class BatchStatements {
  public:
-  //! Present after the batch: nullopt when the batch did not touch the statement of `spo_key`.
-  std::optional<bool> Find(std::string_view spo_key) const {
-    auto it = std::lower_bound(present_.begin(), present_.end(), spo_key,
-                               [](const auto& entry, std::string_view key) { return entry.first < key; });
-    if (it == present_.end() || it->first != spo_key) return std::nullopt;
-    return it->second;
-  }
   //! Notes a statement after those noted since Clear: keys in increasing order.
   void NoteNext(std::string&& spo_key, bool present) {
     assert(present_.empty() || present_.back().first < spo_key);
@@ -51,6 +43,7 @@ class BatchStatements {
   class Cursor {
    public:
     explicit Cursor(const BatchStatements& batch) : batch_(batch) {}
+    //! Present after the batch: nullopt when the batch did not touch the statement of `spo_key`.
     std::optional<bool> Find(std::string_view spo_key) {
       const auto& v = batch_.present_;
       while (next_ < v.size() && v[next_].first < spo_key) ++next_;
