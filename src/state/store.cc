@@ -521,19 +521,14 @@ Result<std::optional<std::string>> Store::Get(Family f, std::string_view key, co
   return std::optional<std::string>(std::move(value));
 }
 
-Status Store::MultiGet(Family f, const std::vector<std::string>& keys, std::vector<std::optional<std::string>>* out) {
-  return MultiGet(f, std::vector<std::string_view>(keys.begin(), keys.end()), out);
-}
+namespace {
 
-Status Store::MultiGet(Family f, const std::vector<std::string_view>& keys, std::vector<std::optional<std::string>>* out,
-                       bool sorted) {
-  std::vector<rocksdb::Slice> slices;
-  slices.reserve(keys.size());
-  for (const auto& k : keys) slices.emplace_back(ToSlice(k));
+//! Store::MultiGet of keys already made slices.
+Status MultiGetSlices(rocksdb::DB& db, rocksdb::ColumnFamilyHandle* family, const std::vector<rocksdb::Slice>& keys,
+                      bool sorted, std::vector<std::optional<std::string>>* out) {
   std::vector<rocksdb::PinnableSlice> values(keys.size());
   std::vector<rocksdb::Status> statuses(keys.size());
-  impl_->db->MultiGet(rocksdb::ReadOptions(), impl_->h(f), keys.size(), slices.data(), values.data(),
-                      statuses.data(), sorted);
+  db.MultiGet(rocksdb::ReadOptions(), family, keys.size(), keys.data(), values.data(), statuses.data(), sorted);
   out->assign(keys.size(), std::nullopt);
   for (size_t i = 0; i < keys.size(); ++i) {
     if (statuses[i].IsNotFound()) continue;
@@ -541,6 +536,20 @@ Status Store::MultiGet(Family f, const std::vector<std::string_view>& keys, std:
     (*out)[i] = values[i].ToString();
   }
   return Status::Ok();
+}
+
+}  // namespace
+
+Status Store::MultiGet(Family f, const std::vector<std::string>& keys, std::vector<std::optional<std::string>>* out) {
+  return MultiGetSlices(*impl_->db, impl_->h(f), std::vector<rocksdb::Slice>(keys.begin(), keys.end()), false, out);
+}
+
+Status Store::MultiGet(Family f, const std::vector<std::string_view>& keys, std::vector<std::optional<std::string>>* out,
+                       bool sorted) {
+  std::vector<rocksdb::Slice> slices;
+  slices.reserve(keys.size());
+  for (const auto& k : keys) slices.emplace_back(ToSlice(k));
+  return MultiGetSlices(*impl_->db, impl_->h(f), slices, sorted, out);
 }
 
 Status Store::Write(WriteBatch& batch) {
