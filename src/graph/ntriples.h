@@ -26,9 +26,10 @@ class StatementParser {
 
   //! Appends the statements of `text` to `out`, each checked by ValidateStatement, or returns
   //! InvalidArgument "line N: what" for the first bad line (1-based; CR, LF and CRLF end lines)
-  //! and leaves `out` as it was: a text with one bad line is invalid whole. Blank lines and comments are allowed; N-Quads lines without
-  //! a graph are statements of the default graph. `first_line` is the number of the text's first
-  //! line, for a text cut from a larger file at a line end.
+  //! and leaves `out` as it was: a text with one bad line is invalid whole. Blank lines and
+  //! comments are allowed; N-Quads lines without a graph are statements of the default graph.
+  //! `first_line` is the number of the text's first line, for a text cut from a larger file at a
+  //! line end.
   Status Parse(std::string_view text, std::vector<Statement>* out, size_t first_line = 1);
 
  private:
