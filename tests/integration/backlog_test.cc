@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <csignal>
 #include <fstream>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -107,6 +108,24 @@ size_t CrawledPages(const std::vector<std::string>& table) {
   }));
 }
 
+//! Loads `file` into `cluster` while a `webindex run` reads it, stops the run after the load and
+//! applies the rest with --exit-when-idle (each exits 0); returns where the log stood when the
+//! load began, nullopt when the run did not start.
+std::optional<size_t> LoadWithARunReading(CliCluster& cluster, const std::string& file) {
+  auto run = cluster.StartRun(/*exit_when_idle=*/false);
+  if (!cluster.WaitForLog("processing pages", 30000)) {
+    ADD_FAILURE() << "the run did not start: " << ReadFileBytes(cluster.log());
+    return std::nullopt;
+  }
+  const size_t from = cluster.LogSize();
+  EXPECT_EQ(cluster.Run({"load", "--brokers", cluster.brokers(), file}), 0) << ReadFileBytes(cluster.log());
+  run->Signal(SIGINT);
+  EXPECT_EQ(run->Wait(), 0) << ReadFileBytes(cluster.log());
+  EXPECT_EQ(cluster.Run({"run", "--brokers", cluster.brokers(), "--data-dir", cluster.data_dir(), "--exit-when-idle"}), 0)
+      << ReadFileBytes(cluster.log());
+  return from;
+}
+
 // A load smaller than what a partition may hold unread never waits for its reader, and does
 // not say it does: records still on their way to the broker are waited for quietly, a
 // millisecond at a time (they once cost 50 ms each and a "waiting for" line).
@@ -114,16 +133,9 @@ TEST(BacklogTest, ALoadUnderThePacingBudgetNeverSaysItWaitsForTheReader) {
   CliCluster cluster(WEBINDEX_BINARY, "load-unpaced", 1);
   ASSERT_TRUE(cluster.ok()) << ReadFileBytes(cluster.log());
   const std::string file = WriteCrawlFile(cluster.dir(), 2500);  // ~2.4 MiB into one partition
-
-  auto run = cluster.StartRun(/*exit_when_idle=*/false);
-  ASSERT_TRUE(cluster.WaitForLog("processing pages", 30000)) << ReadFileBytes(cluster.log());
-  const size_t from = cluster.LogSize();
-  EXPECT_EQ(cluster.Run({"load", "--brokers", cluster.brokers(), file}), 0) << ReadFileBytes(cluster.log());
-  EXPECT_FALSE(cluster.WaitForLog("waiting for webindex-page", 0, from)) << ReadFileBytes(cluster.log());
-  run->Signal(SIGINT);
-  EXPECT_EQ(run->Wait(), 0) << ReadFileBytes(cluster.log());
-  EXPECT_EQ(cluster.Run({"run", "--brokers", cluster.brokers(), "--data-dir", cluster.data_dir(), "--exit-when-idle"}), 0)
-      << ReadFileBytes(cluster.log());
+  const std::optional<size_t> from = LoadWithARunReading(cluster, file);
+  ASSERT_TRUE(from.has_value());
+  EXPECT_FALSE(cluster.WaitForLog("waiting for webindex-page", 0, *from)) << ReadFileBytes(cluster.log());
   EXPECT_EQ(CrawledPages(cluster.Dump()), 2500u);
 }
 
@@ -134,16 +146,10 @@ TEST(BacklogTest, LoadIntoTheEmbeddedBrokerWaitsForTheRunReadingItAndSaysWhatNob
   CliCluster cluster(WEBINDEX_BINARY, "load-backlog", 1);
   ASSERT_TRUE(cluster.ok()) << ReadFileBytes(cluster.log());
   const std::string file = WriteCrawlFile(cluster.dir(), 8000);  // ~8 MiB into one partition
-
-  auto run = cluster.StartRun(/*exit_when_idle=*/false);
-  ASSERT_TRUE(cluster.WaitForLog("processing pages", 30000)) << ReadFileBytes(cluster.log());
-  size_t from = cluster.LogSize();
-  EXPECT_EQ(cluster.Run({"load", "--brokers", cluster.brokers(), file}), 0) << ReadFileBytes(cluster.log());
+  const std::optional<size_t> loaded_from = LoadWithARunReading(cluster, file);
+  ASSERT_TRUE(loaded_from.has_value());
+  size_t from = *loaded_from;
   EXPECT_TRUE(cluster.WaitForLog("waiting for webindex-page to read pages", 0, from)) << ReadFileBytes(cluster.log());
-  run->Signal(SIGINT);
-  EXPECT_EQ(run->Wait(), 0) << ReadFileBytes(cluster.log());
-  EXPECT_EQ(cluster.Run({"run", "--brokers", cluster.brokers(), "--data-dir", cluster.data_dir(), "--exit-when-idle"}), 0)
-      << ReadFileBytes(cluster.log());
   EXPECT_FALSE(cluster.WaitForLog("DATA LOSS", 0, from)) << ReadFileBytes(cluster.log());
   EXPECT_EQ(CrawledPages(cluster.Dump()), 8000u);
 
