@@ -339,6 +339,8 @@ Status Processor::Failure() {
   for (auto& runner : runners_) {
     if (runner->failed()) return runner->Join();
   }
+  // A flush or compaction that failed while no stage commits (an idle run) stops it too.
+  if (store_) return store_->Health();
   return Status::Ok();
 }
 

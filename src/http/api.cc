@@ -139,7 +139,10 @@ bool WantsNTriples(std::string_view accept) {
 //! The JSON body of a route, or the status that becomes its error.
 Result<std::string> RouteJson(query::QueryService& q, state::Store& store, const Api::StatusSource& status,
                               const std::string& route, const Target& t) {
-  if (route == "/healthz") return std::string(R"({"status":"ok"})");
+  if (route == "/healthz") {
+    if (Status health = store.Health(); !health.ok()) return Status::Unavailable(health.message());
+    return std::string(R"({"status":"ok"})");
+  }
   if (route == "/api/suggest") {
     ASSIGN_OR_RETURN(std::string text, RequiredParam(t, "q"));
     ASSIGN_OR_RETURN(size_t limit, SuggestLimitParam(t));
@@ -152,7 +155,7 @@ Result<std::string> RouteJson(query::QueryService& q, state::Store& store, const
   }
   if (route == "/api/status") {
     return StatusJson(status ? std::optional<ProcessorStatus>(status()) : std::nullopt, rank::CurrentRankResult(store),
-                      q.Totals());
+                      q.Totals(), store.Health());
   }
   if (route == "/api/page") {
     ASSIGN_OR_RETURN(std::string url, RequiredParam(t, "url"));

@@ -43,10 +43,12 @@ void WriteRankChecks(codec::JsonWriter& w, const ProcessorStatus& p) {
 
 std::string StatusJson(const std::optional<ProcessorStatus>& processor,
                        const Result<std::optional<rank::RankResultInfo>>& rank,
-                       const Result<sink::TableTotals>& totals) {
+                       const Result<sink::TableTotals>& totals, const Status& health) {
   std::vector<std::pair<std::string, std::string>> unavailable;
   codec::JsonWriter w;
   w.BeginObject();
+  w.Key("healthy").Bool(health.ok());
+  if (!health.ok()) w.Key("error").String(health.message());
   auto missing = [&](const char* key, std::string reason) {
     w.Key(key).Null();
     unavailable.emplace_back(key, std::move(reason));

@@ -37,9 +37,10 @@ struct ProcessorStatus {
 };
 
 //! The /api/status body. `processor`: nullopt when no processor runs in this process;
-//! `rank` and `totals` as read from the table (NotFound: none kept).
+//! `rank` and `totals` as read from the table (NotFound: none kept); `health`: the store's
+//! (state::Store::Health), "healthy" false with its error when it takes no more writes.
 std::string StatusJson(const std::optional<ProcessorStatus>& processor,
                        const Result<std::optional<rank::RankResultInfo>>& rank,
-                       const Result<sink::TableTotals>& totals);
+                       const Result<sink::TableTotals>& totals, const Status& health = Status::Ok());
 
 }  // namespace webindex::http

@@ -3,6 +3,7 @@
 #include <rocksdb/db.h>
 #include <rocksdb/env.h>
 #include <rocksdb/filter_policy.h>
+#include <rocksdb/listener.h>
 #include <rocksdb/sst_file_writer.h>
 #include <rocksdb/slice_transform.h>
 #include <rocksdb/table.h>
@@ -104,6 +105,62 @@ class RocksLogger final : public rocksdb::Logger {
       LOG_DEBUG("rocksdb: {}", buf);
     }
   }
+};
+
+//! The first background error of a database (a flush or compaction that met damage or a full
+//! disk). RocksDB then takes no more writes; the error is kept here so that an idle processor
+//! stops and health checks fail too (Store::Health). RocksDB's threads call it; no exceptions.
+class BackgroundErrors final : public rocksdb::EventListener {
+ public:
+  explicit BackgroundErrors(std::string dir) : dir_(std::move(dir)) {}
+  void OnBackgroundError(rocksdb::BackgroundErrorReason reason, rocksdb::Status* error) override {
+    if (error == nullptr || error->ok()) return;
+    try {
+      const char* during = "a background write";
+      switch (reason) {
+        case rocksdb::BackgroundErrorReason::kFlush:
+        case rocksdb::BackgroundErrorReason::kFlushNoWAL:
+          during = "a memtable flush";
+          break;
+        case rocksdb::BackgroundErrorReason::kCompaction:
+          during = "a compaction";
+          break;
+        case rocksdb::BackgroundErrorReason::kManifestWrite:
+        case rocksdb::BackgroundErrorReason::kManifestWriteNoWAL:
+          during = "a write of the MANIFEST";
+          break;
+        default:
+          break;
+      }
+      std::string what = fmt::format("{} of the database in {} failed", during, dir_);
+      Status st = error->IsNoSpace() ? Status::IoError(what + ": " + error->ToString())
+                  : error->IsCorruption()
+                      ? Status::Corruption(what + ": " + error->ToString() +
+                                           ". The store is damaged and takes no more writes: check it with `webindex "
+                                           "verify`, then restore it from a backup or rebuild it from the input topic "
+                                           "(`webindex run --reset`)")
+                      : Status::IoError(what + ": " + error->ToString() +
+                                        ". The store takes no more writes; everything committed is safe: start "
+                                        "webindex again once the cause is fixed");
+      LOG_ERROR("{}", st.ToString());
+      std::lock_guard<std::mutex> lock(mu_);
+      if (first_.ok()) first_ = std::move(st);
+      failed_ = true;
+    } catch (...) {
+      failed_ = true;  // out of memory: Health() still reports a failure
+    }
+  }
+  Status First() const {
+    if (!failed_) return Status::Ok();
+    std::lock_guard<std::mutex> lock(mu_);
+    return first_.ok() ? Status::IoError("a background write of the database in " + dir_ + " failed") : first_;
+  }
+
+ private:
+  const std::string dir_;
+  std::atomic<bool> failed_{false};
+  mutable std::mutex mu_;
+  Status first_;
 };
 
 class RocksIterator final : public Iterator {
@@ -291,6 +348,8 @@ struct Store::Impl {
   rocksdb::WriteOptions write_options;
   //! Set by the first failed write or flush: later ones return that first error (the cause)
   //! instead of going back to a database that stopped taking writes.
+  //! Errors of RocksDB's flushes and compactions; shared with the DB's options, which outlive it.
+  std::shared_ptr<BackgroundErrors> background;
   std::atomic<bool> broken{false};
   std::mutex broken_mu;
   Status broken_status;
@@ -387,7 +446,9 @@ Result<std::unique_ptr<Store>> Store::Open(const std::string& dir, const StoreOp
   }
   rocksdb::Options db_opts;
   db_opts.create_if_missing = !has_db;
-  db_opts.create_missing_column_families = true;
+  // An existing database missing a family is damaged (a cut MANIFEST can lose the record that
+  // added it): refused below, never given an empty family in its place.
+  db_opts.create_missing_column_families = !has_db;
   if (options.env) db_opts.env = options.env.get();
   db_opts.info_log = std::make_shared<RocksLogger>();
   // Damage is reported, never turned into another state: a committed write is never rolled
@@ -446,8 +507,28 @@ Result<std::unique_ptr<Store>> Store::Open(const std::string& dir, const StoreOp
     cfs.emplace_back(kFamilyNames[f], family_opts);
   }
 
+  if (has_db) {
+    std::vector<std::string> present;
+    // A listing that fails (a MANIFEST being replaced, damage) is left to the open to report.
+    if (rocksdb::DB::ListColumnFamilies(db_opts, dir, &present).ok()) {
+      std::string missing;
+      for (const auto& cf : cfs) {
+        if (std::find(present.begin(), present.end(), cf.name) != present.end()) continue;
+        missing += (missing.empty() ? "" : ", ") + cf.name;
+      }
+      if (!missing.empty()) {
+        return Status::Corruption("the database in " + dir + " is damaged: its MANIFEST lacks the families " +
+                                  missing +
+                                  ", so part of its state is gone. It is never given empty ones in their place; check "
+                                  "it with `webindex verify`, restore it from a backup, or rebuild it from the input "
+                                  "topic (`webindex run --reset` does so for a data dir)");
+      }
+    }
+  }
   auto impl = std::make_unique<Impl>();
   impl->dir = dir;
+  impl->background = std::make_shared<BackgroundErrors>(dir);
+  db_opts.listeners.push_back(impl->background);
   impl->min_free_bytes = options.min_free_bytes;
   impl->env = options.env;
   std::vector<rocksdb::ColumnFamilyHandle*> handles;
@@ -554,6 +635,7 @@ Status Store::MultiGet(Family f, const std::vector<std::string_view>& keys, std:
 
 Status Store::Write(WriteBatch& batch) {
   if (impl_->broken) return impl_->Broken();
+  RETURN_IF_ERROR(impl_->Fail(impl_->background->First()));
   return impl_->Fail(impl_->Check(impl_->db->Write(impl_->write_options, &batch.impl_->batch), "commit"));
 }
 
@@ -671,6 +753,11 @@ Status Store::Flush() {
   rocksdb::FlushOptions fo;
   if (impl_->broken) return impl_->Broken();
   return impl_->Fail(impl_->Check(impl_->db->Flush(fo, impl_->handles), "flush"));
+}
+
+Status Store::Health() const {
+  if (impl_->broken) return impl_->Broken();
+  return impl_->background->First();
 }
 
 Status Store::VerifyChecksums() { return FromRocks(impl_->db->VerifyChecksum(), ("verifying " + impl_->dir).c_str()); }

@@ -171,6 +171,9 @@ class Store {
   std::unique_ptr<Snapshot> GetSnapshot();
   //! Flushes memtables so that a reopen does not replay the WAL (used on clean shutdown).
   Status Flush();
+  //! Ok, or the first error that made the database stop taking writes: a failed commit, or a
+  //! flush or compaction that met damage or a full disk (RocksDB's background error). Any thread.
+  Status Health() const;
   //! Reads every block of every file and checks its checksum (`webindex verify`).
   Status VerifyChecksums();
   const std::string& dir() const;

@@ -6,6 +6,7 @@
 // Damaged files (WAL, MANIFEST, SST): reported at open or at the first read, never turned into
 // another table.
 #include <gtest/gtest.h>
+#include <rocksdb/db.h>
 
 #include <chrono>
 #include <filesystem>
@@ -16,6 +17,7 @@
 #include "batch_model.h"
 #include "event_generator.h"
 #include "fault_fs.h"
+#include "http/api.h"
 #include "pipeline_harness.h"
 #include "query/table_reader.h"
 #include "state/data_dir.h"
@@ -197,6 +199,123 @@ TEST(DamagedStateTest, OverwrittenSstBytesAreReportedOnRead) {
   std::ostringstream out;
   auto dumped = query::DumpTable(**store, out);
   EXPECT_FALSE(dumped.ok()) << "a damaged table was read without an error";
+}
+
+
+//! Families of the database in `dir`, as RocksDB lists them (nothing opened, nothing created).
+std::vector<std::string> FamiliesOf(const std::string& dir) {
+  std::vector<std::string> names;
+  EXPECT_TRUE(rocksdb::DB::ListColumnFamilies(rocksdb::DBOptions(), dir, &names).ok()) << dir;
+  return names;
+}
+
+bool Has(const std::vector<std::string>& names, const std::string& name) {
+  return std::find(names.begin(), names.end(), name) != names.end();
+}
+
+TEST(DamagedStateTest, AFamilyMissingFromTheManifestIsRefusedNotRecreatedEmpty) {
+  PipelineHarness h(2);
+  EventGenerator gen(64, 2);
+  BatchModel model;
+  h.Feed(gen, model, 300);
+  h.RunUntilIdle();
+  const std::string db = h.config().data_dir + "/gen-1";
+  {
+    // The MANIFEST's record of the family gone, as a cut MANIFEST can lose it.
+    rocksdb::DB* raw = nullptr;
+    std::vector<rocksdb::ColumnFamilyDescriptor> cfs;
+    for (const auto& name : FamiliesOf(db)) cfs.emplace_back(name, rocksdb::ColumnFamilyOptions());
+    std::vector<rocksdb::ColumnFamilyHandle*> handles;
+    ASSERT_TRUE(rocksdb::DB::Open(rocksdb::DBOptions(), db, cfs, &handles, &raw).ok());
+    std::unique_ptr<rocksdb::DB> opened(raw);
+    for (auto* handle : handles) {
+      if (handle->GetName() == "versions") ASSERT_TRUE(raw->DropColumnFamily(handle).ok());
+    }
+    for (auto* handle : handles) ASSERT_TRUE(raw->DestroyColumnFamilyHandle(handle).ok());
+  }
+  ASSERT_FALSE(Has(FamiliesOf(db), "versions"));
+  auto store = state::OpenCurrent(h.config().data_dir, {});
+  ASSERT_FALSE(store.ok()) << "a store missing a family was opened for writing";
+  EXPECT_EQ(store.status().code(), Status::Code::kCorruption) << store.status().ToString();
+  EXPECT_NE(store.status().message().find("versions"), std::string::npos) << store.status().ToString();
+  app::Processor processor(h.config());
+  EXPECT_EQ(processor.Start().code(), Status::Code::kCorruption);
+  EXPECT_FALSE(Has(FamiliesOf(db), "versions")) << "the missing family was created empty";
+}
+
+TEST(DamagedStateTest, AFreshStoresManifestCutNeverOpensWithAFamilyMissing) {
+  const std::string dir = ::testing::TempDir() + "/manifest-cut-fresh";
+  std::filesystem::remove_all(dir);
+  ASSERT_TRUE(state::Store::Open(dir, {}).ok());
+  std::string manifest;
+  for (const auto& e : std::filesystem::directory_iterator(dir)) {
+    if (e.path().filename().string().starts_with("MANIFEST-")) manifest = e.path().string();
+  }
+  ASSERT_FALSE(manifest.empty());
+  std::filesystem::resize_file(manifest, std::filesystem::file_size(manifest) - 20);
+  auto store = state::Store::Open(dir, {});
+  std::cout << "a fresh store's MANIFEST cut by 20 bytes: " << (store.ok() ? "opened" : store.status().ToString())
+            << std::endl;
+  if (store.ok()) {
+    store->reset();
+    EXPECT_EQ(FamiliesOf(dir).size(), static_cast<size_t>(state::Family::kCount) + 1)
+        << "a family lost with the MANIFEST's end was created empty";
+  } else {
+    EXPECT_EQ(store.status().code(), Status::Code::kCorruption) << store.status().ToString();
+  }
+  std::filesystem::remove_all(dir);
+}
+
+TEST(DamagedStateTest, ACompactionThatMeetsDamageStopsTheRunAndFailsHealthChecks) {
+  PipelineHarness h(2);
+  h.config().store.auto_compactions = false;  // each run's stop flushes one more file per family
+  EventGenerator gen(65, 2);
+  BatchModel model;
+  for (int run = 0; run < 4; ++run) {
+    h.Feed(gen, model, 400);
+    h.RunUntilIdle();
+  }
+  // The query table's files only: an idle run reads none of them, only their compaction does.
+  const std::string db = h.config().data_dir + "/gen-1";
+  std::vector<rocksdb::LiveFileMetaData> files;
+  {
+    std::vector<rocksdb::ColumnFamilyDescriptor> cfs;
+    for (const auto& name : FamiliesOf(db)) cfs.emplace_back(name, rocksdb::ColumnFamilyOptions());
+    std::vector<rocksdb::ColumnFamilyHandle*> handles;
+    rocksdb::DB* raw = nullptr;
+    ASSERT_TRUE(rocksdb::DB::OpenForReadOnly(rocksdb::DBOptions(), db, cfs, &handles, &raw).ok());
+    raw->GetLiveFilesMetaData(&files);
+    for (auto* handle : handles) raw->DestroyColumnFamilyHandle(handle).PermitUncheckedError();
+    delete raw;
+  }
+  int damaged = 0;
+  for (const auto& file : files) {
+    if (file.column_family_name != "table") continue;
+    Overwrite(db + file.name, 64, "\x01\x02\x03\x04\x05\x06\x07\x08");
+    ++damaged;
+  }
+  ASSERT_EQ(damaged, 4);
+  h.config().store.auto_compactions = true;
+  app::Processor processor(h.config());
+  Status started = processor.Start();
+  ASSERT_TRUE(started.ok()) << started.ToString();
+  http::Api api(*processor.store(), {});
+  std::atomic<bool> stop{false};
+  std::thread deadline([&] {
+    for (int i = 0; i < 600 && !stop; ++i) std::this_thread::sleep_for(100ms);
+    stop = true;
+  });
+  Status run = processor.Run(/*exit_when_idle=*/false, stop);
+  const bool timed_out = stop.exchange(true);
+  deadline.join();
+  EXPECT_FALSE(timed_out) << "the run went on after a compaction met a damaged file";
+  EXPECT_EQ(run.code(), Status::Code::kCorruption) << run.ToString();
+  EXPECT_NE(run.message().find("compaction"), std::string::npos) << run.ToString();
+  auto health = api.Handle({"GET", "/healthz"});
+  EXPECT_EQ(health.status, 503) << health.body;
+  auto status = api.Handle({"GET", "/api/status"});
+  EXPECT_NE(status.body.find(R"("healthy":false)"), std::string::npos) << status.body;
+  processor.Stop().PermitUncheckedError();
 }
 
 }  // namespace

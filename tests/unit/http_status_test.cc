@@ -110,7 +110,7 @@ TEST_F(StatusRoutesTest, StatusWithoutAProcessorSaysWhatIsNotAvailableAndWhy) {
   const ApiResponse r = Get("/api/status");
   EXPECT_EQ(r.status, 200);
   const std::string no = "no processor runs in this server: it answers from its data dir only";
-  EXPECT_EQ(r.body, R"({"generation":null,"events":null,"eventsPerSecond":null,"lag":null,"pagerank":null,)"
+  EXPECT_EQ(r.body, R"({"healthy":true,"generation":null,"events":null,"eventsPerSecond":null,"lag":null,"pagerank":null,)"
                     R"("pagerankChecks":null,)"
                     R"("totals":{"pages":3,"crawled":0,"linkedTo":3,"links":1254,"domains":2},)"
                     R"("unavailable":{"generation":")" +
@@ -136,7 +136,7 @@ TEST_F(StatusRoutesTest, StatusOfARunningProcessorHasItsFigures) {
   ApiResponse r = Get("/api/status");
   EXPECT_EQ(r.status, 200);
   EXPECT_EQ(r.body,
-            R"({"generation":3,"events":1234567,"eventsPerSecond":2500.3,"eventsPerSecondOver":10.0,)"
+            R"({"healthy":true,"generation":3,"events":1234567,"eventsPerSecond":2500.3,"eventsPerSecondOver":10.0,)"
             R"("lag":{"total":12,"partitions":[)"
             R"({"stage":"page","topic":"pages","partition":0,"position":100,"end":112,"lag":12},)"
             R"({"stage":"sink","topic":"webindex.exports","partition":1,"position":5,"end":5,"lag":0}]},)"

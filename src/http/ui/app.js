@@ -589,6 +589,9 @@
         el('h1', {}, 'Status'),
         el('p', {class: 'lead'}, 'The processor behind this server and its table, as of ', el('time', {datetime: now}, now),
           `; refreshed every ${kStatusRefreshMs / 1000} seconds.`),
+        data.healthy === false
+          ? el('p', {class: 'error', id: 'status-error', role: 'alert'}, 'The store takes no more writes: ', data.error)
+          : null,
         stats([['Generation', figure('generation', data.generation), 'status-generation'],
                ['Events consumed', figure('events', data.events), 'status-events'],
                ['Events per second', figure('eventsPerSecond', data.eventsPerSecond), 'status-rate'],
