@@ -131,6 +131,18 @@ Result<std::string> DataDir::InstanceId() const {
   if (auto id = read()) return *id;
   std::error_code ec;
   if (fs::exists(file, ec)) return Status::Corruption(file + " does not hold a 16-digit hex id; remove it to make a new one");
+  // Made before the first database: one missing beside a database was deleted. A new id would
+  // make this data dir's own records on the topics look like another processor's.
+  auto gens = List();
+  if (!gens.ok()) return gens.status();
+  for (uint64_t g : *gens) {
+    if (!fs::exists(fs::path(PathOf(g)) / "CURRENT", ec)) continue;
+    return Status::Corruption(
+        file + " is missing, but " + PathOf(g) +
+        " holds a database: the file names this data dir in every record it wrote to Kafka, and a new id would "
+        "make those look like another processor's. Restore it (one line: the 16 hex digits of the `inst` field of "
+        "this data dir's records on webindex.exports), or rebuild with `webindex run --reset`");
+  }
   std::random_device rd;
   const uint64_t v = (uint64_t{rd()} << 32) | rd();
   char id[17];

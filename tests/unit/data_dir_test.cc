@@ -176,6 +176,26 @@ TEST_F(DataDirTest, InstanceIdIsMadeOnceAndKept) {
   EXPECT_EQ(fresh->InstanceId().status().code(), Status::Code::kCorruption);
 }
 
+TEST_F(DataDirTest, ADeletedInstanceFileBesideADatabaseIsRefusedNotMadeAnew) {
+  auto dir = DataDir::Open(root_, true).value();
+  const std::string id = dir.InstanceId().value();
+  ASSERT_TRUE(OpenCurrent(root_, {}).ok());
+  fs::remove(root_ + "/INSTANCE");
+  auto again = dir.InstanceId();
+  ASSERT_FALSE(again.ok()) << "a new id " << again.value() << " was made for a data dir with a database";
+  EXPECT_EQ(again.status().code(), Status::Code::kCorruption) << again.status().ToString();
+  EXPECT_NE(again.status().message().find("--reset"), std::string::npos) << again.status().ToString();
+  EXPECT_FALSE(fs::exists(root_ + "/INSTANCE"));
+  // Restored by hand, it is read again; after --reset a new one may be made.
+  std::ofstream(root_ + "/INSTANCE") << id << "\n";
+  EXPECT_EQ(dir.InstanceId().value(), id);
+  fs::remove(root_ + "/INSTANCE");
+  ASSERT_TRUE(DataDir::Reset(root_).ok());
+  auto fresh = DataDir::Open(root_, true);
+  ASSERT_TRUE(fresh.ok()) << fresh.status().ToString();
+  EXPECT_TRUE(fresh->InstanceId().ok());
+}
+
 TEST_F(DataDirTest, ReplayAbortRollsBackUnfinishedGenerations) {
   auto dir = DataDir::Open(root_, true).value();
   ASSERT_TRUE(OpenCurrent(root_, {}).ok());
