@@ -15,6 +15,7 @@
 
 #include "app/group_member.h"
 #include "app/group_replay.h"
+#include "app/instance_claim.h"
 #include "app/instance_details.h"
 #include "app/replay.h"
 #include "cli/embedded.h"
@@ -304,6 +305,18 @@ int RunProcessor(Settings settings, const RunOptions& options) {
   if (!run_lock.ok()) return Fail(run_lock.status());
   RemoveOlderGenerations(*dir);
 
+  // A lone run claims its topics before it writes to Kafka: another data dir running on them is
+  // named and this one refused (app/instance_claim.h). A group's members share them by design.
+  std::unique_ptr<app::InstanceClaim> claim;
+  if (settings.processor.group.empty()) {
+    app::InstanceClaim::Options claim_options;
+    claim_options.topic = settings.processor.topics.instances;
+    auto id = dir->InstanceId();  // a new data dir's is made here, before its database
+    if (!id.ok()) return Fail(id.status());
+    auto held = app::InstanceClaim::Acquire(settings.processor.kafka, claim_options, *id, settings.processor.data_dir);
+    if (!held.ok()) return Fail(held.status());
+    claim = std::move(held).value();
+  }
   if (!settings.processor.group.empty()) return RunMember(settings, options, stop);
   auto processor = std::make_unique<app::Processor>(settings.processor);
   if (Status st = processor->Start(); !st.ok()) return Fail(st);
@@ -330,6 +343,10 @@ int RunProcessor(Settings settings, const RunOptions& options) {
   if (*server) (*server)->Stop();  // before the processor closes the store it serves
   Status stopped = processor->Stop();
   lost += processor->metrics().lost_records;
+  if (Status released = claim->Release(); !released.ok()) {
+    LOG_WARN("could not free the claim on {}: {}; the next run of another data dir waits a few seconds to see it "
+             "is stale", settings.processor.topics.instances, released.ToString());
+  }
   return ExitFor(run, stopped, lost);
 }
 

@@ -17,6 +17,7 @@ struct TopicNames {
   std::string dead_letters = "webindex.dead-letters";
   std::string pagerank = "webindex.pagerank";  //!< PageRank results (app::RankPublisher)
   std::string generations = "webindex.generations";  //!< a group's generations (app/group_generations.h)
+  std::string instances = "webindex.instances";  //!< the claim of the lone run on these topics (app/instance_claim.h)
 };
 
 //! 64-bit FNV-1a: stable across builds and platforms.

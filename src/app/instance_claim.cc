@@ -1,0 +1,181 @@
+#include "app/instance_claim.h"
+
+#include <simdjson.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+
+#include <fmt/format.h>
+
+#include "codec/json_writer.h"
+#include "common/log.h"
+#include "common/time.h"
+
+namespace webindex::app {
+namespace {
+
+constexpr char kClaimKey[] = "lone";
+constexpr int64_t kRecordsRead = 64;
+constexpr int kReleaseTimeoutMs = 2000;  // a stop with the brokers gone must not wait long  // of the topic's end: heartbeats of one holder, a few holders
+
+std::string HostName() {
+  char name[256] = {};
+  if (::gethostname(name, sizeof(name) - 1) != 0) return "unknown host";
+  return name;
+}
+
+//! The newest claim on the topic and its offset; nullopt when there is none.
+Result<std::optional<std::pair<ClaimHolder, int64_t>>> LastClaim(const kafka::ClientConfig& config,
+                                                                  kafka::Admin& admin, const std::string& topic,
+                                                                  int timeout_ms) {
+  ASSIGN_OR_RETURN(auto marks, admin.Watermarks(topic, 0, timeout_ms));
+  std::optional<std::pair<ClaimHolder, int64_t>> last;
+  if (marks.second <= marks.first) return last;
+  ASSIGN_OR_RETURN(auto consumer, kafka::Consumer::Create(config, "webindex-instances-check"));
+  RETURN_IF_ERROR(consumer->Assign({{topic, 0, std::max(marks.first, marks.second - kRecordsRead)}}));
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
+  kafka::MessageBatch batch;
+  int64_t next = 0;
+  while (next < marks.second) {
+    if (std::chrono::steady_clock::now() > deadline) {
+      return Status::Unavailable(fmt::format("reading {} timed out at offset {} of {}", topic, next, marks.second));
+    }
+    RETURN_IF_ERROR(consumer->PollBatch(100, 100, &batch));
+    for (const InRecord& r : batch.records()) {
+      next = std::max(next, r.offset + 1);
+      if (r.tombstone || r.key != kClaimKey) continue;
+      auto holder = DecodeClaim(r.value);
+      if (!holder.ok()) {
+        LOG_WARN("{}[0] offset {}: {}; passed over", topic, r.offset, holder.status().ToString());
+        continue;
+      }
+      last.emplace(std::move(holder).value(), r.offset);
+    }
+    if (batch.empty()) {  // compaction leaves gaps: what is below the topic's start counts as read
+      auto now = admin.Watermarks(topic, 0, timeout_ms);
+      if (now.ok()) next = std::max(next, now->first);
+    }
+  }
+  consumer->Close();
+  return last;
+}
+
+}  // namespace
+
+std::string EncodeClaim(const ClaimHolder& h) {
+  codec::JsonWriter w;
+  w.BeginObject().Key("instance").String(h.instance).Key("dataDir").String(h.data_dir).Key("host").String(h.host);
+  w.Key("pid").Int(h.pid).Key("heartbeatMs").Int(h.heartbeat_ms).Key("intervalMs").Int(h.interval_ms);
+  w.Key("stopped").Bool(h.stopped);
+  return w.EndObject().Take();
+}
+
+Result<ClaimHolder> DecodeClaim(std::string_view json) {
+  simdjson::ondemand::parser parser;
+  simdjson::padded_string padded(json);
+  auto bad = [&](const std::string& why) {
+    return Status::Corruption("instance claim " + std::string(json.substr(0, 200)) + ": " + why);
+  };
+  simdjson::ondemand::document doc;
+  simdjson::ondemand::object obj;
+  if (parser.iterate(padded).get(doc) || doc.get_object().get(obj)) return bad("not a JSON object");
+  ClaimHolder h;
+  for (auto field : obj) {
+    std::string_view key, text;
+    if (field.unescaped_key().get(key)) return bad("bad key");
+    auto value = field.value();
+    if (key == "instance" || key == "dataDir" || key == "host") {
+      if (value.get_string().get(text)) return bad(std::string(key) + " must be a string");
+      (key == "instance" ? h.instance : key == "dataDir" ? h.data_dir : h.host) = std::string(text);
+    } else if (key == "pid" || key == "heartbeatMs" || key == "intervalMs") {
+      int64_t v = 0;
+      if (value.get_int64().get(v)) return bad(std::string(key) + " must be a number");
+      (key == "pid" ? h.pid : key == "heartbeatMs" ? h.heartbeat_ms : h.interval_ms) = v;
+    } else if (key == "stopped") {
+      if (value.get_bool().get(h.stopped)) return bad("stopped must be true or false");
+    }
+  }
+  if (h.instance.empty() && !h.stopped) return bad("no instance");
+  return h;
+}
+
+Result<std::unique_ptr<InstanceClaim>> InstanceClaim::Acquire(const kafka::ClientConfig& config,
+                                                              const Options& options, const std::string& instance,
+                                                              const std::string& data_dir) {
+  ASSIGN_OR_RETURN(auto admin, kafka::Admin::Create(config));
+  // Compacted: only each key's newest record matters.
+  RETURN_IF_ERROR(admin->EnsureTopics({{options.topic, 1, 1, {{"cleanup.policy", "compact"}}}}, options.timeout_ms));
+  ASSIGN_OR_RETURN(auto last, LastClaim(config, *admin, options.topic, options.timeout_ms));
+  if (last && !last->first.stopped && last->first.instance != instance) {
+    // Alive when it writes again within 1.5 of its intervals: no clocks of two hosts compared.
+    const ClaimHolder& holder = last->first;
+    const int64_t wait_ms = std::clamp<int64_t>(holder.interval_ms * 3 / 2, 500, 30000);
+    LOG_INFO("{} was last claimed by data dir {} on {} (process {}); checking for {} ms whether it still runs",
+             options.topic, holder.data_dir, holder.host, holder.pid, wait_ms);
+    std::this_thread::sleep_for(std::chrono::milliseconds(wait_ms));
+    ASSIGN_OR_RETURN(auto now, LastClaim(config, *admin, options.topic, options.timeout_ms));
+    if (now && now->second > last->second && !now->first.stopped && now->first.instance != instance) {
+      return Status::Aborted(fmt::format(
+          "another webindex run works on these topics: data dir {} on {} (process {}) holds them and is running. "
+          "A second data dir would write records that stop it. Stop that one first, or run this one on topics "
+          "of its own (topics/*.toml); to share the work, start both as members of one group (--group NAME)",
+          now->first.data_dir, now->first.host, now->first.pid));
+    }
+  }
+  ClaimHolder self;
+  self.instance = instance;
+  self.data_dir = data_dir;
+  self.host = HostName();
+  self.pid = ::getpid();
+  self.interval_ms = options.interval_ms;
+  ASSIGN_OR_RETURN(auto producer, kafka::Producer::Create(config, [](uint64_t, const Status&) {}));
+  std::unique_ptr<InstanceClaim> claim(new InstanceClaim(options, std::move(self), std::move(producer)));
+  RETURN_IF_ERROR(claim->Send(false, options.timeout_ms));
+  claim->beat_ = std::thread([c = claim.get()] { c->Beat(); });
+  return claim;
+}
+
+InstanceClaim::InstanceClaim(Options options, ClaimHolder self, std::unique_ptr<kafka::Producer> producer)
+    : options_(std::move(options)), producer_(std::move(producer)), self_(std::move(self)) {}
+
+InstanceClaim::~InstanceClaim() { Release().PermitUncheckedError(); }
+
+Status InstanceClaim::Send(bool stopped, int flush_timeout_ms) {
+  OutRecord r;
+  r.topic = options_.topic;
+  r.partition = 0;
+  r.key = kClaimKey;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    self_.heartbeat_ms = NowMs();
+    self_.stopped = stopped;
+    r.value = EncodeClaim(self_);
+  }
+  RETURN_IF_ERROR(producer_->Produce(r, 0));
+  return flush_timeout_ms > 0 ? producer_->Flush(flush_timeout_ms) : Status::Ok();
+}
+
+void InstanceClaim::Beat() {
+  std::unique_lock<std::mutex> lock(mu_);
+  while (!released_) {
+    wake_.wait_for(lock, std::chrono::milliseconds(options_.interval_ms));
+    if (released_) break;
+    lock.unlock();
+    if (Status st = Send(false, 0); !st.ok()) LOG_WARN("cannot renew the claim on {}: {}", options_.topic, st.ToString());
+    lock.lock();
+  }
+}
+
+Status InstanceClaim::Release() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (released_) return Status::Ok();
+    released_ = true;
+  }
+  wake_.notify_all();
+  if (beat_.joinable()) beat_.join();
+  return Send(true, kReleaseTimeoutMs);
+}
+
+}  // namespace webindex::app
