@@ -40,6 +40,57 @@ bool IsBlankLine(std::string_view line) {
   return true;
 }
 
+bool IsAlnum(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9'); }
+
+//! A byte of a blank node label: ASCII ones and any of a multibyte character.
+bool IsLabelByte(char c) {
+  return IsAlnum(c) || c == '_' || c == '-' || c == ':' || c == '.' || static_cast<unsigned char>(c) >= 0x80;
+}
+
+//! Where the text after the first statement of `line` starts (the statement ends at its '.'),
+//! when that text is more than spaces, tabs and a comment; npos otherwise, or when the line does
+//! not start with up to `max_terms` terms and a '.'. For a line serd read a statement from.
+size_t TrailingText(std::string_view line, size_t max_terms) {
+  size_t i = 0, terms = 0;
+  const auto skip_iri = [&] {
+    i = line.find('>', i);  // IRIREF holds no raw '>'
+    if (i != std::string_view::npos) ++i;
+  };
+  while (i < line.size()) {
+    const char c = line[i];
+    if (c == ' ' || c == '\t') {
+      ++i;
+      continue;
+    }
+    if (c == '.') {
+      i = line.find_first_not_of(" \t", i + 1);
+      return i == std::string_view::npos || line[i] == '#' ? std::string_view::npos : i;
+    }
+    if (++terms > max_terms) return std::string_view::npos;
+    if (c == '<') {
+      skip_iri();
+    } else if (c == '"') {
+      for (++i; i < line.size() && line[i] != '"'; ++i) i += line[i] == '\\';
+      if (i >= line.size()) return std::string_view::npos;
+      ++i;
+      if (i < line.size() && line[i] == '@') {
+        for (++i; i < line.size() && (IsAlnum(line[i]) || line[i] == '-');) ++i;
+      } else if (line.compare(i, 2, "^^") == 0) {
+        i += 2;
+        skip_iri();
+      }
+    } else if (c == '_' && i + 1 < line.size() && line[i + 1] == ':') {
+      size_t end = i + 2;
+      while (end < line.size() && IsLabelByte(line[end])) ++end;
+      while (end > i + 2 && line[end - 1] == '.') --end;  // a label ends in no '.': that one ends the statement
+      i = end;
+    } else {
+      return std::string_view::npos;
+    }
+  }
+  return std::string_view::npos;
+}
+
 std::string_view Trim(std::string_view s) {
   while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
   while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
@@ -63,6 +114,7 @@ struct StatementParser::Impl {
     auto* self = static_cast<Impl*>(handle);
     ++self->line_statements;
     if (!self->error.empty()) return SERD_SUCCESS;
+    self->statements_before_error = self->line_statements - 1;  // should this statement be refused
     Statement st;
     if (!self->Convert(subject, nullptr, nullptr, &st.subject) ||
         !self->Convert(predicate, nullptr, nullptr, &st.predicate) ||
@@ -93,6 +145,7 @@ struct StatementParser::Impl {
     while (!msg.empty() && (msg.back() == '\n' || msg.back() == ' ')) msg.pop_back();
     self->error = msg.empty() ? "syntax error" : msg;
     self->error_column = e->col;
+    self->statements_before_error = self->line_statements;
     return SERD_SUCCESS;
   }
 
@@ -141,6 +194,7 @@ struct StatementParser::Impl {
     line_statements = 0;
     error.clear();
     error_column = 0;
+    statements_before_error = 0;
     SerdStatus st;
     if (line.find('\0') == std::string_view::npos) {
       // As a C string: serd reads it in place, where a stream costs a page-aligned buffer, cleared,
@@ -151,6 +205,18 @@ struct StatementParser::Impl {
       LineSource src{line.data(), line.size()};
       st = serd_reader_read_source(reader, &ReadLine, &NoStreamError, &src, reinterpret_cast<const uint8_t*>("record"),
                                    kPageBytes);
+    }
+    // Text after a statement's final '.': serd takes it for the start of the next statement, and
+    // stops there without a word (SERD_FAILURE, N-Quads), reads a second statement, or reports
+    // an error at the place it gave up. Named as what it is, where it starts.
+    const bool after_statement = error.empty() ? line_statements > 0 && (st != SERD_SUCCESS || line_statements > 1)
+                                               : statements_before_error > 0;
+    if (after_statement) {
+      const size_t rest = TrailingText(line, syntax == Syntax::kNQuads ? 4 : 3);
+      if (rest != std::string_view::npos) {
+        error = line_statements > 1 ? "more than one statement on a line" : "text after the statement's final '.'";
+        error_column = static_cast<unsigned>(rest + 1);
+      }
     }
     if (error.empty() && st != SERD_SUCCESS && st != SERD_FAILURE) error = "syntax error";
     if (error.empty() && line_statements > 1) error = "more than one statement on a line";
@@ -167,6 +233,7 @@ struct StatementParser::Impl {
   size_t line_statements = 0;
   std::string error;
   unsigned error_column = 0;
+  size_t statements_before_error = 0;  //!< read whole before `error` was set
 };
 
 StatementParser::StatementParser(Syntax syntax) : impl_(std::make_unique<Impl>(syntax)) {}

@@ -162,6 +162,56 @@ TEST(GraphNTriplesTest, ABadLineRejectsTheWholeTextAndNamesItsLine) {
             "line 1002, column 43: expected: ':', '<', or '_'");
 }
 
+// Text after a statement's final '.' other than spaces, tabs and a comment makes the whole text
+// invalid, with the line and the column where that text starts (serd's N-Quads reader stops at it
+// without a word, taking it for the start of the next statement).
+TEST(GraphNTriplesTest, TextAfterTheFinalDotRejectsTheWholeText) {
+  const std::string s = "<http://a.example/s> <http://a.example/p> ";
+  struct Bad {
+    std::string line;
+    std::string from;  //!< the text after the statement (its last occurrence in `line`)
+    std::string reason;
+  };
+  const std::string after = "text after the statement's final '.'";
+  const std::vector<Bad> cases = {
+      {s + "<http://a.example/o> . extra .", "extra", after},
+      {s + "<http://a.example/o> .zz", "zz", after},
+      {s + "<http://a.example/o> . .", ".", after},
+      {s + "<http://a.example/o> . \"x\"", "\"x\"", after},
+      {s + "<http://a.example/o> . <http://a.example/a> <http://a.example/b> <http://a.example/c> .",
+       "<http://a.example/a>", "more than one statement on a line"},
+      {s + "\"a \\\" . b\"@en-us . c", "c", after},
+      {s + "\"5\"^^<http://www.w3.org/2001/XMLSchema#integer> . <", "<", after},
+      {s + "_:b.<http://a.example/zz>", "<", after},
+      {s + "_:b. zz", "zz", after},
+      {s + "_:b.c . _:d", "_:d", after},
+      {s + "<http://a.example/o> <http://a.example/g> . x # c", "x #", after},
+      {s + std::string("\"a\0b\" . zz", 11), "zz", after},  // read as a stream
+  };
+  StatementParser parser(Syntax::kNQuads);
+  std::vector<Statement> out;
+  for (const Bad& c : cases) {
+    SCOPED_TRACE(c.line);
+    // On the second line of a record, after a good one: nothing of the record is kept.
+    const Status st = parser.Parse(s + "\"kept\" .\r\n" + c.line + "\n" + s + "\"later\" .\n", &out);
+    ASSERT_FALSE(st.ok());
+    EXPECT_EQ(st.message(), "line 2, column " + std::to_string(c.line.rfind(c.from) + 1) + ": " + c.reason);
+    EXPECT_TRUE(out.empty());
+    // serd's N-Triples reader reports most of these itself, some in other words.
+    const auto nt = ParseStatements(c.line, Syntax::kNTriples);
+    ASSERT_FALSE(nt.ok());
+    EXPECT_TRUE(nt.status().message().starts_with("line 1")) << nt.status().message();
+  }
+  // Spaces, tabs and a comment after the '.' are no statement.
+  for (const Syntax syntax : {Syntax::kNQuads, Syntax::kNTriples}) {
+    auto ok = ParseStatements(
+        s + "<http://a.example/o> . # a comment . <x>\n" + s + "\"x\" .\t \n" + s + "_:b.# c\n" + s + "\"y\"@en.\n",
+        syntax);
+    ASSERT_TRUE(ok.ok()) << ok.status().message();
+    EXPECT_EQ(ok->size(), 4u);
+  }
+}
+
 TEST(GraphNTriplesTest, RdfTermEquality) {
   auto term = [](std::string_view text) {
     auto t = ParseTerm(text);
