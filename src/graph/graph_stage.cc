@@ -26,6 +26,13 @@ size_t LineOfStatement(std::string_view text, size_t index) {
   return line;
 }
 
+//! How many headers of `record` are called `name` (InRecord::Header reads only the first).
+size_t HeaderCount(const InRecord& record, std::string_view name) {
+  size_t n = 0;
+  for (const auto& header : record.headers) n += header.first == name;
+  return n;
+}
+
 //! A batch is split into lanes only from these sizes on: below, a thread costs more than it saves.
 constexpr size_t kMinRecordsInLanes = 32;
 constexpr size_t kMinStatementsInLanes = 512;
@@ -45,6 +52,9 @@ void NoteUnparsedDates(const IndexNotes& notes, pipeline::Metrics& metrics) {
 }
 
 Status GraphStage::Parse(const InRecord& record, StatementParser& parser, Parsed* out) {
+  if (const size_t ops = HeaderCount(record, "op"); ops > 1) {
+    return Status::InvalidArgument("header op is set " + std::to_string(ops) + " times; a record takes it once");
+  }
   const std::string_view op = record.Header("op").value_or("add");
   if (op != "add" && op != "remove") {
     return Status::InvalidArgument("header op is '" + std::string(op) + "'; it must be add or remove");

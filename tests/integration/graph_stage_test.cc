@@ -47,8 +47,12 @@ class GraphStageTest : public ::testing::Test {
 
   //! Produces one record to `triples`, keyed by `key` (the partition follows the key, as load's).
   void Send(const std::string& key, const std::string& text, const std::string& op = "") {
+    SendWithOps(key, text, op.empty() ? std::vector<std::string>{} : std::vector<std::string>{op});
+  }
+  //! Send with a header op for each of `ops`, in order.
+  void SendWithOps(const std::string& key, const std::string& text, const std::vector<std::string>& ops) {
     OutRecord r{"triples", pipeline::PartitionFor(key, kPartitions), key, text, {}};
-    if (!op.empty()) r.headers.emplace_back("op", op);
+    for (const auto& op : ops) r.headers.emplace_back("op", op);
     ASSERT_TRUE(producer_->Produce(r, sent_++).ok());
   }
   void Flush() { ASSERT_TRUE(producer_->Flush(30000).ok()); }
@@ -113,6 +117,29 @@ TEST_F(GraphStageTest, BadRecordsAreDeadLetteredWholeWithTheLine) {
   EXPECT_TRUE(reasons[1].starts_with("invalid statements: line 1: graph <urn:webindex:web> holds the web graph"))
       << reasons[1];
   EXPECT_TRUE(reasons[2].starts_with("invalid statements: line 3, column ")) << reasons[2];
+}
+
+// A record that says two things is refused whole: two op headers (the stage would read only the
+// first), or a line with text after its statement's final '.' (serd's reader would stop there).
+TEST_F(GraphStageTest, TwoOpHeadersOrTextAfterAStatementDeadLetterTheRecord) {
+  const std::string s = "<http://a.example/s> <http://a.example/p> ";
+  Send("<http://a.example/s>", s + "\"kept\" .\n");
+  SendWithOps("<http://a.example/s>", s + "\"two ops\" .\n", {"add", "remove"});
+  Send("<http://a.example/s>", s + "\"first\" .\n" + s + "\"trailing\" . extra .\n");
+  Send("<http://a.example/s>", s + "\"commented\" . # a comment\n");
+  Flush();
+  harness_->RunUntilIdle();
+  EXPECT_EQ(harness_->Quads(), (std::set<std::string>{s + "\"commented\" .", s + "\"kept\" ."}));
+  std::vector<std::string> reasons;
+  for (const auto& r : harness_->ReadTopic("webindex.dead-letters")) {
+    for (const auto& [name, value] : r.headers) {
+      if (name == "reason") reasons.push_back(value);
+    }
+  }
+  ASSERT_EQ(reasons.size(), 2u);
+  std::sort(reasons.begin(), reasons.end());
+  EXPECT_EQ(reasons[0], "invalid statements: header op is set 2 times; a record takes it once");
+  EXPECT_EQ(reasons[1], "invalid statements: line 2, column 56: text after the statement's final '.'");
 }
 
 // The CLI as a user runs it: load N-Quads (a bad line reported and skipped), run, query; then
