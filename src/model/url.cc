@@ -1,5 +1,6 @@
 #include "model/url.h"
 
+#include <fmt/format.h>
 #include <libpsl.h>
 #include <uriparser/Uri.h>
 
@@ -18,14 +19,31 @@ constexpr std::string_view kHttps = "https://";
 constexpr size_t kMaxHostLength = 253;
 constexpr size_t kMaxLabelLength = 63;
 
+bool IsControl(char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; }
+
+//! The reason, with `raw` quoted and its control characters written as \xNN, so that a reason
+//! stays one line of text.
 Status Invalid(std::string_view reason, std::string_view raw) {
-  return Status::InvalidArgument(std::string(reason) + " in URL '" + std::string(raw) + "'");
+  std::string msg(reason);
+  msg += " in URL '";
+  for (char c : raw) {
+    if (IsControl(c)) {
+      msg += fmt::format("\\x{:02x}", static_cast<unsigned char>(c));
+    } else {
+      msg += c;
+    }
+  }
+  msg += '\'';
+  return Status::InvalidArgument(msg);
 }
 
-//! Java's String.trim: drops chars <= 0x20 at both ends.
-std::string_view JavaTrim(std::string_view s) {
-  while (!s.empty() && static_cast<unsigned char>(s.front()) <= 0x20) s.remove_prefix(1);
-  while (!s.empty() && static_cast<unsigned char>(s.back()) <= 0x20) s.remove_suffix(1);
+bool IsWhitespace(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
+
+//! Drops spaces, tabs, CRs and LFs at both ends; unlike Java's String.trim (URL.from), not the
+//! other control characters: they make a URL invalid.
+std::string_view Trim(std::string_view s) {
+  while (!s.empty() && IsWhitespace(s.front())) s.remove_prefix(1);
+  while (!s.empty() && IsWhitespace(s.back())) s.remove_suffix(1);
   return s;
 }
 
@@ -251,7 +269,10 @@ std::string Url::ToUri() const {
 
 Result<Url> ParseUrl(std::string_view raw) {
   if (raw.find('>') != std::string_view::npos) return Invalid("'>' not allowed", raw);
-  const std::string_view url_text = JavaTrim(raw);
+  const std::string_view url_text = Trim(raw);
+  if (const auto c = std::find_if(url_text.begin(), url_text.end(), IsControl); c != url_text.end()) {
+    return Invalid(fmt::format("control character U+{:04X}", static_cast<unsigned char>(*c)), raw);
+  }
   if (url_text.size() < 8) return Invalid("fewer than 8 characters", raw);
   Url url;
   size_t host_start;
@@ -271,7 +292,7 @@ Result<Url> ParseUrl(std::string_view raw) {
 }
 
 Result<Url> ResolveLink(const Url& base, std::string_view link) {
-  const std::string_view ref = JavaTrim(link);
+  const std::string_view ref = Trim(link);
   if (ref.empty()) return Status::InvalidArgument("empty link on '" + base.ToString() + "'");
   if (HasScheme(ref)) return ParseUrl(link);  // absolute: ParseUrl trims the same way
   const std::string base_text = base.ToString();

@@ -79,6 +79,14 @@ TEST(EventTest, InvalidEventsAreRejectedWithAReason) {
       {R"({"url":"http://a.com/1","outboundLinks":[{"url":"http://b.com/","anchorText":3}]})", "anchorText"},
       // A link error invalidates the event even after valid links and with deleted:true.
       {R"({"url":"http://a.com/1","deleted":true,"outboundLinks":[{"url":"/x"},{"url":7}]})", "link's url"},
+      // A control character in the page's URL, also where Java's trim would have dropped it.
+      {R"({"url":"http://a.com/a\u0000b"})", "control character U+0000 in URL 'http://a.com/a\\x00b'"},
+      {R"({"url":"\u0000http://a.com/1"})", "control character U+0000"},
+      {R"({"url":"http://a.com/1\u0001 "})", "control character U+0001"},
+      {R"({"url":"http://a.com/a\u001fb"})", "control character U+001F"},
+      {R"({"url":"http://a.com/a\u007fb"})", "control character U+007F"},
+      {R"({"url":"http://a.com/a\tb"})", "control character U+0009"},
+      {R"({"url":"http://a.com/a\nb"})", "control character U+000A"},
   };
   EventDecoder decoder;
   for (const auto& c : cases) {
@@ -253,6 +261,16 @@ TEST(EventTest, UnresolvableLinksAreDroppedAndCounted) {
   EXPECT_EQ(LinkUris(ev), (std::vector<std::string>{"com.b>>o>/ok"}));
   EXPECT_EQ(ev.dropped_links, 8u);
   EXPECT_EQ(ev.truncated_links, 0u);
+}
+
+// A link URL with a control character does not resolve to a valid URL (docs/semantics.md §2): like
+// any such link it is dropped and counted, and the event applies.
+TEST(EventTest, LinksWithControlCharactersAreDroppedAndCounted) {
+  const auto ev = MustDecode(
+      R"({"url":"http://a.com/1","outboundLinks":[{"url":"/a\u0000b"},{"url":"http://b.com/\u0001"},)"
+      R"({"url":"\u0000http://b.com/2"},{"url":"/c\u007f"},{"url":"/d\te"},{"url":" /ok\n"}]})");
+  EXPECT_EQ(LinkUris(ev), (std::vector<std::string>{"com.a>>o>/ok"}));
+  EXPECT_EQ(ev.dropped_links, 5u);
 }
 
 TEST(EventTest, MaxOutlinksTruncatesAndCounts) {

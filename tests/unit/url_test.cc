@@ -88,6 +88,29 @@ TEST(UrlTest, GreaterThanRejectedBeforeTrim) {
   EXPECT_FALSE(ParseUrl(">http://a.com/").ok());
 }
 
+// Spaces, tabs, CRs and LFs around a URL are trimmed; any other control character, and any
+// control character inside, makes it invalid (named, and written as \xNN in the reason).
+TEST(UrlTest, ControlCharactersAreRejected) {
+  for (int c = 0; c < 0x20; ++c) {
+    const std::string ch(1, static_cast<char>(c));
+    EXPECT_FALSE(ParseUrl("http://a.com/a" + ch + "b").ok()) << c;
+    if (c != '\t' && c != '\n' && c != '\r') {
+      EXPECT_FALSE(ParseUrl(ch + "http://a.com/").ok()) << c;
+      EXPECT_FALSE(ParseUrl("http://a.com/" + ch).ok()) << c;
+    }
+  }
+  EXPECT_FALSE(ParseUrl("http://a.com/\x7f").ok());
+  auto r = ParseUrl(std::string("http://a.com/a\0b\n", 17));
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().message(), "control character U+0000 in URL 'http://a.com/a\\x00b\\x0a'");
+  EXPECT_EQ(ParseUrl("\x01 http://a.com/").status().message(), "control character U+0001 in URL '\\x01 http://a.com/'");
+  EXPECT_EQ(MustParse(" \t\r\nhttp://a.com/x \t\r\n").ToString(), "http://a.com/x");
+  const Url base = MustParse("http://a.com/x/y.html");
+  for (const char* link : {"/a\x01", "\x7f/a", "http://b.com/\x1f", "a\tb", "\x0b/a"}) {
+    EXPECT_FALSE(ResolveLink(base, link).ok()) << link;
+  }
+}
+
 TEST(UrlTest, Cleaning) {
   EXPECT_EQ(MustParse("Http://example.com  ").ToString(), "http://example.com/");
   EXPECT_EQ(MustParse(" HTTPS://example.com/ ").ToString(), "https://example.com/");
