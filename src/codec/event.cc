@@ -2,6 +2,10 @@
 
 #include <simdjson.h>
 
+#include <algorithm>
+#include <optional>
+#include <vector>
+
 #include "common/time.h"
 #include "model/url.h"
 
@@ -12,6 +16,7 @@ namespace dom = simdjson::dom;
 struct EventDecoder::Impl {
   DecodeLimits limits;
   dom::parser parser;
+  std::vector<std::string_view> keys;  //!< an object's keys, reused (DuplicateKey)
 };
 
 EventDecoder::EventDecoder(DecodeLimits limits) : impl_(std::make_unique<Impl>()) { impl_->limits = limits; }
@@ -27,13 +32,32 @@ bool Field(dom::object obj, std::string_view name, dom::element* out) {
   return !out->is_null();
 }
 
+//! A key that `obj` holds more than once, if any: lookups find only the first of them, so the
+//! event would say two things. `keys` is scratch.
+std::optional<std::string_view> DuplicateKey(dom::object obj, std::vector<std::string_view>* keys) {
+  constexpr size_t kCompared = 8;  // the first keys are compared with each other, the rest sorted
+  keys->clear();
+  for (dom::key_value_pair field : obj) {
+    if (keys->size() < kCompared && std::find(keys->begin(), keys->end(), field.key) != keys->end()) return field.key;
+    keys->push_back(field.key);
+  }
+  if (keys->size() <= kCompared) return std::nullopt;
+  std::sort(keys->begin(), keys->end());
+  const auto dup = std::adjacent_find(keys->begin(), keys->end());
+  if (dup == keys->end()) return std::nullopt;
+  return *dup;
+}
+
 Status DecodeLinks(dom::element links_el, const model::Url& base, const DecodeLimits& limits,
-                   model::CrawlEvent* ev) {
+                   std::vector<std::string_view>* keys, model::CrawlEvent* ev) {
   dom::array links;
   if (links_el.get_array().get(links)) return Status::InvalidArgument("outboundLinks is not an array");
   for (dom::element link_el : links) {
     dom::object link;
     if (link_el.get_object().get(link)) return Status::InvalidArgument("a link is not an object");
+    if (const auto key = DuplicateKey(link, keys)) {
+      return Status::InvalidArgument("a link has the key \"" + std::string(*key) + "\" more than once");
+    }
     dom::element url_el, anchor_el;
     std::string_view link_url, anchor;
     if (!Field(link, "url", &url_el) || url_el.get_string().get(link_url)) {
@@ -70,6 +94,9 @@ Result<model::CrawlEvent> EventDecoder::Decode(std::string_view json) {
   }
   dom::object obj;
   if (root.get_object().get(obj)) return Status::InvalidArgument("not a JSON object");
+  if (const auto key = DuplicateKey(obj, &impl_->keys)) {
+    return Status::InvalidArgument("the key \"" + std::string(*key) + "\" appears more than once");
+  }
   dom::element el;
   std::string_view raw_url;
   if (!Field(obj, "url", &el) || el.get_string().get(raw_url)) {
@@ -99,7 +126,7 @@ Result<model::CrawlEvent> EventDecoder::Decode(std::string_view json) {
   std::string_view text;
   if (Field(obj, "title", &el) && !el.get_string().get(text)) ev.page.title = std::string(text);
   if (Field(obj, "server", &el) && !el.get_string().get(text)) ev.page.server = std::string(text);
-  if (Field(obj, "outboundLinks", &el)) RETURN_IF_ERROR(DecodeLinks(el, *url, impl_->limits, &ev));
+  if (Field(obj, "outboundLinks", &el)) RETURN_IF_ERROR(DecodeLinks(el, *url, impl_->limits, &impl_->keys, &ev));
   if (ev.deleted) ev.page.links.clear();
   return ev;
 }

@@ -87,6 +87,17 @@ TEST(EventTest, InvalidEventsAreRejectedWithAReason) {
       {R"({"url":"http://a.com/a\u007fb"})", "control character U+007F"},
       {R"({"url":"http://a.com/a\tb"})", "control character U+0009"},
       {R"({"url":"http://a.com/a\nb"})", "control character U+000A"},
+      // Keys given twice: a lookup would read the first and drop the other.
+      {R"({"url":"http://a.com/1","url":"http://b.com/1"})", "the key \"url\" appears more than once"},
+      {R"({"url":"http://a.com/1","url":null})", "the key \"url\" appears more than once"},
+      {R"({"url":"http://a.com/1","title":"a","deleted":false,"title":"b"})", "the key \"title\" appears"},
+      {R"({"url":"http://a.com/1","x":1,"x":1})", "the key \"x\" appears more than once"},
+      {R"({"url":"http://a.com/1","a":1,"b":1,"c":1,"d":1,"e":1,"f":1,"g":1,"h":1,"i":1,"e":2})",
+       "the key \"e\" appears more than once"},
+      {R"({"url":"http://a.com/1","outboundLinks":[{"url":"/x","url":"/y"}]})",
+       "a link has the key \"url\" more than once"},
+      {R"({"url":"http://a.com/1","outboundLinks":[{"url":"/x","anchorText":"a","anchorText":"b"}]})",
+       "a link has the key \"anchorText\" more than once"},
   };
   EventDecoder decoder;
   for (const auto& c : cases) {
@@ -207,6 +218,11 @@ TEST(EventTest, UnknownFieldsAreIgnored) {
   ASSERT_EQ(ev.page.links.size(), 1u);
   EXPECT_EQ(ev.page.links[0].uri, "com.b>>o>/");
   EXPECT_EQ(ev.page.links[0].anchor_text, "");
+  // Many keys, none twice; nested objects may repeat a key of the event.
+  EXPECT_EQ(MustDecode(R"({"a":1,"b":1,"c":1,"d":1,"e":1,"f":1,"g":1,"h":1,"i":1,"url":"http://a.com/1",)"
+                       R"("j":{"url":1,"a":2}})")
+                .page.uri,
+            "com.a>>o>/1");
 }
 
 TEST(EventTest, RelativeLinksAreResolvedAgainstThePageUrl) {
