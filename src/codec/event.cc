@@ -124,8 +124,14 @@ Result<model::CrawlEvent> EventDecoder::Decode(std::string_view json) {
     ev.revision = revision;
   }
   std::string_view text;
-  if (Field(obj, "title", &el) && !el.get_string().get(text)) ev.page.title = std::string(text);
-  if (Field(obj, "server", &el) && !el.get_string().get(text)) ev.page.server = std::string(text);
+  if (Field(obj, "title", &el)) {
+    if (el.get_string().get(text)) return Status::InvalidArgument("title is not a string");
+    ev.page.title = std::string(text);
+  }
+  if (Field(obj, "server", &el)) {
+    if (el.get_string().get(text)) return Status::InvalidArgument("server is not a string");
+    ev.page.server = std::string(text);
+  }
   if (Field(obj, "outboundLinks", &el)) RETURN_IF_ERROR(DecodeLinks(el, *url, impl_->limits, &impl_->keys, &ev));
   if (ev.deleted) ev.page.links.clear();
   return ev;

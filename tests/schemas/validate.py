@@ -92,6 +92,10 @@ KNOWN_BAD = {
         ("url with a control character after it", {"url": "http://a.com/1\u0001"}),
         ("url with DEL", {"url": "http://a.com/a\u007fb"}),
         ("url with a tab inside", {"url": "http://a.com/a\tb"}),
+        ("title a number", {"url": "http://a.com/1", "title": 5}),
+        ("title an object", {"url": "http://a.com/1", "title": {"text": "x"}}),
+        ("server a number", {"url": "http://a.com/1", "server": 5}),
+        ("server an object", {"url": "http://a.com/1", "server": {"name": "nginx"}}),
     ],
     "page": [
         ("missing uri", with_(PAGE, uri=_DROP)),

@@ -98,6 +98,13 @@ TEST(EventTest, InvalidEventsAreRejectedWithAReason) {
        "a link has the key \"url\" more than once"},
       {R"({"url":"http://a.com/1","outboundLinks":[{"url":"/x","anchorText":"a","anchorText":"b"}]})",
        "a link has the key \"anchorText\" more than once"},
+      // Another type than a string (or null) is refused, not ignored.
+      {R"({"url":"http://a.com/1","title":5})", "title is not a string"},
+      {R"({"url":"http://a.com/1","title":{"text":"x"}})", "title is not a string"},
+      {R"({"url":"http://a.com/1","title":["x"]})", "title is not a string"},
+      {R"({"url":"http://a.com/1","title":false})", "title is not a string"},
+      {R"({"url":"http://a.com/1","server":5})", "server is not a string"},
+      {R"({"url":"http://a.com/1","server":{"name":"nginx"}})", "server is not a string"},
   };
   EventDecoder decoder;
   for (const auto& c : cases) {
