@@ -48,6 +48,17 @@ std::optional<std::string_view> DuplicateKey(dom::object obj, std::vector<std::s
   return *dup;
 }
 
+//! Whether an RFC 3339 text's fraction of a second has more than the 9 digits an Instant holds.
+bool FractionPastNanoseconds(std::string_view date) {
+  constexpr size_t kFraction = 20;  // after "YYYY-MM-DDTHH:MM:SS."
+  if (date.size() <= kFraction || date[kFraction - 1] != '.') return false;
+  size_t digits = 0;
+  while (kFraction + digits < date.size() && date[kFraction + digits] >= '0' && date[kFraction + digits] <= '9') {
+    ++digits;
+  }
+  return digits > 9;
+}
+
 Status DecodeLinks(dom::element links_el, const model::Url& base, const DecodeLimits& limits,
                    std::vector<std::string_view>* keys, model::CrawlEvent* ev) {
   dom::array links;
@@ -115,6 +126,9 @@ Result<model::CrawlEvent> EventDecoder::Decode(std::string_view json) {
     std::string_view date;
     if (el.get_string().get(date)) return Status::InvalidArgument("crawlDate is not a string");
     ev.crawl_time = ParseRfc3339(date);
+    if (!ev.crawl_time && FractionPastNanoseconds(date)) {
+      return Status::InvalidArgument("crawlDate has more than 9 fraction digits (finer than nanoseconds)");
+    }
     if (!ev.crawl_time) return Status::InvalidArgument("crawlDate is not an RFC 3339 date-time");
     ev.page.crawl_date = std::string(date);
   }

@@ -56,7 +56,8 @@ std::optional<Instant> ParseRfc3339(std::string_view s) {
       scale /= 10;
       ++pos;
     }
-    if (pos == start) return std::nullopt;
+    // Finer than nanoseconds would be cut, and two instants that differ would compare equal.
+    if (pos == start || pos - start > 9) return std::nullopt;
   }
   if (pos >= s.size()) return std::nullopt;
   int64_t offset_sec = 0;

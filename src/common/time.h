@@ -18,7 +18,8 @@ struct Instant {
 };
 
 //! The instant `text` names, or nullopt when it is not an RFC 3339 date-time
-//! (YYYY-MM-DDTHH:MM:SS[.frac](Z|+HH:MM|-HH:MM), 'T'/'Z' in either case).
+//! (YYYY-MM-DDTHH:MM:SS[.frac](Z|+HH:MM|-HH:MM), 'T'/'Z' in either case) or its fraction of a
+//! second has more than 9 digits (an Instant holds nanoseconds).
 std::optional<Instant> ParseRfc3339(std::string_view text);
 
 //! Milliseconds since the Unix epoch as RFC 3339 in UTC, "2026-11-21T08:00:00.000Z" (years

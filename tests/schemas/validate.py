@@ -92,6 +92,8 @@ KNOWN_BAD = {
         ("url with a control character after it", {"url": "http://a.com/1\u0001"}),
         ("url with DEL", {"url": "http://a.com/a\u007fb"}),
         ("url with a tab inside", {"url": "http://a.com/a\tb"}),
+        ("crawlDate with 10 fraction digits", {"url": "http://a.com/1",
+                                               "crawlDate": "2015-07-28T03:06:17.1234567891Z"}),
         ("title a number", {"url": "http://a.com/1", "title": 5}),
         ("title an object", {"url": "http://a.com/1", "title": {"text": "x"}}),
         ("server a number", {"url": "http://a.com/1", "server": 5}),
@@ -231,18 +233,21 @@ KNOWN_GOOD = {
         ("link url with a control character (dropped, not invalid)",
          {"url": "http://a.com/1", "outboundLinks": [{"url": "/a\u0000b"}]}),
         ("url with whitespace around it", {"url": " \t\r\nhttp://a.com/1 \t\r\n"}),
+        ("crawlDate with 9 fraction digits", {"url": "http://a.com/1",
+                                              "crawlDate": "2015-07-28T03:06:17.123456789+02:00"}),
     ],
     "page": [("no links", {"url": "http://a.com/", "uri": "com.a>>o>/", "numOutbound": 0,
                            "outboundLinks": []})],
 }
 
 _RFC3339 = re.compile(  # [0-9], not \d (which matches any Unicode digit); used with fullmatch
-    r"([0-9]{4})-([0-9]{2})-([0-9]{2})[Tt]([0-9]{2}):([0-9]{2}):([0-9]{2})(\.[0-9]+)?"
+    r"([0-9]{4})-([0-9]{2})-([0-9]{2})[Tt]([0-9]{2}):([0-9]{2}):([0-9]{2})(\.[0-9]{1,9})?"
     r"([Zz]|[+-]([0-9]{2}):([0-9]{2}))")
 
 
 def is_rfc3339(value):
-    """RFC 3339 date-time, as codec ParseRfc3339 accepts it (leap second 60 allowed)."""
+    """RFC 3339 date-time, as codec ParseRfc3339 accepts it (leap second 60 allowed, a fraction of
+    at most 9 digits)."""
     if not isinstance(value, str):
         return True
     m = _RFC3339.fullmatch(value)

@@ -105,6 +105,10 @@ TEST(EventTest, InvalidEventsAreRejectedWithAReason) {
       {R"({"url":"http://a.com/1","title":false})", "title is not a string"},
       {R"({"url":"http://a.com/1","server":5})", "server is not a string"},
       {R"({"url":"http://a.com/1","server":{"name":"nginx"}})", "server is not a string"},
+      // Finer than nanoseconds: cut, two dates that differ would compare equal.
+      {R"({"url":"http://a.com/1","crawlDate":"2015-07-28T03:06:17.1234567891Z"})",
+       "crawlDate has more than 9 fraction digits"},
+      {R"({"url":"http://a.com/1","crawlDate":"2015-07-28T03:06:17.0000000000+02:00"})", "more than 9 fraction digits"},
   };
   EventDecoder decoder;
   for (const auto& c : cases) {
@@ -294,6 +298,12 @@ TEST(EventTest, LinksWithControlCharactersAreDroppedAndCounted) {
       R"({"url":"\u0000http://b.com/2"},{"url":"/c\u007f"},{"url":"/d\te"},{"url":" /ok\n"}]})");
   EXPECT_EQ(LinkUris(ev), (std::vector<std::string>{"com.a>>o>/ok"}));
   EXPECT_EQ(ev.dropped_links, 5u);
+}
+
+TEST(EventTest, CrawlDateKeepsNineFractionDigits) {
+  const auto ev = MustDecode(R"({"url":"http://a.com/1","crawlDate":"2015-07-28T03:06:17.123456789Z"})");
+  ASSERT_TRUE(ev.crawl_time.has_value());
+  EXPECT_EQ(ev.crawl_time->nanos, 123456789);
 }
 
 TEST(EventTest, MaxOutlinksTruncatesAndCounts) {
