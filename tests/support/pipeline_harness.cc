@@ -145,12 +145,16 @@ std::vector<std::string> PipelineHarness::Dump() {
 }
 
 std::vector<PipelineHarness::Consumed> PipelineHarness::ReadTopic(const std::string& topic) {
-  std::vector<Consumed> out;
-  auto admin = kafka::Admin::Create(config_.kafka);
+  return testing::ReadTopic(config_.kafka, topic);
+}
+
+std::vector<PipelineHarness::Consumed> ReadTopic(const kafka::ClientConfig& client, const std::string& topic) {
+  std::vector<PipelineHarness::Consumed> out;
+  auto admin = kafka::Admin::Create(client);
   EXPECT_TRUE(admin.ok());
   auto partitions = (*admin)->PartitionCount(topic, 5000);
   EXPECT_TRUE(partitions.ok()) << partitions.status().ToString();
-  auto consumer = kafka::Consumer::Create(config_.kafka, "webindex-test-reader");
+  auto consumer = kafka::Consumer::Create(client, "webindex-test-reader");
   EXPECT_TRUE(consumer.ok());
   std::vector<kafka::TopicPartitionOffset> assignment;
   int64_t remaining = 0;

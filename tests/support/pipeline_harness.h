@@ -65,6 +65,9 @@ class PipelineHarness {
   std::unique_ptr<kafka::Producer> producer_;
 };
 
+//! PipelineHarness::ReadTopic on any cluster (a CliCluster's broker process).
+std::vector<PipelineHarness::Consumed> ReadTopic(const kafka::ClientConfig& client, const std::string& topic);
+
 //! A fresh directory under the system temp dir, removed by the caller.
 std::string MakeTempDir(const std::string& prefix);
 
