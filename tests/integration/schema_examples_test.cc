@@ -1,6 +1,7 @@
 // What the real pipeline writes matches schemas/*.schema.json: runs webindex on the 5-pages
-// fixture plus invalid events and a delete, dumps every topic it writes as JSON lines and checks
-// them with tests/schemas/validate.py (needs python3 with jsonschema: python3-jsonschema).
+// fixture plus invalid events and a delete, and a member of a consumer group on generated events,
+// dumps every topic they write as JSON lines and checks them with tests/schemas/validate.py
+// (needs python3 with jsonschema: python3-jsonschema).
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 
@@ -12,8 +13,12 @@
 #include <string>
 #include <vector>
 
+#include "cli_cluster.h"
 #include "codec/json_writer.h"
 #include "codec/records.h"
+#include "event_generator.h"
+#include "pipeline/fence.h"
+#include "pipeline/topics.h"
 #include "pipeline_harness.h"
 #include "test_paths.h"
 
@@ -248,6 +253,43 @@ TEST_F(SchemaExamplesTest, PipelineOutputMatchesSchemas) {
   EXPECT_EQ(page_json.size(), 6u);
   WriteLines(File("page-cur.jsonl"), page_json);
   EXPECT_EQ(RunValidator({"--min-records", "6", "page", File("page-cur.jsonl")}), 0);
+}
+
+// A member of a group writes `inst: "group:NAME"` instead of its data dir's id, and fences the
+// tasks it claims with markers in the same topics.
+TEST_F(SchemaExamplesTest, GroupMemberOutputMatchesSchemas) {
+  CliCluster cluster(WEBINDEX_BINARY, "webindex-schemas-group", 2);
+  ASSERT_TRUE(cluster.ok()) << "the broker did not start; see " << cluster.log();
+  const std::string config = cluster.dir() + "/member.toml";
+  std::ofstream(config) << "[pagerank]\ninterval_s = 0\n";
+  ASSERT_TRUE(cluster.Produce(EventGenerator(7, 2).Next(30)));
+  ASSERT_EQ(cluster.Run({"run", "--brokers", cluster.brokers(), "--data-dir", cluster.data_dir(), "--group", "crawl",
+                         "--exit-when-idle", "--config", config}),
+            0)
+      << "see " << cluster.log();
+
+  const pipeline::TopicNames names;
+  const std::map<std::string, std::string> topic_schema = {
+      {names.uri_deltas, "uri-delta"}, {names.domain_deltas, "domain-delta"}, {names.exports, "export"}};
+  std::vector<std::string> fences;
+  for (const auto& [topic, schema] : topic_schema) {
+    std::vector<std::string> lines;
+    for (const auto& r : ReadTopic({cluster.brokers(), {}}, topic)) {
+      const bool fence = std::any_of(r.headers.begin(), r.headers.end(),
+                                     [](const auto& h) { return h.first == pipeline::kFenceHeader; });
+      if (fence) {
+        fences.push_back(r.value);
+        continue;
+      }
+      EXPECT_NE(r.value.find(R"("inst":"group:crawl")"), std::string::npos) << topic << ": " << r.value;
+      lines.push_back(r.value);
+    }
+    const std::string file = File(schema + "-group.jsonl");
+    WriteLines(file, lines);
+    EXPECT_EQ(RunValidator({"--min-records", "1", schema, file}), 0) << topic << " in " << file;
+  }
+  WriteLines(File("fence-group.jsonl"), fences);
+  EXPECT_EQ(RunValidator({"--min-records", "1", "fence", File("fence-group.jsonl")}), 0);
 }
 
 }  // namespace
