@@ -71,9 +71,9 @@ void WritePipelineMetrics(const pipeline::Metrics& m, PrometheusWriter& w) {
   w.Counter("webindex_stale_events_total", "Crawl events older than the recorded crawlDate, ignored.",
             m.stale_events.load());
   w.Counter("webindex_dead_lettered_total",
-            "Records sent to the dead-letter topic (invalid events and corrupt "
-            "internal records).",
-            m.invalid_events.load() + m.corrupt_records.load());
+            "Records the dead-letter topic took: invalid events and triples records, undecodable internal "
+            "records, records Kafka rejected.",
+            m.dead_lettered.load());
   w.Counter("webindex_dropped_links_total", "Links whose URL did not resolve.", m.dropped_links.load());
   w.Counter("webindex_truncated_links_total", "Links beyond the per-page limit.", m.truncated_links.load());
   w.Counter("webindex_uri_deltas_total", "URI count deltas applied.", m.uri_deltas.load());

@@ -25,6 +25,7 @@ struct Metrics {
   std::atomic<uint64_t> lost_records{0};     //!< input removed by retention before it was read
   std::atomic<uint64_t> deleted_before_start{0};  //!< input retention had removed before the table (or task) began
   std::atomic<uint64_t> undeliverable_records{0};  //!< records Kafka rejected for good, dead-lettered instead
+  std::atomic<uint64_t> dead_lettered{0};    //!< records the dead-letter topic acknowledged, each once
   std::atomic<uint64_t> export_parts{0};     //!< page exports split into parts: the parts sent
   std::atomic<uint64_t> truncated_texts{0};   //!< anchor texts, titles, server fields cut to codec's bounds
   std::atomic<uint64_t> dropped_long_urls{0};       //!< links dropped for a URL over codec::kMaxUrlBytes

@@ -213,6 +213,7 @@ Status StageRunner::Send(const OutRecord& record, uint64_t seq, bool counted) {
   {
     std::lock_guard<std::mutex> lock(acked_mu_);
     in_flight_.insert(seq);  // before producing, so the acknowledgement always finds it
+    if (record.topic == options_.dead_letters) dead_letters_in_flight_.insert(seq);
   }
   if (!counted) ++unacked_;
   if (options_.flow) {
@@ -426,6 +427,7 @@ Status StageRunner::SetAsideRejected() {
 void StageRunner::Forget(uint64_t seq) {
   std::lock_guard<std::mutex> lock(acked_mu_);
   replaced_.erase(seq);
+  dead_letters_in_flight_.erase(seq);
   if (in_flight_.erase(seq)) --unacked_;
 }
 
@@ -444,7 +446,10 @@ void StageRunner::OnDelivered(uint64_t seq, const Status& status, int64_t offset
     }
     return;
   }
-  replaced_.erase(seq);
+  // A dead letter counts once Kafka has it: a rejected one, or one dropped, never arrived, and
+  // one that replaces a rejected dead letter takes its place.
+  const bool replacement = replaced_.erase(seq) > 0;
+  if (dead_letters_in_flight_.erase(seq) > 0 || replacement) ++metrics_.dead_lettered;
   in_flight_.erase(seq);
   --unacked_;
 }

@@ -301,6 +301,7 @@ class StageRunner {
   std::mutex acked_mu_;
   std::set<uint64_t> in_flight_;  // sent, not yet acknowledged
   std::set<uint64_t> replaced_;   // in flight as the dead letter that replaces a rejected record
+  std::set<uint64_t> dead_letters_in_flight_;  // sent to the dead-letter topic as they are
   std::vector<std::pair<uint64_t, Status>> rejected_;  // rejected in delivery reports, not set aside yet
   Status delivery_error_;
   uint64_t deleted_below_ = 0;    // outbox records below this are deleted (runner thread)

@@ -103,7 +103,14 @@ TEST_F(GraphStageTest, BadRecordsAreDeadLetteredWholeWithTheLine) {
   Send("<http://a.example/s>", "<http://a.example/s> <http://a.example/p> \"x\" <urn:webindex:web> .\n");
   Send("<http://a.example/s>", "<http://a.example/s> <http://a.example/p> \"kept\" .\n", "delete");
   Flush();
-  harness_->RunUntilIdle();
+  std::string metrics;  // as /metrics serves them
+  harness_->RunUntilIdle([&](const pipeline::Metrics& m) {
+    http::PrometheusWriter w;
+    http::WritePipelineMetrics(m, w);
+    metrics = w.Take();
+  });
+  EXPECT_NE(metrics.find("\nwebindex_invalid_triple_records_total 3\n"), std::string::npos) << metrics;
+  EXPECT_NE(metrics.find("\nwebindex_dead_lettered_total 3\n"), std::string::npos) << metrics;
   EXPECT_EQ(harness_->Quads(), std::set<std::string>{"<http://a.example/s> <http://a.example/p> \"kept\" ."});
   std::vector<std::string> reasons;
   for (const auto& r : harness_->ReadTopic("webindex.dead-letters")) {

@@ -153,7 +153,10 @@ TEST_F(RecordSizeTest, EventOverMaxEventBytesIsDeadLetteredCutToFitWithItsSize) 
   ASSERT_EQ(at_limit.size(), limit);
   ASSERT_EQ(over.size(), limit + 1);
   ProduceLarge(h, {at_limit, over, Event("http://a.com/after", 3, 5, "2015-07-28T03:06:17Z")});
-  h.RunUntilIdle([](const pipeline::Metrics& m) { EXPECT_EQ(m.invalid_events.load(), 1u); });
+  h.RunUntilIdle([](const pipeline::Metrics& m) {
+    EXPECT_EQ(m.invalid_events.load(), 1u);
+    EXPECT_EQ(m.dead_lettered.load(), 1u);
+  });
   EXPECT_EQ(model_.invalid_events(), 1u);
   EXPECT_EQ(h.Dump(), model_.TableLines());
 
@@ -282,9 +285,13 @@ TEST_F(RecordSizeTest, RecordsTheBrokerRejectsInsideAnOutboxRowAreEachDescribedB
                                           {dead_letters, 0, "r3", "3", {}}}),
                    3);
   h.broker().PushRequestErrors(0, {10});  // MESSAGE_TOO_LARGE for the resent row's Produce request
-  uint64_t rejected = 0;
-  h.RunUntilIdle([&](const pipeline::Metrics& m) { rejected = m.undeliverable_records.load(); });
+  uint64_t rejected = 0, dead_lettered = 0;
+  h.RunUntilIdle([&](const pipeline::Metrics& m) {
+    rejected = m.undeliverable_records.load();
+    dead_lettered = m.dead_lettered.load();
+  });
   EXPECT_GE(rejected, 1u);
+  EXPECT_EQ(dead_lettered, 3u) << "each record counts once, as itself or as the dead letter describing it";
   std::multiset<std::string> keys;
   uint64_t described = 0;
   for (const auto& d : h.ReadTopic(dead_letters)) {
