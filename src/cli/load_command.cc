@@ -28,6 +28,7 @@ namespace {
 
 constexpr size_t kMaxLineBytes = 256 << 20;  //!< a longer JSON line is an error, not a memory hog
 constexpr uint64_t kReportedFailures = 20;     //!< delivery failures logged one by one
+constexpr int64_t kMaxProducerMessageBytes = 1000000000;  //!< librdkafka's largest message.max.bytes
 
 //! One input file as keyed crawl events: JSON lines, WAT records or Wikipedia revisions.
 class EventSource {
@@ -259,7 +260,8 @@ std::string SniffFormat(const std::string& file) {
 }
 
 //! Reads every file and hands its events to the producer, counting into `summary`. An event
-//! larger than `budget` bytes, or one the producer rejects, is reported and skipped.
+//! over `max_event_bytes` (0: no limit), larger than `budget` bytes, or one the producer
+//! rejects, is reported and skipped.
 //! Crawl events go to the partition of their page's task (pipeline::PageTaskOf: the normalized
 //! URI's hash), so that the page stage folds them where they arrive instead of forwarding them
 //! (docs/scale-out.md §9); statements, and keys that are no URL, to the partition of their key.
@@ -377,9 +379,9 @@ class Pacer {
   bool waited_ = false;
 };
 
-Status ProduceFiles(kafka::Producer* producer, const std::string& topic, size_t budget, int32_t partitions,
-                    const LoadOptions& options, Progress* progress, LoadSummary* summary, uint64_t* sent,
-                    Pacer* pacer) {
+Status ProduceFiles(kafka::Producer* producer, const std::string& topic, size_t budget, size_t max_event_bytes,
+                    int32_t partitions, const LoadOptions& options, Progress* progress, LoadSummary* summary,
+                    uint64_t* sent, Pacer* pacer) {
   uint64_t bytes_before = 0;
   for (const auto& file : options.files) {
     ASSIGN_OR_RETURN(auto source, OpenSource(file, options, progress));
@@ -392,7 +394,11 @@ Status ProduceFiles(kafka::Producer* producer, const std::string& topic, size_t 
       const int32_t partition = PartitionOf(event.key, options, partitions);
       OutRecord record{topic, partition, std::move(event.key), std::move(event.value), {}};
       if (options.remove) record.headers.emplace_back("op", "remove");
-      if (kafka::RecordBytes(record) > budget) {
+      if (max_event_bytes > 0 && record.value.size() > max_event_bytes) {
+        st = Status::InvalidArgument(fmt::format("event of {} bytes, over limits.max_event_bytes ({}), which `run` "
+                                                 "would dead-letter",
+                                                 record.value.size(), max_event_bytes));
+      } else if (kafka::RecordBytes(record) > budget) {
         st = Status::InvalidArgument(fmt::format("event of {} bytes (key and value), topic {} takes at most {}",
                                                  kafka::RecordBytes(record), topic, budget));
       } else {
@@ -446,10 +452,16 @@ Status LoadFiles(const Settings& settings, const std::string& topic, const LoadO
   if (auto it = settings.processor.partitions.find(topic); it != settings.processor.partitions.end()) {
     spec.partitions = it->second;
   }
+  if (auto it = settings.processor.topic_config.find(topic); it != settings.processor.topic_config.end()) {
+    spec.config = it->second;
+  }
   RETURN_IF_ERROR(
       admin->EnsureTopics({spec}, 10000).WithContext("cannot reach Kafka at " + settings.processor.kafka.brokers));
-  const kafka::RecordLimits limits = admin->LimitsOf({topic}, settings.processor.kafka, 10000);
   kafka::ClientConfig producer_config = settings.processor.kafka;
+  // librdkafka's default message.max.bytes (1,000,000) is less than an event of max_event_bytes
+  // with its key: a load takes what the topic takes, unless told less.
+  producer_config.properties.try_emplace("message.max.bytes", std::to_string(kMaxProducerMessageBytes));
+  const kafka::RecordLimits limits = admin->LimitsOf({topic}, producer_config, 10000);
   producer_config.properties["message.max.bytes"] = std::to_string(limits.producer_max_message_bytes);
   std::atomic<uint64_t> failed{0}, delivered{0};
   // Each failure is reported (the first ones in full), and the others go on.
@@ -483,8 +495,10 @@ Status LoadFiles(const Settings& settings, const std::string& topic, const LoadO
     pacer = std::make_unique<Pacer>(*admin, std::move(reader), topic, group, partitions, sent, delivered);
     LOG_DEBUG("load: pacing {} by the positions of group {}", topic, group);
   }
-  const Status read = ProduceFiles(producer.get(), topic, limits.BudgetOf(topic), partitions, options, &progress,
-                                   summary, &sent, pacer.get());
+  const bool statements = options.format == "ntriples" || options.format == "nquads";
+  const size_t max_event_bytes = statements ? 0 : settings.processor.limits.max_event_bytes;
+  const Status read = ProduceFiles(producer.get(), topic, limits.BudgetOf(topic), max_event_bytes, partitions, options,
+                                   &progress, summary, &sent, pacer.get());
   progress.Finish();
   // Events read before a failure are produced all the same: wait for them either way.
   const Status flushed = producer->Flush(60000).WithContext("waiting for acknowledgements");

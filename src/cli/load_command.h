@@ -16,7 +16,7 @@ struct LoadSummary {
   uint64_t records = 0;    //!< lines or WARC records read
   uint64_t events = 0;     //!< events produced and acknowledged
   uint64_t bad_lines = 0;  //!< JSON lines without a string "url", malformed revision records (skipped)
-  uint64_t oversized = 0;  //!< events larger than the topic takes (skipped)
+  uint64_t oversized = 0;  //!< events over limits.max_event_bytes or larger than the topic takes (skipped)
   //! Records of this load the broker deleted (retention) before the load ended and before the
   //! reader whose position the load watches (embedded broker) read them.
   uint64_t deleted_early = 0;

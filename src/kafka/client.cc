@@ -782,6 +782,7 @@ std::vector<Consumer::DataLoss> Consumer::TakeDataLoss() { return std::exchange(
 
 struct Admin::Impl {
   RdKafkaPtr rk;
+  std::map<std::string, int64_t> declared_max_message_bytes;  //!< by EnsureTopics' specs
 };
 Admin::Admin(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Admin::~Admin() = default;
@@ -892,7 +893,16 @@ std::map<std::string, int64_t> Admin::MaxMessageBytes(const std::vector<std::str
   std::string why = "librdkafka's mock cluster does not serve DescribeConfigs";
   // Asked anyway, the mock cluster lets the request time out.
   const bool mock = IsEmbedded(timeout_ms);
-  if (!mock) why = DescribeMaxMessageBytes(topics, timeout_ms, &limits);
+  if (!mock) {
+    why = DescribeMaxMessageBytes(topics, timeout_ms, &limits);
+  } else {
+    // It keeps no topic config and takes records of any size: a topic takes what it was declared with.
+    for (const auto& t : topics) {
+      if (auto it = impl_->declared_max_message_bytes.find(t); it != impl_->declared_max_message_bytes.end()) {
+        limits[t] = it->second;
+      }
+    }
+  }
   std::string untold;
   for (const auto& t : topics) {
     if (limits.count(t)) {
@@ -1012,6 +1022,11 @@ Result<std::vector<std::string>> Admin::ListTopics(int timeout_ms) {
 }
 
 Status Admin::EnsureTopics(const std::vector<TopicSpec>& wanted, int timeout_ms) {
+  for (const auto& t : wanted) {
+    auto it = t.config.find("max.message.bytes");
+    const int64_t declared = it == t.config.end() ? 0 : std::strtoll(it->second.c_str(), nullptr, 10);
+    if (declared > 0) impl_->declared_max_message_bytes[t.name] = declared;
+  }
   // Ask first: some clusters (the embedded one among them) do not serve CreateTopics.
   ASSIGN_OR_RETURN(std::vector<std::string> existing, ListTopics(timeout_ms));
   std::vector<TopicSpec> topics;

@@ -224,7 +224,8 @@ class Admin {
   //! Partition count of an existing topic.
   Result<int> PartitionCount(const std::string& topic, int timeout_ms);
   //! The topics' max.message.bytes (DescribeConfigs); Kafka's default for those the cluster does
-  //! not tell (librdkafka's mock cluster has no controller to ask).
+  //! not tell (librdkafka's mock cluster has no controller to ask) unless EnsureTopics was given
+  //! theirs: the mock cluster applies none and takes records of any size.
   std::map<std::string, int64_t> MaxMessageBytes(const std::vector<std::string>& topics, int timeout_ms);
   //! The limits of `topics` for a producer configured by `config` (its message.max.bytes, if
   //! set, lowers them further).

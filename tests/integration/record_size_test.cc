@@ -2,7 +2,7 @@
 // has them: large pages are exported in parts that each fit, over-size events are dead-lettered
 // with a cut value, a record Kafka rejects is set aside without stopping the pipeline (also
 // across restarts and inside a row of many records), a row that cannot be read is kept, never
-// deleted as sent, and `load` skips over-size lines.
+// deleted as sent, and `load` sends an event of max_event_bytes and skips larger ones.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -38,6 +38,15 @@ std::string Event(const std::string& url, size_t links, size_t anchor_bytes, con
            std::string(anchor_bytes, static_cast<char>('a' + i % 26)) + R"("})";
   }
   return out + "]}";
+}
+
+//! A valid event of exactly `size` bytes: links, then a field of padding.
+std::string Padded(const std::string& url, size_t size) {
+  std::string e = Event(url, 2000, 20, "2015-07-28T03:06:17Z");
+  e.pop_back();
+  e += R"(,"pad":")";
+  e += std::string(size - e.size() - 2, 'x') + "\"}";
+  return e;
 }
 
 //! The bytes of the page export an event makes.
@@ -142,14 +151,7 @@ TEST_F(RecordSizeTest, LargePagesAreExportedInPartsAlsoWithAChangelog) { LargePa
 TEST_F(RecordSizeTest, EventOverMaxEventBytesIsDeadLetteredCutToFitWithItsSize) {
   PipelineHarness h(3);
   const size_t limit = codec::DecodeLimits{}.max_event_bytes;
-  auto padded = [](const std::string& url, size_t size) {
-    std::string e = Event(url, 2000, 20, "2015-07-28T03:06:17Z");
-    e.pop_back();
-    e += R"(,"pad":")";
-    e += std::string(size - e.size() - 2, 'x') + "\"}";
-    return e;
-  };
-  const std::string at_limit = padded("http://a.com/at", limit), over = padded("http://a.com/over", limit + 1);
+  const std::string at_limit = Padded("http://a.com/at", limit), over = Padded("http://a.com/over", limit + 1);
   ASSERT_EQ(at_limit.size(), limit);
   ASSERT_EQ(over.size(), limit + 1);
   ProduceLarge(h, {at_limit, over, Event("http://a.com/after", 3, 5, "2015-07-28T03:06:17Z")});
@@ -371,8 +373,11 @@ TEST_F(RecordSizeTest, LoadSkipsAnEventLargerThanThePagesTopicTakesAndSendsTheRe
   PipelineHarness h(1);
   const std::string dir = MakeTempDir("webindex-load-size");
   const std::string file = dir + "/events.jsonl", log = dir + "/load.log";
-  const std::string big = Event("http://a.com/big", 9000, 100, "2015-07-28T03:06:17Z");
-  ASSERT_GT(big.size(), kBudget);
+  // A producer told to send less than the topic takes: its limit is the topic's budget then.
+  const size_t budget = 500000 - kafka::kRecordFramingBytes;
+  const std::string big = Event("http://a.com/big", 4000, 100, "2015-07-28T03:06:17Z");
+  ASSERT_GT(big.size(), budget);
+  ASSERT_LT(big.size(), codec::DecodeLimits{}.max_event_bytes);
   {
     std::ofstream out(file);
     out << Event("http://a.com/1", 3, 5, "2015-07-28T03:06:17Z") << "\n"
@@ -380,12 +385,13 @@ TEST_F(RecordSizeTest, LoadSkipsAnEventLargerThanThePagesTopicTakesAndSendsTheRe
         << Event("http://a.com/3", 3, 5, "2015-07-28T03:06:17Z") << "\n";
   }
   std::string out;
-  const int rc = RunCommand({WEBINDEX_BINARY, "load", "--brokers", h.brokers(), file}, &out, log);
+  const int rc = RunCommand(
+      {WEBINDEX_BINARY, "-X", "message.max.bytes=500000", "load", "--brokers", h.brokers(), file}, &out, log);
   std::ifstream in(log);
   const std::string log_text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   EXPECT_EQ(rc, 5) << log_text;
   EXPECT_NE(log_text.find(file + ":2: event of " + std::to_string(big.size() + std::string("http://a.com/big").size()) +
-                          " bytes (key and value), topic pages takes at most " + std::to_string(kBudget) +
+                          " bytes (key and value), topic pages takes at most " + std::to_string(budget) +
                           " (event skipped)"),
             std::string::npos)
       << log_text;
@@ -393,6 +399,42 @@ TEST_F(RecordSizeTest, LoadSkipsAnEventLargerThanThePagesTopicTakesAndSendsTheRe
   const auto records = h.ReadTopic(h.config().topics.pages);
   ASSERT_EQ(records.size(), 2u);
   EXPECT_EQ(records[1].key, "http://a.com/3");
+  std::filesystem::remove_all(dir);
+}
+
+// The pages topic takes an event of limits.max_event_bytes with its key, which librdkafka's
+// default message.max.bytes and Kafka's default max.message.bytes do not; one byte more is what
+// `run` would dead-letter, and `load` says so instead of sending it.
+TEST_F(RecordSizeTest, LoadSendsAnEventOfMaxEventBytesAndSkipsOneByteMore) {
+  PipelineHarness h(1);
+  const std::string dir = MakeTempDir("webindex-load-max-event");
+  const std::string file = dir + "/events.jsonl", log = dir + "/load.log";
+  const size_t limit = codec::DecodeLimits{}.max_event_bytes;
+  const std::string at_limit = Padded("http://a.com/at", limit), over = Padded("http://a.com/over", limit + 1);
+  const std::string after = Event("http://a.com/after", 3, 5, "2015-07-28T03:06:17Z");
+  std::ofstream(file) << at_limit << "\n" << over << "\n" << after << "\n";
+  std::string out;
+  const int rc = RunCommand({WEBINDEX_BINARY, "load", "--brokers", h.brokers(), file}, &out, log);
+  std::ifstream in(log);
+  const std::string log_text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(rc, 5) << log_text;
+  EXPECT_NE(log_text.find(file + ":2: event of " + std::to_string(limit + 1) + " bytes, over limits.max_event_bytes (" +
+                          std::to_string(limit) + "), which `run` would dead-letter (event skipped)"),
+            std::string::npos)
+      << log_text;
+  EXPECT_EQ(log_text.find(file + ":1:"), std::string::npos) << log_text;
+  const auto records = h.ReadTopic(h.config().topics.pages);
+  ASSERT_EQ(records.size(), 2u) << log_text;
+  EXPECT_EQ(records[0].value, at_limit);
+
+  model_.Apply(at_limit);
+  model_.Apply(after);
+  h.RunUntilIdle([](const pipeline::Metrics& m) { EXPECT_EQ(m.invalid_events.load(), 0u); });
+  const auto table = h.Dump();
+  EXPECT_EQ(table, model_.TableLines());
+  EXPECT_NE(std::find_if(table.begin(), table.end(),
+                         [](const std::string& l) { return l.starts_with("p:com.a>>o>/at|page|cur|"); }),
+            table.end());
   std::filesystem::remove_all(dir);
 }
 
