@@ -304,6 +304,7 @@ ApiResponse Api::Handle(const ApiRequest& request) {
     response = Error(500, std::string("internal error: ") + e.what(), route);
   }
   latency_.find(route)->second.Observe(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+  response.close = (request.method != "GET" && request.method != "HEAD") || request.has_body;
   return response;
 }
 

@@ -34,6 +34,9 @@ struct ApiResponse {
   std::string content_type = "application/json";
   std::string body;
   bool allow_get = false;  //!< add "Allow: GET, HEAD" (405)
+  //! The request is none this API takes (another method, a body): its client does not speak
+  //! the API, whose answer ends the connection (as after a request that does not parse).
+  bool close = false;
   std::string cache_control = "no-store";
 };
 

@@ -296,7 +296,9 @@ class Session : public std::enable_shared_from_this<Session> {
     ApiRequest request{View(req.method_string()), View(req.target()),
                        !req.body().empty() || parser_->chunked() || (length && *length > 0),
                        View(req[bhttp::field::accept])};
-    Reply(shared_.api.Handle(request), req.version(), !req.keep_alive(), req.method() == bhttp::verb::head);
+    ApiResponse response = shared_.api.Handle(request);
+    const bool close = !req.keep_alive() || response.close;
+    Reply(std::move(response), req.version(), close, req.method() == bhttp::verb::head);
   }
 
   //! A request that did not parse: answer and close, since the stream position is lost.

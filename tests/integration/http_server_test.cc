@@ -1,5 +1,6 @@
-// The HTTP server's connection handling: keep-alive and pipelining, read and idle timeouts,
-// concurrent clients, Start/Stop; and `webindex run --http` serving the live table.
+// The HTTP server's connection handling: keep-alive and pipelining, requests that end the
+// connection, read and idle timeouts, concurrent clients, Start/Stop; and `webindex run --http`
+// serving the live table.
 #include <signal.h>
 
 #include <gtest/gtest.h>
@@ -7,7 +8,10 @@
 #include <atomic>
 #include <fstream>
 #include <sstream>
+#include <string>
 #include <thread>
+#include <utility>
+#include <vector>
 
 #include "child_process.h"
 #include "http_test_client.h"
@@ -30,6 +34,36 @@ TEST_F(HttpServerTest, KeepAliveServesSeveralRequestsOnOneConnection) {
   ASSERT_TRUE(c.Send("GET /api/top?limit=1 HTTP/1.1\r\nHost: x\r\n\r\nGET /healthz HTTP/1.1\r\nHost: x\r\n\r\n"));
   EXPECT_EQ(Parse(c.ReadResponse()).body, query::ToJson(service().Top(1, "").value()));
   EXPECT_EQ(Parse(c.ReadResponse()).body, R"({"status":"ok"})");
+}
+
+// A request the API never takes (another method, a body) or that does not parse is answered with
+// Connection: close, and the request after it on the same connection is not served; an error in
+// a well-formed GET's parameters keeps the connection.
+TEST_F(HttpServerTest, ARequestTheApiDoesNotTakeEndsTheConnection) {
+  const std::string next = "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n";
+  const std::vector<std::pair<std::string, int>> cases = {
+      {"POST /api/top HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\n{}", 405},
+      {"DELETE /api/top HTTP/1.1\r\nHost: x\r\n\r\n", 405},
+      {"GET /api/top HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n\r\nhello", 400},
+      {"GET /api/top HTTP/1.1\r\nHost: x\r\nNo colon in this line\r\n\r\n", 400},
+  };
+  for (const auto& [request, status] : cases) {
+    Conn c(port_);
+    ASSERT_TRUE(c.Send(request + next));  // pipelined: a server that reads on would answer it
+    const auto start = Clock::now();
+    const std::string raw = c.ReadToEnd();
+    const Reply r = Parse(raw);
+    EXPECT_EQ(r.status, status) << request;
+    EXPECT_NE(r.head.find("\r\nConnection: close"), std::string::npos) << request << " -> " << r.head;
+    EXPECT_EQ(raw.find("HTTP/1.1 200"), std::string::npos) << request << " -> " << raw;
+    EXPECT_LT(std::chrono::duration<double>(Clock::now() - start).count(), 1.0) << request << ": not closed";
+  }
+  Conn c(port_);
+  ASSERT_TRUE(c.Send("GET /api/top?limit=0 HTTP/1.1\r\nHost: x\r\n\r\n" + next));
+  const Reply bad = Parse(c.ReadResponse());
+  EXPECT_EQ(bad.status, 400);
+  EXPECT_EQ(bad.head.find("Connection: close"), std::string::npos) << bad.head;
+  EXPECT_EQ(Parse(c.ReadResponse()).status, 200);
 }
 
 TEST_F(HttpServerTest, SlowClientIsDisconnectedAfterTheReadTimeout) {

@@ -167,7 +167,10 @@ TEST_F(HttpApiRoutingTest, ClientErrors) {
     EXPECT_TRUE(r.body.starts_with("{\"error\":\"")) << r.body;
     EXPECT_NE(r.body.find(c.message), std::string::npos) << c.target << ": " << r.body;
     EXPECT_EQ(r.allow_get, c.status == 405);
+    // Only a request the API never takes ends the connection, not a parameter's error.
+    EXPECT_EQ(r.close, c.status == 405 || c.body) << c.method << " " << c.target;
   }
+  EXPECT_TRUE(api_->Handle({"POST", "/nope", true}).close);
 }
 
 //! A replay switched generations: the Api serves the new store, and requests running on
