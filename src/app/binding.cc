@@ -42,8 +42,16 @@ std::vector<Input> Inputs(const ProcessorConfig& config) {
           {"sink", &n.exports, false}};
 }
 
-//! Watermarks, asked again while the cluster answers with a transient error (a leader moving).
-Result<std::pair<int64_t, int64_t>> Watermarks(kafka::Admin& admin, const std::string& topic, int32_t partition) {
+std::string ResetAdvice(const ProcessorConfig& config) {
+  return fmt::format(
+      "Point --brokers at the cluster it was built from, or rebuild the table from what this cluster holds with "
+      "`webindex run --reset --data-dir {}` (drops the current table) or `webindex replay` into a new generation",
+      config.data_dir);
+}
+
+}  // namespace
+
+Result<std::pair<int64_t, int64_t>> SettledWatermarks(kafka::Admin& admin, const std::string& topic, int32_t partition) {
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(kAdminTimeoutMs);
   for (;;) {
     auto marks = admin.Watermarks(topic, partition, kAdminTimeoutMs);
@@ -55,15 +63,6 @@ Result<std::pair<int64_t, int64_t>> Watermarks(kafka::Admin& admin, const std::s
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
 }
-
-std::string ResetAdvice(const ProcessorConfig& config) {
-  return fmt::format(
-      "Point --brokers at the cluster it was built from, or rebuild the table from what this cluster holds with "
-      "`webindex run --reset --data-dir {}` (drops the current table) or `webindex replay` into a new generation",
-      config.data_dir);
-}
-
-}  // namespace
 
 Status SetUpGeneration(const ProcessorConfig& config, const InstanceDetails& details, kafka::Admin& admin,
                        state::Store& store, int64_t from_ms, state::WriteBatch* extra, uint64_t* deleted_before) {
@@ -91,7 +90,7 @@ Status SetUpGeneration(const ProcessorConfig& config, const InstanceDetails& det
       if (from_ms >= 0 && *topic == n.pages) continue;
       ASSIGN_OR_RETURN(int partitions, admin.PartitionCount(*topic, kAdminTimeoutMs));
       for (int32_t p = 0; p < partitions; ++p) {
-        ASSIGN_OR_RETURN(auto marks, Watermarks(admin, *topic, p));
+        ASSIGN_OR_RETURN(auto marks, SettledWatermarks(admin, *topic, p));
         wb.Put(state::Family::kOffsets, pipeline::StageRunner::OffsetKey(stage, *topic, p), Fixed64(marks.first));
         if (marks.first > 0) {
           LOG_WARN("{}[{}]: records [0, {}) were deleted by the broker's retention before this table began; it "
@@ -107,7 +106,7 @@ Status SetUpGeneration(const ProcessorConfig& config, const InstanceDetails& det
     if (!config.group.empty()) continue;
     ASSIGN_OR_RETURN(int partitions, admin.PartitionCount(*topic, kAdminTimeoutMs));
     for (int32_t p = 0; p < partitions; ++p) {
-      ASSIGN_OR_RETURN(auto marks, Watermarks(admin, *topic, p));
+      ASSIGN_OR_RETURN(auto marks, SettledWatermarks(admin, *topic, p));
       wb.Put(state::Family::kOffsets, pipeline::StageRunner::OffsetKey(stage, *topic, p), Fixed64(marks.second));
     }
   }
@@ -160,7 +159,7 @@ Status CheckBinding(const ProcessorConfig& config, kafka::Admin& admin, state::S
       const std::string key = pipeline::StageRunner::OffsetKey(stage, *topic, p);
       ASSIGN_OR_RETURN(auto position, state::GetFixed64(store, state::Family::kOffsets, key, "offset " + key));
       if (!position) continue;
-      ASSIGN_OR_RETURN(auto marks, Watermarks(admin, *topic, p));
+      ASSIGN_OR_RETURN(auto marks, SettledWatermarks(admin, *topic, p));
       if (static_cast<int64_t>(*position) > marks.second) {
         return Status::InvalidArgument(fmt::format(
             "{} has read {}[{}] up to offset {}, but that partition ends at {}: the topic was deleted and created "

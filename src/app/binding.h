@@ -14,6 +14,11 @@
 
 namespace webindex::app {
 
+//! Watermarks, asked again while the cluster answers with a transient error (a leader moving, a
+//! topic just created) for up to 10 s.
+Result<std::pair<int64_t, int64_t>> SettledWatermarks(kafka::Admin& admin, const std::string& topic,
+                                                      int32_t partition);
+
 //! Writes a new generation's start positions in one commit: `pages` at `from_ms` (< 0: where
 //! each partition starts now, and `triples` so; records retention deleted before are logged and
 //! added to `deleted_before`), the internal topics at their current ends (what they hold was

@@ -5,9 +5,11 @@
 
 #include <algorithm>
 #include <chrono>
+#include <filesystem>
 
 #include <fmt/format.h>
 
+#include "app/binding.h"
 #include "codec/json_writer.h"
 #include "common/log.h"
 #include "common/time.h"
@@ -16,7 +18,7 @@ namespace webindex::app {
 namespace {
 
 constexpr char kClaimKey[] = "lone";
-constexpr int64_t kRecordsRead = 64;
+constexpr int64_t kRecordsRead = 64;  // of the topic's end: heartbeats of one holder, a few holders
 constexpr int kReleaseTimeoutMs = 2000;  // a stop with the brokers gone must not wait long  // of the topic's end: heartbeats of one holder, a few holders
 
 std::string HostName() {
@@ -26,10 +28,11 @@ std::string HostName() {
 }
 
 //! The newest claim on the topic and its offset; nullopt when there is none.
+//! `settle`: ask again while the topic has no leader yet (a topic just made), for up to 10 s.
 Result<std::optional<std::pair<ClaimHolder, int64_t>>> LastClaim(const kafka::ClientConfig& config,
                                                                   kafka::Admin& admin, const std::string& topic,
-                                                                  int timeout_ms) {
-  ASSIGN_OR_RETURN(auto marks, admin.Watermarks(topic, 0, timeout_ms));
+                                                                  int timeout_ms, bool settle) {
+  ASSIGN_OR_RETURN(auto marks, settle ? SettledWatermarks(admin, topic, 0) : admin.Watermarks(topic, 0, timeout_ms));
   std::optional<std::pair<ClaimHolder, int64_t>> last;
   if (marks.second <= marks.first) return last;
   ASSIGN_OR_RETURN(auto consumer, kafka::Consumer::Create(config, "webindex-instances-check"));
@@ -103,41 +106,52 @@ Result<ClaimHolder> DecodeClaim(std::string_view json) {
 Result<std::unique_ptr<InstanceClaim>> InstanceClaim::Acquire(const kafka::ClientConfig& config,
                                                               const Options& options, const std::string& instance,
                                                               const std::string& data_dir) {
+  const std::string context = "cannot reach Kafka at " + config.brokers + " (check --brokers / bootstrap.servers)";
   ASSIGN_OR_RETURN(auto admin, kafka::Admin::Create(config));
   // Compacted: only each key's newest record matters.
-  RETURN_IF_ERROR(admin->EnsureTopics({{options.topic, 1, 1, {{"cleanup.policy", "compact"}}}}, options.timeout_ms));
-  ASSIGN_OR_RETURN(auto last, LastClaim(config, *admin, options.topic, options.timeout_ms));
-  if (last && !last->first.stopped && last->first.instance != instance) {
-    // Alive when it writes again within 1.5 of its intervals: no clocks of two hosts compared.
-    const ClaimHolder& holder = last->first;
-    const int64_t wait_ms = std::clamp<int64_t>(holder.interval_ms * 3 / 2, 500, 30000);
-    LOG_INFO("{} was last claimed by data dir {} on {} (process {}); checking for {} ms whether it still runs",
-             options.topic, holder.data_dir, holder.host, holder.pid, wait_ms);
-    std::this_thread::sleep_for(std::chrono::milliseconds(wait_ms));
-    ASSIGN_OR_RETURN(auto now, LastClaim(config, *admin, options.topic, options.timeout_ms));
-    if (now && now->second > last->second && !now->first.stopped && now->first.instance != instance) {
-      return Status::Aborted(fmt::format(
-          "another webindex run works on these topics: data dir {} on {} (process {}) holds them and is running. "
-          "A second data dir would write records that stop it. Stop that one first, or run this one on topics "
-          "of its own (topics/*.toml); to share the work, start both as members of one group (--group NAME)",
-          now->first.data_dir, now->first.host, now->first.pid));
-    }
-  }
+  RETURN_IF_ERROR(admin->EnsureTopics({{options.topic, 1, 1, {{"cleanup.policy", "compact"}}}}, options.timeout_ms)
+                      .WithContext(context));
   ClaimHolder self;
   self.instance = instance;
-  self.data_dir = data_dir;
+  std::error_code ec;
+  self.data_dir = std::filesystem::absolute(data_dir, ec).string();
+  if (ec) self.data_dir = data_dir;
   self.host = HostName();
   self.pid = ::getpid();
   self.interval_ms = options.interval_ms;
+  auto last = LastClaim(config, *admin, options.topic, options.timeout_ms, true);
+  if (!last.ok()) return last.status().WithContext(context);
+  // This data dir's own claim, from an earlier run on this host (its run lock keeps two runs of
+  // one data dir on a host apart); on another host (a copied data dir) it is checked like any.
+  auto own = [&](const ClaimHolder& h) { return h.instance == instance && h.host == self.host; };
+  if (*last && !(*last)->first.stopped && !own((*last)->first)) {
+    // Alive when it writes again within three of its intervals: no clocks of two hosts compared.
+    const ClaimHolder& holder = (*last)->first;
+    const int64_t wait_ms = std::clamp<int64_t>(holder.interval_ms * 3, 1000, 10000);
+    LOG_INFO("{} was last claimed by data dir {} on {} (process {}); checking for {} ms whether it still runs",
+             options.topic, holder.data_dir, holder.host, holder.pid, wait_ms);
+    std::this_thread::sleep_for(std::chrono::milliseconds(wait_ms));
+    auto now = LastClaim(config, *admin, options.topic, options.timeout_ms, true);
+    if (!now.ok()) return now.status().WithContext(context);
+    if (*now && (*now)->second > (*last)->second && !(*now)->first.stopped && !own((*now)->first)) {
+      return Status::Aborted(fmt::format(
+          "another webindex run works on these topics: data dir {} on {} (process {}) holds them and is running. "
+          "A second data dir would write records that stop it. Stop that one first, or run this one against "
+          "another Kafka cluster; to share the work, start both as members of one group (--group NAME)",
+          (*now)->first.data_dir, (*now)->first.host, (*now)->first.pid));
+    }
+  }
   ASSIGN_OR_RETURN(auto producer, kafka::Producer::Create(config, [](uint64_t, const Status&) {}));
-  std::unique_ptr<InstanceClaim> claim(new InstanceClaim(options, std::move(self), std::move(producer)));
+  std::unique_ptr<InstanceClaim> claim(
+      new InstanceClaim(options, config, std::move(self), std::move(producer)));
   RETURN_IF_ERROR(claim->Send(false, options.timeout_ms));
   claim->beat_ = std::thread([c = claim.get()] { c->Beat(); });
   return claim;
 }
 
-InstanceClaim::InstanceClaim(Options options, ClaimHolder self, std::unique_ptr<kafka::Producer> producer)
-    : options_(std::move(options)), producer_(std::move(producer)), self_(std::move(self)) {}
+InstanceClaim::InstanceClaim(Options options, kafka::ClientConfig config, ClaimHolder self,
+                             std::unique_ptr<kafka::Producer> producer)
+    : options_(std::move(options)), config_(std::move(config)), producer_(std::move(producer)), self_(std::move(self)) {}
 
 InstanceClaim::~InstanceClaim() { Release().PermitUncheckedError(); }
 
@@ -162,7 +176,11 @@ void InstanceClaim::Beat() {
     wake_.wait_for(lock, std::chrono::milliseconds(options_.interval_ms));
     if (released_) break;
     lock.unlock();
-    if (Status st = Send(false, 0); !st.ok()) LOG_WARN("cannot renew the claim on {}: {}", options_.topic, st.ToString());
+    try {
+      if (Status st = Send(false, 0); !st.ok()) LOG_WARN("cannot renew the claim on {}: {}", options_.topic, st.ToString());
+    } catch (const std::exception& e) {  // out of memory: the next beat tries again
+      LOG_WARN("cannot renew the claim on {}: {}", options_.topic, e.what());
+    }
     lock.lock();
   }
 }
@@ -175,6 +193,17 @@ Status InstanceClaim::Release() {
   }
   wake_.notify_all();
   if (beat_.joinable()) beat_.join();
+  // A holder that stalled past its heartbeats may have been followed by another data dir, whose
+  // claim a "stopped" record of this one would free.
+  auto admin = kafka::Admin::Create(config_);
+  if (!admin.ok()) return admin.status();
+  auto last = LastClaim(config_, **admin, options_.topic, kReleaseTimeoutMs, false);
+  if (!last.ok()) return last.status();
+  if (*last && (*last)->first.instance != self_.instance && !(*last)->first.stopped) {
+    LOG_WARN("{} is claimed by data dir {} on {} since this run stalled; left to it", options_.topic,
+             (*last)->first.data_dir, (*last)->first.host);
+    return Status::Ok();
+  }
   return Send(true, kReleaseTimeoutMs);
 }
 

@@ -1,7 +1,7 @@
 // The claim a lone `webindex run` holds on its topics: one processor (data dir) at a time reads
 // them. A running one says so every few seconds on topic `webindex.instances`; another data dir
 // started on the same topics meets its claim and is refused before it writes anything, instead
-// of writing records that would stop the first (docs/reliability.md, "A second instance").
+// of writing records that would stop the first (docs/reliability.md, "Who may write which topic").
 // Members of a group share the topics by design and hold no such claim.
 #pragma once
 
@@ -39,12 +39,13 @@ class InstanceClaim {
  public:
   struct Options {
     std::string topic = "webindex.instances";
-    int64_t interval_ms = 2000;
+    int64_t interval_ms = 1000;
     int timeout_ms = 10000;
   };
 
-  //! Checks the topic's last claim: free (none, stopped, this data dir's own, or one whose
-  //! holder wrote no heartbeat for 1.5 intervals) and this process takes it; otherwise
+  //! Checks the topic's last claim: free (none, stopped, this data dir's own on this host, or
+  //! one whose holder wrote no heartbeat for three of its intervals) and this process takes it;
+  //! otherwise
   //! Aborted, naming the holder's data dir, host and process. `instance` is this data dir's id
   //! (state::DataDir::InstanceId). Writes nothing when refused.
   static Result<std::unique_ptr<InstanceClaim>> Acquire(const kafka::ClientConfig& config, const Options& options,
@@ -57,12 +58,14 @@ class InstanceClaim {
   Status Release();
 
  private:
-  InstanceClaim(Options options, ClaimHolder self, std::unique_ptr<kafka::Producer> producer);
+  InstanceClaim(Options options, kafka::ClientConfig config, ClaimHolder self,
+                std::unique_ptr<kafka::Producer> producer);
   void Beat();
   //! Produces a claim record; waits for its acknowledgement when flush_timeout_ms > 0.
   Status Send(bool stopped, int flush_timeout_ms);
 
   const Options options_;
+  const kafka::ClientConfig config_;
   std::unique_ptr<kafka::Producer> producer_;
   std::mutex mu_;
   std::condition_variable wake_;

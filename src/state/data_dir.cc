@@ -95,6 +95,8 @@ Result<DataDir> DataDir::Open(const std::string& path, bool create) {
   fs::create_directories(dir.PathOf(1), ec);
   if (ec) return Status::IoError("cannot create data dir " + path + ": " + ec.message());
   RETURN_IF_ERROR(FsyncPath(path, O_RDONLY | O_DIRECTORY));
+  // The id before any database, whichever generation a command makes first (InstanceId).
+  RETURN_IF_ERROR(dir.InstanceId().status());
   RETURN_IF_ERROR(dir.SetCurrent(1));
   return dir;
 }

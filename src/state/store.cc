@@ -107,14 +107,15 @@ class RocksLogger final : public rocksdb::Logger {
   }
 };
 
-//! The first background error of a database (a flush or compaction that met damage or a full
-//! disk). RocksDB then takes no more writes; the error is kept here so that an idle processor
-//! stops and health checks fail too (Store::Health). RocksDB's threads call it; no exceptions.
+//! The first background error that stopped a database's writes (a flush or compaction that met
+//! damage or a full disk: severity hard or worse), until RocksDB recovers from it. Kept so that an
+//! idle processor stops and health checks fail too (Store::Health). Soft errors, which RocksDB
+//! retries while writes go on, are only logged by RocksDB. Its threads call it; no exceptions.
 class BackgroundErrors final : public rocksdb::EventListener {
  public:
   explicit BackgroundErrors(std::string dir) : dir_(std::move(dir)) {}
   void OnBackgroundError(rocksdb::BackgroundErrorReason reason, rocksdb::Status* error) override {
-    if (error == nullptr || error->ok()) return;
+    if (error == nullptr || error->ok() || error->severity() < rocksdb::Status::Severity::kHardError) return;
     try {
       const char* during = "a background write";
       switch (reason) {
@@ -150,6 +151,12 @@ class BackgroundErrors final : public rocksdb::EventListener {
       failed_ = true;  // out of memory: Health() still reports a failure
     }
   }
+  void OnErrorRecoveryEnd(const rocksdb::BackgroundErrorRecoveryInfo& info) override {
+    if (!info.new_bg_error.ok()) return;
+    std::lock_guard<std::mutex> lock(mu_);
+    first_ = Status::Ok();
+    failed_ = false;
+  }
   Status First() const {
     if (!failed_) return Status::Ok();
     std::lock_guard<std::mutex> lock(mu_);
@@ -162,6 +169,27 @@ class BackgroundErrors final : public rocksdb::EventListener {
   mutable std::mutex mu_;
   Status first_;
 };
+
+//! True when every family of the database in `dir` is empty, WAL included: a first open cut
+//! short between the creation of two families, whose missing ones may be made (nothing of them
+//! was ever written). False when any holds a key or it cannot be told.
+bool AllEmpty(const rocksdb::Options& options, const std::string& dir, const std::vector<std::string>& families) {
+  std::vector<rocksdb::ColumnFamilyDescriptor> cfs;
+  for (const auto& name : families) cfs.emplace_back(name, rocksdb::ColumnFamilyOptions(options));
+  std::vector<rocksdb::ColumnFamilyHandle*> handles;
+  rocksdb::DB* raw = nullptr;
+  if (!rocksdb::DB::OpenForReadOnly(rocksdb::DBOptions(options), dir, cfs, &handles, &raw).ok()) return false;
+  std::unique_ptr<rocksdb::DB> db(raw);
+  bool empty = true;
+  for (auto* handle : handles) {
+    std::unique_ptr<rocksdb::Iterator> it(db->NewIterator(rocksdb::ReadOptions(), handle));
+    it->SeekToFirst();
+    if (it->Valid() || !it->status().ok()) empty = false;
+    it.reset();
+    db->DestroyColumnFamilyHandle(handle).PermitUncheckedError();
+  }
+  return empty;
+}
 
 class RocksIterator final : public Iterator {
  public:
@@ -346,10 +374,10 @@ struct Store::Impl {
   std::vector<rocksdb::ColumnFamilyHandle*> handles;
   ViewDir view;  //!< read-only: the directory of links the database was opened from
   rocksdb::WriteOptions write_options;
-  //! Set by the first failed write or flush: later ones return that first error (the cause)
-  //! instead of going back to a database that stopped taking writes.
   //! Errors of RocksDB's flushes and compactions; shared with the DB's options, which outlive it.
   std::shared_ptr<BackgroundErrors> background;
+  //! Set by the first failed write or flush: later ones return that first error (the cause)
+  //! instead of going back to a database that stopped taking writes.
   std::atomic<bool> broken{false};
   std::mutex broken_mu;
   Status broken_status;
@@ -447,7 +475,8 @@ Result<std::unique_ptr<Store>> Store::Open(const std::string& dir, const StoreOp
   rocksdb::Options db_opts;
   db_opts.create_if_missing = !has_db;
   // An existing database missing a family is damaged (a cut MANIFEST can lose the record that
-  // added it): refused below, never given an empty family in its place.
+  // added it): refused below, never given an empty family in its place, unless nothing was ever
+  // written to it (its first open was cut short between two families).
   db_opts.create_missing_column_families = !has_db;
   if (options.env) db_opts.env = options.env.get();
   db_opts.info_log = std::make_shared<RocksLogger>();
@@ -516,7 +545,9 @@ Result<std::unique_ptr<Store>> Store::Open(const std::string& dir, const StoreOp
         if (std::find(present.begin(), present.end(), cf.name) != present.end()) continue;
         missing += (missing.empty() ? "" : ", ") + cf.name;
       }
-      if (!missing.empty()) {
+      const bool unfinished = !missing.empty() && AllEmpty(db_opts, dir, present);
+      db_opts.create_missing_column_families = unfinished;
+      if (!missing.empty() && !unfinished) {
         return Status::Corruption("the database in " + dir + " is damaged: its MANIFEST lacks the families " +
                                   missing +
                                   ", so part of its state is gone. It is never given empty ones in their place; check "

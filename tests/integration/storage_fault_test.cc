@@ -243,26 +243,28 @@ TEST(DamagedStateTest, AFamilyMissingFromTheManifestIsRefusedNotRecreatedEmpty) 
   EXPECT_FALSE(Has(FamiliesOf(db), "versions")) << "the missing family was created empty";
 }
 
-TEST(DamagedStateTest, AFreshStoresManifestCutNeverOpensWithAFamilyMissing) {
-  const std::string dir = ::testing::TempDir() + "/manifest-cut-fresh";
+TEST(DamagedStateTest, AFirstOpenCutShortBetweenFamiliesIsCompletedNotRefused) {
+  // RocksDB adds the families of a new database one MANIFEST edit at a time: a kill in between
+  // leaves some of them, all empty. Nothing of the others was ever written, so they are made.
+  const std::string dir = ::testing::TempDir() + "/first-open-cut-short";
   std::filesystem::remove_all(dir);
-  ASSERT_TRUE(state::Store::Open(dir, {}).ok());
-  std::string manifest;
-  for (const auto& e : std::filesystem::directory_iterator(dir)) {
-    if (e.path().filename().string().starts_with("MANIFEST-")) manifest = e.path().string();
+  {
+    rocksdb::DBOptions options;
+    options.create_if_missing = true;
+    options.create_missing_column_families = true;
+    std::vector<rocksdb::ColumnFamilyDescriptor> cfs = {{rocksdb::kDefaultColumnFamilyName, {}}, {"pages", {}},
+                                                        {"uris", {}}};
+    std::vector<rocksdb::ColumnFamilyHandle*> handles;
+    rocksdb::DB* raw = nullptr;
+    ASSERT_TRUE(rocksdb::DB::Open(options, dir, cfs, &handles, &raw).ok());
+    for (auto* handle : handles) ASSERT_TRUE(raw->DestroyColumnFamilyHandle(handle).ok());
+    delete raw;
   }
-  ASSERT_FALSE(manifest.empty());
-  std::filesystem::resize_file(manifest, std::filesystem::file_size(manifest) - 20);
   auto store = state::Store::Open(dir, {});
-  std::cout << "a fresh store's MANIFEST cut by 20 bytes: " << (store.ok() ? "opened" : store.status().ToString())
-            << std::endl;
-  if (store.ok()) {
-    store->reset();
-    EXPECT_EQ(FamiliesOf(dir).size(), static_cast<size_t>(state::Family::kCount) + 1)
-        << "a family lost with the MANIFEST's end was created empty";
-  } else {
-    EXPECT_EQ(store.status().code(), Status::Code::kCorruption) << store.status().ToString();
-  }
+  ASSERT_TRUE(store.ok()) << store.status().ToString();
+  store->reset();
+  EXPECT_TRUE(Has(FamiliesOf(dir), "versions"));
+  EXPECT_EQ(FamiliesOf(dir).size(), static_cast<size_t>(state::Family::kCount) + 1);
   std::filesystem::remove_all(dir);
 }
 
