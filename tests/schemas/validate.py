@@ -148,6 +148,14 @@ KNOWN_BAD = {
         ("from before -1", {"generation": 2, "state": "building", "from_ms": -2, "indexes": "", "switch_lag": 0,
                             "at_ms": 1}),
     ],
+    "instance-claim": [
+        ("missing stopped", {"instance": "5f0c3e1a9b2d4c67", "dataDir": "/d", "host": "h", "pid": 1,
+                             "heartbeatMs": 1, "intervalMs": 2000}),
+        ("instance not an id", {"instance": "", "dataDir": "/d", "host": "h", "pid": 1, "heartbeatMs": 1,
+                                "intervalMs": 2000, "stopped": False}),
+        ("pid a string", {"instance": "5f0c3e1a9b2d4c67", "dataDir": "/d", "host": "h", "pid": "1",
+                          "heartbeatMs": 1, "intervalMs": 2000, "stopped": False}),
+    ],
     "fence": [
         ("missing epoch", {"type": "fence", "task": "uri.3", "gen": 1}),
         ("epoch 0 (no owner change)", {"type": "fence", "task": "uri.3", "epoch": 0, "gen": 1}),
