@@ -32,6 +32,7 @@
 
 #include "common/bytes.h"
 #include "common/log.h"
+#include "state/store_errors.h"
 
 namespace webindex::state {
 namespace {
@@ -41,19 +42,6 @@ constexpr std::array<const char*, static_cast<int>(Family::kCount)> kFamilyNames
 
 //! The families written with DeleteRange; the others' memtables insert with hints.
 bool TakesRangeDeletes(Family f) { return f == Family::kOutbox || f == Family::kMeta; }
-
-std::string Bytes(uint64_t n) {
-  if (n >= (uint64_t{1} << 30)) return fmt::format("{:.1f} GiB", static_cast<double>(n) / (1 << 30));
-  if (n >= (uint64_t{1} << 20)) return fmt::format("{:.1f} MiB", static_cast<double>(n) / (1 << 20));
-  return fmt::format("{} KiB", n >> 10);
-}
-
-Status FromRocks(const rocksdb::Status& s, const char* what) {
-  if (s.ok()) return Status::Ok();
-  if (s.IsNotFound()) return Status::NotFound(std::string(what) + ": " + s.ToString());
-  if (s.IsCorruption()) return Status::Corruption(std::string(what) + ": " + s.ToString());
-  return Status::IoError(std::string(what) + ": " + s.ToString());
-}
 
 rocksdb::Slice ToSlice(std::string_view v) { return {v.data(), v.size()}; }
 std::string_view ToView(const rocksdb::Slice& s) { return {s.data(), s.size()}; }
@@ -105,69 +93,6 @@ class RocksLogger final : public rocksdb::Logger {
       LOG_DEBUG("rocksdb: {}", buf);
     }
   }
-};
-
-//! The first background error that stopped a database's writes (a flush or compaction that met
-//! damage or a full disk: severity hard or worse), until RocksDB recovers from it. Kept so that an
-//! idle processor stops and health checks fail too (Store::Health). Soft errors, which RocksDB
-//! retries while writes go on, are only logged by RocksDB. Its threads call it; no exceptions.
-class BackgroundErrors final : public rocksdb::EventListener {
- public:
-  explicit BackgroundErrors(std::string dir) : dir_(std::move(dir)) {}
-  void OnBackgroundError(rocksdb::BackgroundErrorReason reason, rocksdb::Status* error) override {
-    if (error == nullptr || error->ok() || error->severity() < rocksdb::Status::Severity::kHardError) return;
-    try {
-      const char* during = "a background write";
-      switch (reason) {
-        case rocksdb::BackgroundErrorReason::kFlush:
-        case rocksdb::BackgroundErrorReason::kFlushNoWAL:
-          during = "a memtable flush";
-          break;
-        case rocksdb::BackgroundErrorReason::kCompaction:
-          during = "a compaction";
-          break;
-        case rocksdb::BackgroundErrorReason::kManifestWrite:
-        case rocksdb::BackgroundErrorReason::kManifestWriteNoWAL:
-          during = "a write of the MANIFEST";
-          break;
-        default:
-          break;
-      }
-      std::string what = fmt::format("{} of the database in {} failed", during, dir_);
-      Status st = error->IsNoSpace() ? Status::IoError(what + ": " + error->ToString())
-                  : error->IsCorruption()
-                      ? Status::Corruption(what + ": " + error->ToString() +
-                                           ". The store is damaged and takes no more writes: check it with `webindex "
-                                           "verify`, then restore it from a backup or rebuild it from the input topic "
-                                           "(`webindex run --reset`)")
-                      : Status::IoError(what + ": " + error->ToString() +
-                                        ". The store takes no more writes; everything committed is safe: start "
-                                        "webindex again once the cause is fixed");
-      LOG_ERROR("{}", st.ToString());
-      std::lock_guard<std::mutex> lock(mu_);
-      if (first_.ok()) first_ = std::move(st);
-      failed_ = true;
-    } catch (...) {
-      failed_ = true;  // out of memory: Health() still reports a failure
-    }
-  }
-  void OnErrorRecoveryEnd(const rocksdb::BackgroundErrorRecoveryInfo& info) override {
-    if (!info.new_bg_error.ok()) return;
-    std::lock_guard<std::mutex> lock(mu_);
-    first_ = Status::Ok();
-    failed_ = false;
-  }
-  Status First() const {
-    if (!failed_) return Status::Ok();
-    std::lock_guard<std::mutex> lock(mu_);
-    return first_.ok() ? Status::IoError("a background write of the database in " + dir_ + " failed") : first_;
-  }
-
- private:
-  const std::string dir_;
-  std::atomic<bool> failed_{false};
-  mutable std::mutex mu_;
-  Status first_;
 };
 
 //! True when every family of the database in `dir` is empty, WAL included: a first open cut
@@ -395,12 +320,7 @@ struct Store::Impl {
   }
   //! Errors of writes: a full disk says where, how much is free and what to do.
   Status Check(const rocksdb::Status& s, const char* what) const {
-    if (!s.IsNoSpace()) return FromRocks(s, what);
-    const auto free = FreeBytes(dir);
-    return Status::IoError(fmt::format(
-        "no space left on the disk of {} ({} free): {}. Everything committed is safe; free at least {} "
-        "(store.min_free_mb) and start webindex again: it resumes where it stopped",
-        dir, free ? Bytes(*free) : std::string("unknown"), s.ToString(), Bytes(min_free_bytes)));
+    return s.IsNoSpace() ? NoSpaceError(dir, min_free_bytes, s.ToString()) : FromRocks(s, what);
   }
   rocksdb::ReadOptions Read(const Snapshot* snap) const {
     rocksdb::ReadOptions ro;
@@ -468,8 +388,7 @@ Result<std::unique_ptr<Store>> Store::Open(const std::string& dir, const StoreOp
     if (!empty) {
       return Status::Corruption("the database in " + dir +
                                 " is damaged: it holds files but no CURRENT file, so its state cannot be read. "
-                                "It is never replaced by an empty one; restore it from a backup, or remove it "
-                                "to rebuild from the input topic (`webindex run --reset` does so for a data dir)");
+                                "It is never replaced by an empty one; " + kDamagedAdvice);
     }
   }
   rocksdb::Options db_opts;
@@ -550,15 +469,14 @@ Result<std::unique_ptr<Store>> Store::Open(const std::string& dir, const StoreOp
       if (!missing.empty() && !unfinished) {
         return Status::Corruption("the database in " + dir + " is damaged: its MANIFEST lacks the families " +
                                   missing +
-                                  ", so part of its state is gone. It is never given empty ones in their place; check "
-                                  "it with `webindex verify`, restore it from a backup, or rebuild it from the input "
-                                  "topic (`webindex run --reset` does so for a data dir)");
+                                  ", so part of its state is gone. It is never given empty ones in their place; " +
+                                  kDamagedAdvice);
       }
     }
   }
   auto impl = std::make_unique<Impl>();
   impl->dir = dir;
-  impl->background = std::make_shared<BackgroundErrors>(dir);
+  impl->background = std::make_shared<BackgroundErrors>(dir, options.min_free_bytes);
   db_opts.listeners.push_back(impl->background);
   impl->min_free_bytes = options.min_free_bytes;
   impl->env = options.env;
@@ -619,7 +537,7 @@ Result<std::unique_ptr<Store>> Store::Open(const std::string& dir, const StoreOp
     if (free && *free < options.min_free_bytes) {
       LOG_WARN("only {} free on the disk of {}; webindex needs up to {} (store.min_free_mb) for its write-ahead log, "
                "memtable flushes and compactions, and stops when the disk is full",
-               Bytes(*free), dir, Bytes(options.min_free_bytes));
+               HumanBytes(*free), dir, HumanBytes(options.min_free_bytes));
     }
   }
   return std::unique_ptr<Store>(new Store(std::move(impl)));

@@ -69,14 +69,14 @@ TEST_F(CrashTest, KillNineAtRandomMomentsRecoversToTheBatchTable) {
       // One graceful stop: finishes its batch, commits, exits 0 within a few seconds. Sent once
       // the run is processing: a signal before its handler exists (a slow start under
       // sanitizers) takes the default action, whatever the program does.
-      ASSERT_TRUE(cluster_->WaitForLog("processing pages", 60000, log_from)) << "see " << cluster_->log();
+      ASSERT_TRUE(cluster_->WaitForLog("processing pages", 60000, log_from)) << cluster_->LogTail();
       const auto start = std::chrono::steady_clock::now();
       run->Signal(SIGTERM);
       EXPECT_EQ(run->Wait(), 0) << "see " << cluster_->log();
       EXPECT_LT(std::chrono::steady_clock::now() - start, 10s);
       continue;
     }
-    ASSERT_TRUE(run->Running()) << "webindex run died on its own; see " << cluster_->log();
+    ASSERT_TRUE(run->Running()) << "webindex run died on its own; " << cluster_->LogTail();
     run->Signal(SIGKILL);
     EXPECT_EQ(run->Wait(), 128 + SIGKILL);
     ++kills;

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
+#include <deque>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -97,6 +98,18 @@ std::vector<std::string> CliCluster::Dump() {
   std::stringstream ss(out);
   for (std::string line; std::getline(ss, line);) lines.push_back(line);
   return lines;
+}
+
+std::string CliCluster::LogTail(size_t lines) const {
+  std::ifstream in(log_);
+  std::deque<std::string> tail;
+  for (std::string line; std::getline(in, line);) {
+    tail.push_back(std::move(line));
+    if (tail.size() > lines) tail.pop_front();
+  }
+  std::string out = "see " + log_ + "; its last lines:";
+  for (const auto& line : tail) out += "\n  " + line;
+  return out;
 }
 
 size_t CliCluster::LogSize() const {

@@ -49,6 +49,9 @@ class CliCluster {
   bool WaitForLog(const std::string& needle, int timeout_ms, size_t from = 0);
   //! The log's size now: a `from` for WaitForLog that skips what is there already.
   size_t LogSize() const;
+  //! "see LOG" and the log's last `lines` lines: a failure's reason in the test's own output,
+  //! where CI shows it after the test directory is gone.
+  std::string LogTail(size_t lines = 15) const;
   //! The data dir's GENERATION file, trimmed ("" when missing).
   std::string CurrentGeneration() const;
   //! The gen-<N> directories of the data dir, sorted.
