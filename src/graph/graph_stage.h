@@ -37,7 +37,7 @@ class GraphStage final : public pipeline::Stage {
   const std::string& input_topic() const override { return layout_.names.triples; }
   Status Process(const std::vector<InRecord>& records, pipeline::BatchContext& ctx) override;
   //! 1 MiB of statements (~10,000) per commit: 200,000 statements went 20% faster in commits of
-  //! that size than in one or two (docs/performance.md, "Graph batches by size"). A batch's rows
+  //! that size than in one or two (docs/performance-history.md, "Graph batches by size"). A batch's rows
   //! are built, sorted and written at once, and nothing combines across statements.
   size_t MaxBatchBytes() const override { return 1 << 20; }
   //! A batch's statements are read from the last batch's (each lane's own) before the store, so

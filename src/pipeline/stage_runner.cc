@@ -1002,8 +1002,8 @@ Status StageRunner::RunBatch(const std::vector<InRecord>& records) {
   const uint64_t deleted_from = deleted_below_;
   DeleteAcked(wb, delete_below);
   if (out.empty() && stage_->OverlapsCommits() && !options_.group && !changelog) {
-    // Written beside the next poll and Process (docs/performance.md, "Commits written beside the
-    // next batch"). Nothing of it is sent anywhere, so nothing but its positions waits for it;
+    // Written beside the next poll and Process (docs/performance-history.md, "Commits written
+    // beside the next batch"). Nothing of it is sent anywhere, so nothing but its positions waits for it;
     // the next batch's bookkeeping, and anything that reads positions, waits (FinishWriting).
     Writing w;
     w.next = std::move(next);

@@ -1,8 +1,7 @@
 #!/bin/bash
-# The graph store's end-to-end rate (docs/performance.md, "Graph store: loaded and applied end to
-# end"): `webindex run` waits on `webindex broker` (a process of its own), then `webindex load`
-# sends the statements; the time runs from the load's start until the run's /metrics count them
-# all as added. Prints that time and rate, and the CPU seconds of the run, the load and the broker.
+# The graph store's end-to-end rate (docs/performance.md, "Graph store"): `webindex run` waits
+# on `webindex broker` (a process of its own), then `webindex load` sends the statements; the
+# time runs from the load's start until the run's /metrics count them all as added. Prints that time and rate, and the CPU seconds of the run, the load and the broker.
 #
 # Usage: tests/bench/graph_load_rate.sh [STATEMENTS] [RUNS] [CONFIG]
 #   STATEMENTS (default 1000000) from tests/bench/gen_statements.py over STATEMENTS/10 subjects,
