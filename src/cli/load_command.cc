@@ -98,7 +98,7 @@ class WatSource : public EventSource {
   uint64_t offset_ = 0;  // where the current record's search began (compressed bytes)
 };
 
-//! Wikipedia revision records (docs/pagerank.md §5), one event each; malformed records are
+//! Wikipedia revision records (docs/pagerank.md, "Wikipedia through Kafka"), one event each; malformed records are
 //! reported as file:line and skipped.
 class WikipediaSource : public EventSource {
  public:

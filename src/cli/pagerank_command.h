@@ -1,4 +1,4 @@
-// `webindex pagerank`: the seed's PageRank (docs/pagerank.md) over Wikipedia revision files or
+// `webindex pagerank`: PageRank (docs/pagerank.md) over Wikipedia revision files or
 // over a snapshot of a data dir's query table, printed as `name score` lines on stdout; progress
 // and a summary on stderr. Called from the main thread.
 #pragma once

@@ -1,4 +1,4 @@
-// Crawl-event decoding (spec §1): JSON bytes -> validated model::CrawlEvent, or the reason it
+// Crawl-event decoding (docs/semantics.md §1): JSON bytes -> validated model::CrawlEvent, or the reason it
 // is invalid. One EventDecoder per thread (it reuses its parser buffers).
 #pragma once
 

@@ -1,6 +1,6 @@
-// The indexes derived from statements (docs/graph.md §4-5): which ones a generation keeps, and
-// their rows, written by GraphUpdate in the same batch as the statements' four rows, so that a
-// statement and its index entries come and go together. Stateless; any thread.
+// The indexes derived from statements (docs/graph.md, "Temporal index", "Free-text index"): which
+// ones a generation keeps, and their rows, written by GraphUpdate in the same batch as the
+// statements' four rows, so that a statement and its index entries come and go together. Stateless; any thread.
 #pragma once
 
 #include <cstdint>

@@ -63,8 +63,8 @@ class WikipediaReader {
 //! outside A-Z a-z 0-9 - . _ ~ percent-encoded (%XX, uppercase hex).
 std::string WikipediaUrl(std::string_view title);
 
-//! The crawl event of a revision (docs/pagerank.md §5), keyed by its URL: url, title, crawlDate,
-//! revision and the MAIN titles as outboundLinks, in order.
+//! The crawl event of a revision (docs/pagerank.md, "Wikipedia through Kafka"), keyed by its URL:
+//! url, title, crawlDate, revision and the MAIN titles as outboundLinks, in order.
 KeyedEvent RevisionEvent(const Revision& rev);
 
 //! Splits a MAIN-style list on runs of spaces and tabs, ignoring empty tokens.

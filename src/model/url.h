@@ -1,4 +1,4 @@
-// Page URLs in webindex form: parsing (spec §2), URI form, registrable domain, and
+// Page URLs in webindex form: parsing (docs/semantics.md §2), URI form, registrable domain, and
 // RFC 3986 resolution of relative links. Immutable values; thread-safe.
 #pragma once
 

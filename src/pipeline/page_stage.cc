@@ -16,7 +16,7 @@ struct Working {
   int32_t task = 0;  // the page's task (PageTaskOf): its state, deltas and exports belong to it
 };
 
-//! Folds one event into a page's state (spec §3); false when the event is stale.
+//! Folds one event into a page's state (docs/semantics.md §3); false when the event is stale.
 bool Fold(model::CrawlEvent ev, model::PageState* s) {
   // Revisions decide when both sides have one (a lower one is stale); otherwise crawlDates do.
   const bool by_revision = ev.revision && s->revision;

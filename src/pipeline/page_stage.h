@@ -1,5 +1,5 @@
 // Page stage: validates crawl events, keeps the current page per URI (newest crawlDate wins,
-// spec §3), and turns each batch's page changes into link-count deltas keyed by target URI
+// docs/semantics.md §3), and turns each batch's page changes into link-count deltas keyed by target URI
 // plus a page export per changed page. Runs on its StageRunner's thread.
 #pragma once
 

@@ -1,4 +1,4 @@
-// Reads the query table: the text form of `webindex dump` (spec §4) and scans of row
+// Reads the query table: the text form of `webindex dump` (docs/semantics.md §4) and scans of row
 // ranges for queries. Reads one consistent snapshot; any thread.
 #pragma once
 

@@ -1,4 +1,4 @@
-// PageRank as the seed defines it (docs/pagerank.md): PR_0 = 1, then N times
+// PageRank as docs/pagerank.md defines it: PR_0 = 1, then N times
 // PR(u) = 0.15 + 0.85 * sum over in-links P->u of PR(P) / C(P), no normalization, in double
 // precision. Power iteration over a LinkGraph on several threads; the result does not depend on
 // the thread count (each node's sum runs in the same order).

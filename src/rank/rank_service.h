@@ -1,4 +1,4 @@
-// The continuous PageRank of `webindex run` (docs/pagerank.md §6): a thread of its own that,
+// The continuous PageRank of `webindex run` (docs/pagerank.md, "Live"): a thread of its own that,
 // every `interval` and only when the sink applied exports since the last result, takes one
 // snapshot of the store, builds the live graph, iterates and stores the result with the export
 // positions it reflects. It only reads the state the stages write, so they never wait for it.

@@ -1,4 +1,4 @@
-// The graph of the latest Wikipedia revisions (docs/pagerank.md §2): per title the revision
+// The graph of the latest Wikipedia revisions (docs/pagerank.md, "Batch"): per title the revision
 // with the greatest rev_id (among those at or before `until`, when set) gives the article's
 // out-links. Fed one revision at a time in any order; owned and called by one thread.
 #pragma once

@@ -1,4 +1,4 @@
-// The live link graph as docs/pagerank.md §6 defines it, read from one consistent snapshot of
+// The live link graph as docs/pagerank.md ("Live") defines it, read from one consistent snapshot of
 // the query table: nodes = every URI that exists (a current page or a target of one), edges =
 // each current page's unique out-links (the `p:<target> inlinks <source>` cells), nodes named by
 // their canonical URL. Any thread; reads only, in key ranges on up to one thread per core.

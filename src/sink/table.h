@@ -1,4 +1,4 @@
-// The query table's layout (spec §4): cells (row, cf, cq) -> value in the kTable family,
+// The query table's layout (docs/semantics.md §4): cells (row, cf, cq) -> value in the kTable family,
 // keyed so that RocksDB's byte order is the order of (row, cf, cq). Stateless helpers.
 #pragma once
 

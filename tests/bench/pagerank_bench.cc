@@ -91,7 +91,7 @@ template <typename G>
 void RunBgl(benchmark::State& state, const G& bgl) {
   std::vector<double> ranks(boost::num_vertices(bgl)), scratch(ranks.size());
   for (auto _ : state) {
-    // n = 1 makes BGL's initial rank 1/n = 1, the seed's PR_0.
+    // n = 1 makes BGL's initial rank 1/n = 1, docs/pagerank.md's PR_0.
     boost::graph::page_rank(bgl, boost::make_iterator_property_map(ranks.begin(), boost::get(boost::vertex_index, bgl)),
                             boost::graph::n_iterations(kIterations), 0.85, 1,
                             boost::make_iterator_property_map(scratch.begin(), boost::get(boost::vertex_index, bgl)));

@@ -1,4 +1,4 @@
-// Writes a synthetic Wikipedia revision history (docs/pagerank.md §1) to stdout, for timing
+// Writes a synthetic Wikipedia revision history (docs/pagerank.md, "Batch") to stdout, for timing
 // `webindex pagerank --format wikipedia` at scale:
 //   wikipedia_gen ARTICLES MEAN_LINKS [SEED] > history.txt
 // Each article gets 1 or 2 revisions (older rev_id first or last at random), ~MEAN_LINKS links

@@ -1,5 +1,5 @@
 // `webindex pagerank --format wikipedia`: the real binary on revision files, its output exactly
-// as docs/pagerank.md §4 spells it, and its errors (file and line, non-zero exit).
+// as docs/pagerank.md ("Batch") spells it, and its errors (file and line, non-zero exit).
 #include <gtest/gtest.h>
 
 #include <filesystem>

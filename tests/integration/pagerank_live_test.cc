@@ -1,4 +1,4 @@
-// The continuous PageRank of `webindex run` (docs/pagerank.md §6): computed in the background on
+// The continuous PageRank of `webindex run` (docs/pagerank.md, "Live"): computed in the background on
 // one snapshot, stored with the export positions it reflects, equal to `webindex pagerank
 // --data-dir` over the same table, served by /api/pagerank and /api/page, and never in the way of
 // the stages: events keep flowing to the table while a computation is held open.

@@ -1,7 +1,7 @@
-// Wikipedia revisions through Kafka (docs/pagerank.md §5): `webindex load --format wikipedia` on
-// a shuffled history, through the whole pipeline. Stale revisions lose whatever order they arrive
-// in, so the table equals the batch model over the same events and the table of the latest
-// revisions alone; malformed records are reported and skipped (exit 5).
+// Wikipedia revisions through Kafka (docs/pagerank.md, "Wikipedia through Kafka"): `webindex load
+// --format wikipedia` on a shuffled history, through the whole pipeline. Stale revisions lose
+// whatever order they arrive in, so the table equals the batch model over the same events and the
+// table of the latest revisions alone; malformed records are reported and skipped (exit 5).
 #include <gtest/gtest.h>
 
 #include <algorithm>

@@ -1,5 +1,5 @@
-// The reference: a batch computation of the query table (spec §4) over the current pages
-// (spec §3) of a sequence of crawl events, written as plainly as possible.
+// The reference: a batch computation of the query table (docs/semantics.md §4) over the current pages
+// (docs/semantics.md §3) of a sequence of crawl events, written as plainly as possible.
 #pragma once
 
 #include <map>

@@ -1,4 +1,4 @@
-// An independent PageRank for tests (docs/pagerank.md §3): maps of names, no CSR, no threads,
+// An independent PageRank for tests (docs/pagerank.md, "The formula"): maps of names, no CSR, no threads,
 // a different summation order than rank::ComputePageRank.
 #pragma once
 

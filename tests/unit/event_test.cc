@@ -1,4 +1,4 @@
-// Crawl-event decoding (spec §1): every invalid case is rejected with a reason, valid events
+// Crawl-event decoding (docs/semantics.md §1): every invalid case is rejected with a reason, valid events
 // are decoded into resolved, deduplicated pages.
 #include "codec/event.h"
 

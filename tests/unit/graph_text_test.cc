@@ -127,7 +127,7 @@ bool Positive(const RNode& n, bool negated) {
   return !negated;
 }
 
-//! The literal's tokens as the spec defines them, for the ASCII texts of this test.
+//! The literal's tokens as docs/graph.md defines them, for the ASCII texts of this test.
 std::set<std::string> ReferenceTokens(const std::string& text) {
   static const std::set<std::string> kStop = {"a",   "an",    "and",  "are",   "as",    "at",   "be",
                                               "but", "by",    "for",  "if",    "in",    "into", "is",

@@ -1,5 +1,5 @@
-// rank::ComputePageRank over the graph of the latest revisions (docs/pagerank.md §2-4): the
-// spec's worked example, the rules one by one, and random histories against an independent
+// rank::ComputePageRank over the graph of the latest revisions (docs/pagerank.md, "Batch"): its
+// worked example, the rules one by one, and random histories against an independent
 // reference written here. Seeds as in seeds.h; a failure names its seed.
 #include "rank/pagerank.h"
 

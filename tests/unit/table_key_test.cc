@@ -1,5 +1,5 @@
 // Cell keys of the query table: reversible, and byte order of the keys = tuple order of
-// (row, cf, cq) (spec §4), whatever bytes the parts hold.
+// (row, cf, cq) (docs/semantics.md §4), whatever bytes the parts hold.
 #include <gtest/gtest.h>
 
 #include <algorithm>

@@ -1,5 +1,5 @@
 // ingest::WikipediaReader: the 14-line revision records of the University of Glasgow dump, plain
-// and gzip, and every kind of malformed record named by file and line (docs/pagerank.md §1).
+// and gzip, and every kind of malformed record named by file and line (docs/pagerank.md, "Batch").
 #include "ingest/wikipedia.h"
 
 #include <gtest/gtest.h>
