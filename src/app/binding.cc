@@ -128,9 +128,7 @@ Result<bool> IsSetUp(state::Store& store) {
   return it->Valid();
 }
 
-Status CheckBinding(const ProcessorConfig& config, kafka::Admin& admin, state::Store& store, const std::string& where) {
-  ASSIGN_OR_RETURN(std::string cluster, admin.ClusterId(kAdminTimeoutMs));
-  ASSIGN_OR_RETURN(auto bound, store.Get(state::Family::kMeta, kClusterKey));
+Status CheckSide(const ProcessorConfig& config, state::Store& store, const std::string& where) {
   // A lone run's stages keep every task's state, a group member's only what it owned, and only
   // a group's tasks are in its changelogs: a data dir never changes sides.
   ASSIGN_OR_RETURN(auto group, store.Get(state::Family::kMeta, kGroupKey));
@@ -148,6 +146,13 @@ Status CheckBinding(const ProcessorConfig& config, kafka::Admin& admin, state::S
         "or rebuild it with `webindex run --reset{} --data-dir {}`",
         where, was, was, config.group.empty() ? "" : " --group " + config.group, config.data_dir));
   }
+  return Status::Ok();
+}
+
+Status CheckBinding(const ProcessorConfig& config, kafka::Admin& admin, state::Store& store, const std::string& where) {
+  ASSIGN_OR_RETURN(std::string cluster, admin.ClusterId(kAdminTimeoutMs));
+  ASSIGN_OR_RETURN(auto bound, store.Get(state::Family::kMeta, kClusterKey));
+  RETURN_IF_ERROR(CheckSide(config, store, where));
   if (bound && *bound != cluster) {
     return Status::InvalidArgument(fmt::format(
         "{} was built from Kafka cluster {}, but {} is cluster {}: its positions in the topics mean nothing there. {}",

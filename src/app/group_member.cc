@@ -1,8 +1,10 @@
 #include "app/group_member.h"
 
 #include <algorithm>
+#include <filesystem>
 #include <thread>
 
+#include "app/binding.h"
 #include "app/replay.h"
 #include "common/crash_point.h"
 #include "common/log.h"
@@ -53,6 +55,9 @@ Status GroupMember::Start() {
   const GroupGenerations generations = std::move(read).value();
   ASSIGN_OR_RETURN(dir_, state::DataDir::Open(config_.data_dir, /*create=*/true));
   ASSIGN_OR_RETURN(const uint64_t had, dir_->Current());
+  // Before any generation is switched or removed: a data dir of a lone run or of another group
+  // is refused whole, whatever generation it is at, never emptied to join.
+  RETURN_IF_ERROR(CheckSideOf(had));
   const uint64_t want = generations.current;
   if (had != want) {
     // The group switched generations while this data dir was away (or never ran in it): its
@@ -75,6 +80,18 @@ Status GroupMember::Start() {
   ASSIGN_OR_RETURN(current_, StartGeneration(want));
   if (generations.building) RETURN_IF_ERROR(StartBuilder(*generations.building));
   return Status::Ok();
+}
+
+Status GroupMember::CheckSideOf(uint64_t generation) {
+  const std::string path = dir_->PathOf(generation);
+  std::error_code ec;
+  if (!std::filesystem::exists(std::filesystem::path(path) / "CURRENT", ec)) return Status::Ok();  // none yet
+  state::StoreOptions options = config_.store;
+  options.read_only = true;
+  ASSIGN_OR_RETURN(auto store, state::Store::Open(path, options));
+  ASSIGN_OR_RETURN(const bool set_up, IsSetUp(*store));
+  if (!set_up) return Status::Ok();
+  return CheckSide(config_, *store, "generation " + std::to_string(generation) + " of data dir " + config_.data_dir);
 }
 
 Result<bool> GroupMember::PrepareGeneration(const GroupGeneration& g, uint64_t base) {

@@ -38,6 +38,8 @@ class GroupMember {
   uint64_t lost_records() const;
 
  private:
+  //! Refuses the data dir when `generation` was set up by a lone run or another group.
+  Status CheckSideOf(uint64_t generation);
   Result<std::unique_ptr<Processor>> StartGeneration(uint64_t generation);
   //! Makes generation g.generation of the data dir the one `g` describes, its indexes `g`'s changes
   //! applied to generation `base`'s: true when a setup of it from the same --from and indexes is

@@ -452,5 +452,35 @@ TEST_F(GroupCliTest, ADataDirStaysALoneRunOrAMemberOfItsGroup) {
   EXPECT_TRUE(cluster_->WaitForLog("Run it with --group crawl", 1000, from)) << "see " << cluster_->log();
 }
 
+// A lone data dir that a replay moved to generation 2 while the group runs generation 1: refused
+// before anything is switched or removed, its table whole.
+TEST_F(GroupCliTest, ALoneDataDirAtAnotherGenerationIsRefusedNotEmptiedToJoin) {
+  ASSERT_TRUE(cluster_->Produce(EventGenerator(6, kPartitions).Next(20)));
+  auto run = [&](const std::string& dir, const std::vector<std::string>& extra) {
+    std::vector<std::string> args = {"run", "--brokers", cluster_->brokers(), "--data-dir", DataDir(dir),
+                                     "--exit-when-idle", "--config", config_};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return cluster_->Run(args);
+  };
+  EXPECT_EQ(run("member", {"--group", "crawl"}), 0) << "see " << cluster_->log();
+  EXPECT_EQ(run("lone", {}), 0) << "see " << cluster_->log();
+  ASSERT_EQ(cluster_->Run({"replay", "--brokers", cluster_->brokers(), "--data-dir", DataDir("lone"), "--switch-lag",
+                           "0", "--config", config_}),
+            0)
+      << "see " << cluster_->log();
+  std::string before;
+  ASSERT_EQ(cluster_->Run({"dump", "--data-dir", DataDir("lone")}, &before), 0);
+  ASSERT_FALSE(before.empty());
+  const size_t from = cluster_->LogSize();
+  EXPECT_EQ(run("lone", {"--group", "crawl"}), 1);
+  EXPECT_TRUE(cluster_->WaitForLog("generation 2 of data dir " + DataDir("lone") + " was built by a lone `webindex run`",
+                                   1000, from))
+      << cluster_->LogTail();
+  EXPECT_FALSE(cluster_->WaitForLog("removing generation", 0, from)) << cluster_->LogTail();
+  std::string after;
+  EXPECT_EQ(cluster_->Run({"dump", "--data-dir", DataDir("lone")}, &after), 0) << cluster_->LogTail();
+  EXPECT_EQ(after, before);
+}
+
 }  // namespace
 }  // namespace webindex::testing
