@@ -1,5 +1,5 @@
 // Changelogs (docs/scale-out.md §4): a stage task's state changes go, with every commit, to
-// partition `task` of the stage's compacted changelog topic (StageRunner::AddChangelog), each
+// partition `task` of the stage's changelog topic (StageRunner::AddChangelog), each
 // commit's changes closed by a ChangelogCommitKey record. This file holds the records' key
 // format and the restore: it reads such a partition and applies the changes of every closed
 // commit to a store, so that the task's state, position, dedupe marks and sequence counter
@@ -22,13 +22,14 @@
 
 namespace webindex::pipeline {
 
-//! The changelog topic of a stage: partitioned like its input, compacted.
+//! The changelog topic of a stage: partitioned like its input, never compacted or expired by the
+//! broker (cleanup.policy=delete, no retention); each task's owner trims it (changelog_trim.h).
 inline std::string ChangelogTopic(std::string_view prefix, std::string_view stage) {
   return std::string(prefix) + std::string(stage);
 }
 //! A changelog record's key: the generation (8 bytes, big-endian), one byte naming the family,
-//! then the state key. The generation keeps a replay's keys apart from the live ones' when the
-//! topic is compacted. The generation and kChangelogCommit alone is the key of the record that
+//! then the state key. The generation keeps a replay's keys apart from the live ones' in the
+//! same topic. The generation and kChangelogCommit alone is the key of the record that
 //! closes one commit's changes of a task.
 std::string ChangelogKey(uint64_t generation, state::Family family, std::string_view key);
 std::string ChangelogCommitKey(uint64_t generation);
@@ -102,8 +103,8 @@ struct RestoreStats {
 //! the store); records of a lower epoch after it are void, and a commit it interrupts is dropped.
 //! When the partition's start is gone (retention, a trim), the restore begins at the first
 //! complete, not void snapshot after it: its rows are the state, its epoch the claim in force.
-//! Later snapshots' rows are applied like changes (they repeat the state; under compaction one
-//! may be the only record left of its key), unless void. A record after the snapshot began at
+//! Later snapshots' rows are applied like changes (they repeat the state; after a trim one may
+//! be the only record left of its key), unless void. A record after the snapshot began at
 //! whose epoch no visible claim explains shows that snapshot void: its effects are undone and a
 //! later snapshot is sought.
 //! CatchUp may be called again to apply what was appended since.
