@@ -1,9 +1,15 @@
 #!/usr/bin/env bash
 # Sets up (packages and build, see docker/setup.sh) and runs every test:
 #   1. the whole suite on the Release build (build/);
-#   2. the whole suite again under ASan + UBSan (debug preset, build-debug/);
-#   3. the whole suite again under ThreadSanitizer (tsan preset, build-tsan/);
+#   2. the unit tests and the integration tests outside TSAN_SUITES under ASan + UBSan (debug
+#      preset, build-debug/): the CLI's end-to-end tests, whose child processes run every
+#      component of the real binary, the web UI, the loaders and the docs' examples;
+#   3. the unit tests and the integration tests of TSAN_SUITES under ThreadSanitizer (tsan
+#      preset, build-tsan/): the in-process tests whose threads meet (stage runners, group
+#      members in one process, HTTP server, the broker's callbacks), where TSan sees both sides;
 #   4. the libFuzzer targets for a short budget under ASan + UBSan (clang, build-fuzz/).
+# So every integration test runs on the Release build and under one sanitizer, every unit test
+# under both. A new integration suite runs under ASan + UBSan unless TSAN_SUITES names it.
 # WEBINDEX_QUICK=1 runs stage 1 only. Extra arguments go to ctest in stages 1 to 3, e.g.
 # tests/run.sh -L unit. More random seeds: WEBINDEX_RANDOM_RUNS=50 tests/run.sh -R Randomized
 set -euo pipefail
@@ -37,13 +43,21 @@ echo "== Release: all tests"
 checked_ctest ctest --test-dir build --output-on-failure -j2 "$@"
 [[ "${WEBINDEX_QUICK:-0}" == 1 ]] && exit 0
 
-echo "== Debug + ASan + UBSan: all tests"
+# The integration suites that run under ThreadSanitizer (stage 3); the others run under ASan.
+TSAN_SUITES='^(BrokerFaultTest|ChangelogTest|Changelog/SharedPagesTest|ConsumerBatchTest|DamagedStateTest|'\
+'DataDirBindingTest|DiskFullTest|FencingTest|GraphStageTest|GroupMembershipTest|GroupTasksTest|HttpApiTest|'\
+'HttpPressureTest|HttpRunTest|HttpServerTest|InstanceClaimTest|PageRankLiveTest|PowerLossTest|RandomizedTest|'\
+'RecordSizeTest|SecondInstanceTest|TaskOriginTest)\.'
+
+echo "== Debug + ASan + UBSan: unit tests, integration tests outside TSAN_SUITES"
 cmake --preset debug >/dev/null
 cmake --build --preset debug
-ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
-  checked_ctest ctest --preset debug "$@"
+export ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
+checked_ctest ctest --preset debug -L unit "$@"
+checked_ctest ctest --preset debug -L integration -E "$TSAN_SUITES" "$@"
+unset ASAN_OPTIONS UBSAN_OPTIONS
 
-echo "== ThreadSanitizer: all tests"
+echo "== ThreadSanitizer: unit tests, integration tests of TSAN_SUITES"
 cmake --preset tsan >/dev/null
 cmake --build --preset tsan
 # Every process writes its reports to build-tsan/tsan-reports/report.<pid>, the webindex children
@@ -61,8 +75,10 @@ cmake --build --preset tsan
 tsan_reports=$PWD/build-tsan/tsan-reports
 rm -rf "$tsan_reports" && mkdir -p "$tsan_reports"
 tsan_status=0
-TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 history_size=7 suppress_equal_addresses=0 suppressions=$PWD/tests/tsan.supp log_path=$tsan_reports/report" \
-  checked_ctest ctest --preset tsan "$@" || tsan_status=$?
+export TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 history_size=7 suppress_equal_addresses=0 suppressions=$PWD/tests/tsan.supp log_path=$tsan_reports/report"
+checked_ctest ctest --preset tsan -L 'unit|tsan' "$@" || tsan_status=$?
+checked_ctest ctest --preset tsan -L integration -R "$TSAN_SUITES" "$@" || tsan_status=$?
+unset TSAN_OPTIONS
 if compgen -G "$tsan_reports/report.*" >/dev/null; then
   cat "$tsan_reports"/report.*
   echo "ThreadSanitizer reported the above (all reports: $tsan_reports)" >&2
