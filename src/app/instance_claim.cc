@@ -64,11 +64,32 @@ Result<std::optional<std::pair<ClaimHolder, int64_t>>> LastClaim(const kafka::Cl
   return last;
 }
 
+//! Why `group` ("" for a lone run) may not take the topics `holder` works on, and what to do.
+Status Refusal(const ClaimHolder& holder, const std::string& group) {
+  if (!holder.group.empty()) {
+    return Status::Aborted(fmt::format(
+        "the members of group {} work on these topics (the last to say so: data dir {} on {}, process {}). {} would "
+        "write records that stop them. Stop them first, or use another Kafka cluster{}",
+        holder.group, holder.data_dir, holder.host, holder.pid, group.empty() ? "A lone run" : "Another group",
+        group.empty() ? fmt::format("; to share the work, start this one as a member: --group {}", holder.group)
+                      : fmt::format("; to share the work, join group {} (--group {}) with a new data dir",
+                                    holder.group, holder.group)));
+  }
+  return Status::Aborted(fmt::format(
+      "another webindex run works on these topics: data dir {} on {} (process {}) holds them and is running. "
+      "A {} would write records that stop it. Stop that one first, or run this one against another Kafka "
+      "cluster{}",
+      holder.data_dir, holder.host, holder.pid, group.empty() ? "second data dir" : "group's member",
+      group.empty() ? "; to share the work, start both as members of one group (--group NAME)" : ""));
+}
+
 }  // namespace
 
 std::string EncodeClaim(const ClaimHolder& h) {
   codec::JsonWriter w;
-  w.BeginObject().Key("instance").String(h.instance).Key("dataDir").String(h.data_dir).Key("host").String(h.host);
+  w.BeginObject().Key("instance").String(h.instance);
+  if (!h.group.empty()) w.Key("group").String(h.group);
+  w.Key("dataDir").String(h.data_dir).Key("host").String(h.host);
   w.Key("pid").Int(h.pid).Key("heartbeatMs").Int(h.heartbeat_ms).Key("intervalMs").Int(h.interval_ms);
   w.Key("stopped").Bool(h.stopped);
   return w.EndObject().Take();
@@ -88,9 +109,10 @@ Result<ClaimHolder> DecodeClaim(std::string_view json) {
     std::string_view key, text;
     if (field.unescaped_key().get(key)) return bad("bad key");
     auto value = field.value();
-    if (key == "instance" || key == "dataDir" || key == "host") {
+    if (key == "instance" || key == "group" || key == "dataDir" || key == "host") {
       if (value.get_string().get(text)) return bad(std::string(key) + " must be a string");
-      (key == "instance" ? h.instance : key == "dataDir" ? h.data_dir : h.host) = std::string(text);
+      (key == "instance" ? h.instance : key == "group" ? h.group : key == "dataDir" ? h.data_dir : h.host) =
+          std::string(text);
     } else if (key == "pid" || key == "heartbeatMs" || key == "intervalMs") {
       int64_t v = 0;
       if (value.get_int64().get(v)) return bad(std::string(key) + " must be a number");
@@ -105,7 +127,7 @@ Result<ClaimHolder> DecodeClaim(std::string_view json) {
 
 Result<std::unique_ptr<InstanceClaim>> InstanceClaim::Acquire(const kafka::ClientConfig& config,
                                                               const Options& options, const std::string& instance,
-                                                              const std::string& data_dir) {
+                                                              const std::string& data_dir, const std::string& group) {
   const std::string context = "cannot reach Kafka at " + config.brokers + " (check --brokers / bootstrap.servers)";
   ASSIGN_OR_RETURN(auto admin, kafka::Admin::Create(config));
   // Compacted: only each key's newest record matters.
@@ -113,6 +135,7 @@ Result<std::unique_ptr<InstanceClaim>> InstanceClaim::Acquire(const kafka::Clien
                       .WithContext(context));
   ClaimHolder self;
   self.instance = instance;
+  self.group = group;
   std::error_code ec;
   self.data_dir = std::filesystem::absolute(data_dir, ec).string();
   if (ec) self.data_dir = data_dir;
@@ -123,22 +146,22 @@ Result<std::unique_ptr<InstanceClaim>> InstanceClaim::Acquire(const kafka::Clien
   if (!last.ok()) return last.status().WithContext(context);
   // This data dir's own claim, from an earlier run on this host (its run lock keeps two runs of
   // one data dir on a host apart); on another host (a copied data dir) it is checked like any.
-  auto own = [&](const ClaimHolder& h) { return h.instance == instance && h.host == self.host; };
+  // A member's group's claim is its own too, whichever member beat last.
+  auto own = [&](const ClaimHolder& h) {
+    return group.empty() ? h.group.empty() && h.instance == instance && h.host == self.host : h.group == group;
+  };
   if (*last && !(*last)->first.stopped && !own((*last)->first)) {
     // Alive when it writes again within three of its intervals: no clocks of two hosts compared.
     const ClaimHolder& holder = (*last)->first;
     const int64_t wait_ms = std::clamp<int64_t>(holder.interval_ms * 3, 1000, 10000);
-    LOG_INFO("{} was last claimed by data dir {} on {} (process {}); checking for {} ms whether it still runs",
-             options.topic, holder.data_dir, holder.host, holder.pid, wait_ms);
+    LOG_INFO("{} was last claimed by data dir {} on {} (process {}{}); checking for {} ms whether it still runs",
+             options.topic, holder.data_dir, holder.host, holder.pid,
+             holder.group.empty() ? "" : ", a member of group " + holder.group, wait_ms);
     std::this_thread::sleep_for(std::chrono::milliseconds(wait_ms));
     auto now = LastClaim(config, *admin, options.topic, options.timeout_ms, true);
     if (!now.ok()) return now.status().WithContext(context);
     if (*now && (*now)->second > (*last)->second && !(*now)->first.stopped && !own((*now)->first)) {
-      return Status::Aborted(fmt::format(
-          "another webindex run works on these topics: data dir {} on {} (process {}) holds them and is running. "
-          "A second data dir would write records that stop it. Stop that one first, or run this one against "
-          "another Kafka cluster; to share the work, start both as members of one group (--group NAME)",
-          (*now)->first.data_dir, (*now)->first.host, (*now)->first.pid));
+      return Refusal((*now)->first, group);
     }
   }
   ASSIGN_OR_RETURN(auto producer, kafka::Producer::Create(config, [](uint64_t, const Status&) {}));
@@ -193,13 +216,15 @@ Status InstanceClaim::Release() {
   }
   wake_.notify_all();
   if (beat_.joinable()) beat_.join();
+  if (!self_.group.empty()) return Status::Ok();  // the group's other members may run on
   // A holder that stalled past its heartbeats may have been followed by another data dir, whose
   // claim a "stopped" record of this one would free.
   auto admin = kafka::Admin::Create(config_);
   if (!admin.ok()) return admin.status();
   auto last = LastClaim(config_, **admin, options_.topic, kReleaseTimeoutMs, false);
   if (!last.ok()) return last.status();
-  if (*last && (*last)->first.instance != self_.instance && !(*last)->first.stopped) {
+  if (*last && ((*last)->first.instance != self_.instance || !(*last)->first.group.empty()) &&
+      !(*last)->first.stopped) {
     LOG_WARN("{} is claimed by data dir {} on {} since this run stalled; left to it", options_.topic,
              (*last)->first.data_dir, (*last)->first.host);
     return Status::Ok();

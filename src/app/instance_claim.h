@@ -1,8 +1,9 @@
-// The claim a lone `webindex run` holds on its topics: one processor (data dir) at a time reads
-// them. A running one says so every few seconds on topic `webindex.instances`; another data dir
-// started on the same topics meets its claim and is refused before it writes anything, instead
-// of writing records that would stop the first (docs/reliability.md, "Who may write which topic").
-// Members of a group share the topics by design and hold no such claim.
+// The claim a `webindex run` holds on its topics: one lone processor (data dir) or the members of
+// one group at a time work on them. A running one says so every second on topic
+// `webindex.instances`; a lone run of another data dir, or a member of another group, started
+// on the same topics meets the claim and is refused before it writes anything, instead of
+// writing records that would stop the first (docs/reliability.md, "Who may write which topic").
+// The members of one group share the claim: each beats under the group's name.
 #pragma once
 
 #include <atomic>
@@ -22,6 +23,7 @@ namespace webindex::app {
 //! Who holds the claim: the record on the instances topic (JSON, key "lone").
 struct ClaimHolder {
   std::string instance;  //!< the data dir's id (state::DataDir::InstanceId)
+  std::string group;     //!< the consumer group of a member; "" for a lone run
   std::string data_dir;  //!< as its process was given it
   std::string host;
   int64_t pid = 0;
@@ -43,18 +45,21 @@ class InstanceClaim {
     int timeout_ms = 10000;
   };
 
-  //! Checks the topic's last claim: free (none, stopped, this data dir's own on this host, or
-  //! one whose holder wrote no heartbeat for three of its intervals) and this process takes it;
-  //! otherwise
-  //! Aborted, naming the holder's data dir, host and process. `instance` is this data dir's id
-  //! (state::DataDir::InstanceId). Writes nothing when refused.
+  //! Checks the topic's last claim: free (none, stopped, this data dir's own on this host, its
+  //! group's when `group` is set, or one whose holder wrote no heartbeat for three of its
+  //! intervals) and this process takes it; otherwise Aborted, naming the holder (its data dir,
+  //! host and process, and its group). `instance` is this data dir's id
+  //! (state::DataDir::InstanceId), `group` a member's consumer group ("" for a lone run).
+  //! Writes nothing when refused.
   static Result<std::unique_ptr<InstanceClaim>> Acquire(const kafka::ClientConfig& config, const Options& options,
-                                                        const std::string& instance, const std::string& data_dir);
+                                                        const std::string& instance, const std::string& data_dir,
+                                                        const std::string& group = "");
   ~InstanceClaim();
   InstanceClaim(const InstanceClaim&) = delete;
   InstanceClaim& operator=(const InstanceClaim&) = delete;
 
-  //! Writes the record that frees the claim and stops the heartbeats. Idempotent.
+  //! Stops the heartbeats; a lone run also writes the record that frees the claim (a member
+  //! does not: the others of its group may run on). Idempotent.
   Status Release();
 
  private:

@@ -305,16 +305,18 @@ int RunProcessor(Settings settings, const RunOptions& options) {
   if (!run_lock.ok()) return Fail(run_lock.status());
   RemoveOlderGenerations(*dir);
 
-  if (!settings.processor.group.empty()) return RunMember(settings, options, stop);
-  // A lone run claims its topics before it writes to Kafka: another data dir running on them is
-  // named and this one refused (app/instance_claim.h). A group's members share them by design.
+  // A run claims its topics before it writes to Kafka: another data dir running on them alone, or
+  // the members of another group, are named and this one refused (app/instance_claim.h). The
+  // members of one group share the claim.
   app::InstanceClaim::Options claim_options;
   claim_options.topic = settings.processor.topics.instances;
   auto id = dir->InstanceId();  // a new data dir's is made here, before its database
   if (!id.ok()) return Fail(id.status());
-  auto held = app::InstanceClaim::Acquire(settings.processor.kafka, claim_options, *id, settings.processor.data_dir);
+  auto held = app::InstanceClaim::Acquire(settings.processor.kafka, claim_options, *id, settings.processor.data_dir,
+                                          settings.processor.group);
   if (!held.ok()) return Fail(held.status());
   std::unique_ptr<app::InstanceClaim> claim = std::move(held).value();
+  if (!settings.processor.group.empty()) return RunMember(settings, options, stop);
   auto processor = std::make_unique<app::Processor>(settings.processor);
   if (Status st = processor->Start(); !st.ok()) return Fail(st);
   auto server = StartHttp(settings, *processor);

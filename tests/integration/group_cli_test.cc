@@ -452,6 +452,52 @@ TEST_F(GroupCliTest, ADataDirStaysALoneRunOrAMemberOfItsGroup) {
   EXPECT_TRUE(cluster_->WaitForLog("Run it with --group crawl", 1000, from)) << "see " << cluster_->log();
 }
 
+// The members of one group share the topics; a lone run of another data dir, or a member of
+// another group, is refused while they run, before it writes anything; and a group's member
+// while a lone run holds them.
+TEST_F(GroupCliTest, OneGroupOrOneLoneRunWorksOnTheTopicsAtATime) {
+  ASSERT_TRUE(cluster_->Produce(EventGenerator(7, kPartitions).Next(50)));
+  auto run = [&](const std::string& dir, const std::vector<std::string>& extra) {
+    std::vector<std::string> args = {"run", "--brokers", cluster_->brokers(), "--data-dir", DataDir(dir),
+                                     "--exit-when-idle", "--config", config_};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return cluster_->Run(args);
+  };
+  auto first = StartMember("m1");
+  ASSERT_TRUE(cluster_->WaitForLog("processing pages", 60000)) << cluster_->LogTail();
+  size_t from = cluster_->LogSize();
+  EXPECT_EQ(run("lone", {}), 1);
+  EXPECT_TRUE(cluster_->WaitForLog("the members of group crawl work on these topics (the last to say so: data dir " +
+                                       DataDir("m1"),
+                                   0, from))
+      << cluster_->LogTail();
+  EXPECT_TRUE(cluster_->WaitForLog("A lone run would write records that stop them", 0, from)) << cluster_->LogTail();
+  from = cluster_->LogSize();
+  EXPECT_EQ(run("other", {"--group", "other"}), 1);
+  EXPECT_TRUE(cluster_->WaitForLog("Another group would write records that stop them", 0, from))
+      << cluster_->LogTail();
+  EXPECT_FALSE(cluster_->WaitForLog("is new:", 0, from)) << "a refused member set up a generation";
+  // A second member of the same group shares them.
+  from = cluster_->LogSize();
+  EXPECT_EQ(run("m2", {"--group", "crawl"}), 0) << cluster_->LogTail();
+  ASSERT_TRUE(first->Running()) << cluster_->LogTail();
+  first->Signal(SIGTERM);
+  EXPECT_EQ(first->Wait(), 0) << cluster_->LogTail();
+
+  // The group gone quiet, a lone run takes the topics once the group's beats have stopped.
+  auto lone = cluster_->Start({"run", "--brokers", cluster_->brokers(), "--data-dir", DataDir("lone"), "--config",
+                               config_});
+  from = cluster_->LogSize();
+  ASSERT_TRUE(cluster_->WaitForLog("processing pages", 60000, from)) << cluster_->LogTail();
+  from = cluster_->LogSize();
+  EXPECT_EQ(run("m3", {"--group", "crawl"}), 1);
+  EXPECT_TRUE(cluster_->WaitForLog("another webindex run works on these topics: data dir " + DataDir("lone"), 0, from))
+      << cluster_->LogTail();
+  ASSERT_TRUE(lone->Running()) << cluster_->LogTail();
+  lone->Signal(SIGTERM);
+  EXPECT_EQ(lone->Wait(), 0) << cluster_->LogTail();
+}
+
 // A lone data dir that a replay moved to generation 2 while the group runs generation 1: refused
 // before anything is switched or removed, its table whole.
 TEST_F(GroupCliTest, ALoneDataDirAtAnotherGenerationIsRefusedNotEmptiedToJoin) {

@@ -99,7 +99,7 @@ TEST(SecondInstanceTest, AClaimWhoseHolderDiedIsTakenAfterItsHeartbeatsStop) {
 }
 
 TEST(InstanceClaimTest, ClaimsRoundTripAndBadOnesAreNamed) {
-  app::ClaimHolder h{"0123456789abcdef", "/var/lib/webindex", "host-1", 42, 1764000000000, 2000, false};
+  app::ClaimHolder h{"0123456789abcdef", "", "/var/lib/webindex", "host-1", 42, 1764000000000, 2000, false};
   auto back = app::DecodeClaim(app::EncodeClaim(h));
   ASSERT_TRUE(back.ok()) << back.status().ToString();
   EXPECT_EQ(back->instance, h.instance);
@@ -109,6 +109,11 @@ TEST(InstanceClaimTest, ClaimsRoundTripAndBadOnesAreNamed) {
   EXPECT_EQ(back->heartbeat_ms, h.heartbeat_ms);
   EXPECT_EQ(back->interval_ms, 2000);
   EXPECT_FALSE(back->stopped);
+  EXPECT_EQ(back->group, "");
+  h.group = "crawl";
+  back = app::DecodeClaim(app::EncodeClaim(h));
+  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  EXPECT_EQ(back->group, "crawl");
   EXPECT_EQ(app::DecodeClaim("{\"pid\":\"x\"}").status().code(), Status::Code::kCorruption);
   EXPECT_EQ(app::DecodeClaim("not json").status().code(), Status::Code::kCorruption);
 }
