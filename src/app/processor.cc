@@ -33,7 +33,6 @@ std::vector<kafka::TopicSpec> TopicSpecs(const ProcessorConfig& config) {
   std::vector<std::string> names = {n.pages,   n.triples,      n.uri_deltas, n.domain_deltas,
                                     n.exports, n.dead_letters, n.pagerank};
   if (!config.group.empty()) names.push_back(n.generations);  // only groups have generations of their own
-  if (config.group.empty()) names.push_back(n.instances);     // only lone runs claim their topics
   auto partitions_of = [&](const std::string& name, int fallback) {
     auto it = config.partitions.find(name);
     return it == config.partitions.end() ? fallback : it->second;
