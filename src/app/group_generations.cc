@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "app/read_to_end.h"
 #include "codec/json_writer.h"
 #include "common/log.h"
 
@@ -123,30 +124,16 @@ Result<GroupGenerations> GenerationWatch::Refresh(int timeout_ms) {
   std::lock_guard<std::mutex> lock(mu_);
   ASSIGN_OR_RETURN(auto marks, admin_->Watermarks(topic_, 0, timeout_ms));
   next_ = std::max(next_, marks.first);
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
-  kafka::MessageBatch batch;
-  while (next_ < marks.second) {
-    if (std::chrono::steady_clock::now() > deadline) {
-      return Status::Unavailable(fmt::format("reading {} timed out at offset {} of {}", topic_, next_, marks.second));
+  RETURN_IF_ERROR(ReadToEnd(*consumer_, *admin_, topic_, marks.second, timeout_ms, &next_, [&](const InRecord& r) {
+    if (r.tombstone || !r.key.ends_with(group_)) return;
+    auto g = DecodeGroupGeneration(r.value);
+    if (!g.ok()) {
+      LOG_WARN("{}[0] offset {}: {}; passed over", topic_, r.offset, g.status().ToString());
+      return;
     }
-    RETURN_IF_ERROR(consumer_->PollBatch(100, 100, &batch));
-    for (const InRecord& r : batch.records()) {
-      next_ = std::max(next_, r.offset + 1);
-      if (r.tombstone || !r.key.ends_with(group_)) continue;
-      auto g = DecodeGroupGeneration(r.value);
-      if (!g.ok()) {
-        LOG_WARN("{}[0] offset {}: {}; passed over", topic_, r.offset, g.status().ToString());
-        continue;
-      }
-      if (r.key != GenerationKey(group_, g->state)) continue;  // another group's, or a key of another kind
-      state_.Apply(*g);
-    }
-    // Records deleted by compaction leave gaps: what is below the end the reader reached counts.
-    if (batch.empty()) {
-      auto now = admin_->Watermarks(topic_, 0, timeout_ms);
-      if (now.ok() && now->first > next_) next_ = now->first;
-    }
-  }
+    if (r.key != GenerationKey(group_, g->state)) return;  // another group's, or a key of another kind
+    state_.Apply(*g);
+  }));
   return state_;
 }
 

@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "app/binding.h"
+#include "app/read_to_end.h"
 #include "codec/json_writer.h"
 #include "common/log.h"
 #include "common/time.h"
@@ -37,29 +38,16 @@ Result<std::optional<std::pair<ClaimHolder, int64_t>>> LastClaim(const kafka::Cl
   if (marks.second <= marks.first) return last;
   ASSIGN_OR_RETURN(auto consumer, kafka::Consumer::Create(config, "webindex-instances-check"));
   RETURN_IF_ERROR(consumer->Assign({{topic, 0, std::max(marks.first, marks.second - kRecordsRead)}}));
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
-  kafka::MessageBatch batch;
   int64_t next = 0;
-  while (next < marks.second) {
-    if (std::chrono::steady_clock::now() > deadline) {
-      return Status::Unavailable(fmt::format("reading {} timed out at offset {} of {}", topic, next, marks.second));
+  RETURN_IF_ERROR(ReadToEnd(*consumer, admin, topic, marks.second, timeout_ms, &next, [&](const InRecord& r) {
+    if (r.tombstone || r.key != kClaimKey) return;
+    auto holder = DecodeClaim(r.value);
+    if (!holder.ok()) {
+      LOG_WARN("{}[0] offset {}: {}; passed over", topic, r.offset, holder.status().ToString());
+      return;
     }
-    RETURN_IF_ERROR(consumer->PollBatch(100, 100, &batch));
-    for (const InRecord& r : batch.records()) {
-      next = std::max(next, r.offset + 1);
-      if (r.tombstone || r.key != kClaimKey) continue;
-      auto holder = DecodeClaim(r.value);
-      if (!holder.ok()) {
-        LOG_WARN("{}[0] offset {}: {}; passed over", topic, r.offset, holder.status().ToString());
-        continue;
-      }
-      last.emplace(std::move(holder).value(), r.offset);
-    }
-    if (batch.empty()) {  // compaction leaves gaps: what is below the topic's start counts as read
-      auto now = admin.Watermarks(topic, 0, timeout_ms);
-      if (now.ok()) next = std::max(next, now->first);
-    }
-  }
+    last.emplace(std::move(holder).value(), r.offset);
+  }));
   consumer->Close();
   return last;
 }
