@@ -47,6 +47,13 @@ class GroupCliTest : public ::testing::Test {
     if (!what.empty()) args.push_back(what);
     return cluster_->Start(args, env);
   }
+  //! `webindex run --exit-when-idle` on data dir `member` with `extra` arguments: its exit code.
+  int RunToIdle(const std::string& member, const std::vector<std::string>& extra) {
+    std::vector<std::string> args = {"run", "--brokers", cluster_->brokers(), "--data-dir", DataDir(member),
+                                     "--exit-when-idle", "--config", config_};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return cluster_->Run(args);
+  }
   //! `member`'s table; empty while its data dir is being made (the dump then fails).
   std::vector<std::string> Dump(const std::string& member) {
     std::string out;
@@ -432,23 +439,17 @@ TEST_F(GroupCliTest, StageMembersFeedATableReplica) {
 // holds only its own tasks. Each refusal says what to do.
 TEST_F(GroupCliTest, ADataDirStaysALoneRunOrAMemberOfItsGroup) {
   ASSERT_TRUE(cluster_->Produce(EventGenerator(5, kPartitions).Next(20)));
-  auto run = [&](const std::string& dir, const std::vector<std::string>& extra) {
-    std::vector<std::string> args = {"run", "--brokers", cluster_->brokers(), "--data-dir", DataDir(dir),
-                                     "--exit-when-idle", "--config", config_};
-    args.insert(args.end(), extra.begin(), extra.end());
-    return cluster_->Run(args);
-  };
   // The member first: a group's table starts at the exports' beginning (a lone run at their end).
-  EXPECT_EQ(run("member", {"--group", "crawl"}), 0) << "see " << cluster_->log();
-  EXPECT_EQ(run("lone", {}), 0) << "see " << cluster_->log();
+  EXPECT_EQ(RunToIdle("member", {"--group", "crawl"}), 0) << "see " << cluster_->log();
+  EXPECT_EQ(RunToIdle("lone", {}), 0) << "see " << cluster_->log();
   size_t from = cluster_->LogSize();
-  EXPECT_EQ(run("lone", {"--group", "crawl"}), 1);
+  EXPECT_EQ(RunToIdle("lone", {"--group", "crawl"}), 1);
   EXPECT_TRUE(cluster_->WaitForLog("was built by a lone `webindex run`", 1000, from)) << "see " << cluster_->log();
   from = cluster_->LogSize();
-  EXPECT_EQ(run("member", {}), 1);
+  EXPECT_EQ(RunToIdle("member", {}), 1);
   EXPECT_TRUE(cluster_->WaitForLog("belongs to consumer group crawl", 1000, from)) << "see " << cluster_->log();
   from = cluster_->LogSize();
-  EXPECT_EQ(run("member", {"--group", "other"}), 1);
+  EXPECT_EQ(RunToIdle("member", {"--group", "other"}), 1);
   EXPECT_TRUE(cluster_->WaitForLog("Run it with --group crawl", 1000, from)) << "see " << cluster_->log();
 }
 
@@ -457,29 +458,23 @@ TEST_F(GroupCliTest, ADataDirStaysALoneRunOrAMemberOfItsGroup) {
 // while a lone run holds them.
 TEST_F(GroupCliTest, OneGroupOrOneLoneRunWorksOnTheTopicsAtATime) {
   ASSERT_TRUE(cluster_->Produce(EventGenerator(7, kPartitions).Next(50)));
-  auto run = [&](const std::string& dir, const std::vector<std::string>& extra) {
-    std::vector<std::string> args = {"run", "--brokers", cluster_->brokers(), "--data-dir", DataDir(dir),
-                                     "--exit-when-idle", "--config", config_};
-    args.insert(args.end(), extra.begin(), extra.end());
-    return cluster_->Run(args);
-  };
   auto first = StartMember("m1");
   ASSERT_TRUE(cluster_->WaitForLog("processing pages", 60000)) << cluster_->LogTail();
   size_t from = cluster_->LogSize();
-  EXPECT_EQ(run("lone", {}), 1);
+  EXPECT_EQ(RunToIdle("lone", {}), 1);
   EXPECT_TRUE(cluster_->WaitForLog("the members of group crawl work on these topics (the last to say so: data dir " +
                                        DataDir("m1"),
                                    0, from))
       << cluster_->LogTail();
   EXPECT_TRUE(cluster_->WaitForLog("A lone run would write records that stop them", 0, from)) << cluster_->LogTail();
   from = cluster_->LogSize();
-  EXPECT_EQ(run("other", {"--group", "other"}), 1);
+  EXPECT_EQ(RunToIdle("other", {"--group", "other"}), 1);
   EXPECT_TRUE(cluster_->WaitForLog("Another group would write records that stop them", 0, from))
       << cluster_->LogTail();
   EXPECT_FALSE(cluster_->WaitForLog("is new:", 0, from)) << "a refused member set up a generation";
   // A second member of the same group shares them.
   from = cluster_->LogSize();
-  EXPECT_EQ(run("m2", {"--group", "crawl"}), 0) << cluster_->LogTail();
+  EXPECT_EQ(RunToIdle("m2", {"--group", "crawl"}), 0) << cluster_->LogTail();
   ASSERT_TRUE(first->Running()) << cluster_->LogTail();
   first->Signal(SIGTERM);
   EXPECT_EQ(first->Wait(), 0) << cluster_->LogTail();
@@ -490,7 +485,7 @@ TEST_F(GroupCliTest, OneGroupOrOneLoneRunWorksOnTheTopicsAtATime) {
   from = cluster_->LogSize();
   ASSERT_TRUE(cluster_->WaitForLog("processing pages", 60000, from)) << cluster_->LogTail();
   from = cluster_->LogSize();
-  EXPECT_EQ(run("m3", {"--group", "crawl"}), 1);
+  EXPECT_EQ(RunToIdle("m3", {"--group", "crawl"}), 1);
   EXPECT_TRUE(cluster_->WaitForLog("another webindex run works on these topics: data dir " + DataDir("lone"), 0, from))
       << cluster_->LogTail();
   ASSERT_TRUE(lone->Running()) << cluster_->LogTail();
@@ -502,14 +497,8 @@ TEST_F(GroupCliTest, OneGroupOrOneLoneRunWorksOnTheTopicsAtATime) {
 // before anything is switched or removed, its table whole.
 TEST_F(GroupCliTest, ALoneDataDirAtAnotherGenerationIsRefusedNotEmptiedToJoin) {
   ASSERT_TRUE(cluster_->Produce(EventGenerator(6, kPartitions).Next(20)));
-  auto run = [&](const std::string& dir, const std::vector<std::string>& extra) {
-    std::vector<std::string> args = {"run", "--brokers", cluster_->brokers(), "--data-dir", DataDir(dir),
-                                     "--exit-when-idle", "--config", config_};
-    args.insert(args.end(), extra.begin(), extra.end());
-    return cluster_->Run(args);
-  };
-  EXPECT_EQ(run("member", {"--group", "crawl"}), 0) << "see " << cluster_->log();
-  EXPECT_EQ(run("lone", {}), 0) << "see " << cluster_->log();
+  EXPECT_EQ(RunToIdle("member", {"--group", "crawl"}), 0) << "see " << cluster_->log();
+  EXPECT_EQ(RunToIdle("lone", {}), 0) << "see " << cluster_->log();
   ASSERT_EQ(cluster_->Run({"replay", "--brokers", cluster_->brokers(), "--data-dir", DataDir("lone"), "--switch-lag",
                            "0", "--config", config_}),
             0)
@@ -518,7 +507,7 @@ TEST_F(GroupCliTest, ALoneDataDirAtAnotherGenerationIsRefusedNotEmptiedToJoin) {
   ASSERT_EQ(cluster_->Run({"dump", "--data-dir", DataDir("lone")}, &before), 0);
   ASSERT_FALSE(before.empty());
   const size_t from = cluster_->LogSize();
-  EXPECT_EQ(run("lone", {"--group", "crawl"}), 1);
+  EXPECT_EQ(RunToIdle("lone", {"--group", "crawl"}), 1);
   EXPECT_TRUE(cluster_->WaitForLog("generation 2 of data dir " + DataDir("lone") + " was built by a lone `webindex run`",
                                    1000, from))
       << cluster_->LogTail();
