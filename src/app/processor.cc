@@ -311,6 +311,40 @@ Result<std::vector<Processor::LagSample>> Processor::Lag() {
   return out;
 }
 
+Result<std::vector<Processor::InputLagSample>> Processor::InputLag() {
+  std::vector<InputLagSample> out;
+  for (auto& runner : runners_) {
+    const std::string stage(runner->stage().name());
+    const std::string& topic = runner->stage().input_topic();
+    const auto positions = runner->Positions();
+    const std::set<int32_t> owned = runner->in_group() ? runner->Owned() : std::set<int32_t>{};
+    std::vector<int64_t> committed;
+    if (runner->in_group() && owned.size() < static_cast<size_t>(runner->input_partitions())) {
+      std::lock_guard<std::mutex> lock(offset_readers_mu_);
+      const std::string group_id = GroupGenerations::GroupIdOf(config_.group, generation_, stage);
+      auto& reader = offset_readers_[group_id];
+      if (!reader) {
+        ASSIGN_OR_RETURN(reader, kafka::Consumer::Create(config_.kafka, group_id));
+      }
+      ASSIGN_OR_RETURN(committed, reader->Committed(topic, runner->input_partitions(), kLagTimeoutMs));
+    }
+    for (int32_t p = 0; p < runner->input_partitions(); ++p) {
+      InputLagSample s{LagSample{stage, topic, p}};
+      ASSIGN_OR_RETURN(auto marks, admin_->Watermarks(topic, p, kLagTimeoutMs));
+      s.sample.end = marks.second;
+      s.member = !runner->in_group() || owned.count(p) > 0;
+      const int64_t position = s.member ? positions[p] : committed[p];
+      // No position: from the start of the partition for this process's own (nothing read yet);
+      // unknown for the group's, unless the partition holds nothing.
+      s.known = s.member || position >= 0 || marks.second <= marks.first;
+      s.sample.position = position < 0 ? marks.first : std::max(position, marks.first);
+      s.sample.lag = s.known ? std::max<int64_t>(0, s.sample.end - s.sample.position) : 0;
+      out.push_back(std::move(s));
+    }
+  }
+  return out;
+}
+
 std::vector<Processor::StageTiming> Processor::Timings() const {
   std::vector<StageTiming> out;
   for (const auto& runner : runners_) {
@@ -446,6 +480,10 @@ Status Processor::Stop() {
   }
   LogProgress();
   producer_.reset();  // stops delivery reports before the runners they reach go away
+  {
+    std::lock_guard<std::mutex> lock(offset_readers_mu_);
+    offset_readers_.clear();
+  }
   runners_.clear();
   rank_.reset();
   publisher_.reset();

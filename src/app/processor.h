@@ -8,6 +8,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -138,7 +139,17 @@ class Processor {
     int64_t lag = 0;       //!< end - position, at least 0
   };
   //! Asks the brokers for every stage's input watermarks. Any thread, between Start and Stop.
+  //! A group member's stages: the partitions it owns only (what it has left to do).
   Result<std::vector<LagSample>> Lag();
+  //! Where every input partition of every stage stands, for status and metrics: a lone run's
+  //! positions; a group member's own for the partitions it owns, its group's committed offsets
+  //! for the others (another member's, or nobody's while the group rebalances).
+  struct InputLagSample {
+    LagSample sample;
+    bool member = true;  //!< this process owns the partition (false: the group's offset)
+    bool known = true;   //!< false: nobody reported a position (position and lag unknown)
+  };
+  Result<std::vector<InputLagSample>> InputLag();
   //! Per stage: batches committed and seconds spent processing and committing them.
   struct StageTiming {
     std::string stage;
@@ -165,6 +176,9 @@ class Processor {
   std::unique_ptr<kafka::Admin> admin_;
   //! One per group runner (an admin serves one thread).
   std::vector<std::unique_ptr<kafka::Admin>> group_admins_;
+  //! Readers of the group's committed offsets (InputLag), one per group stage, made on first use.
+  std::mutex offset_readers_mu_;
+  std::map<std::string, std::unique_ptr<kafka::Consumer>> offset_readers_;
   std::unique_ptr<kafka::Producer> producer_;
   kafka::ClientConfig producer_config_;
   kafka::RecordLimits limits_;

@@ -85,17 +85,27 @@ void WriteProcessorMetrics(app::Processor& processor, http::PrometheusWriter& w)
   w.Sample("webindex_pagerank_last_seconds", {}, rank.last_seconds);
   w.Family("webindex_pagerank_running", "gauge", "1 while a PageRank computation is under way.");
   w.Sample("webindex_pagerank_running", {}, static_cast<uint64_t>(rank.running ? 1 : 0));
-  auto lag = processor.Lag();
+  auto lag = processor.InputLag();
   if (!lag.ok()) LOG_WARN("metrics: consumer lag unavailable: {}", lag.status().ToString());
   w.Family("webindex_consumer_lag_up", "gauge", "1 when the brokers answered the watermark queries of this scrape.");
   w.Sample("webindex_consumer_lag_up", {}, static_cast<uint64_t>(lag.ok() ? 1 : 0));
   if (!lag.ok()) return;
   w.Family("webindex_consumer_lag", "gauge",
-           "Records of a stage's input partition not yet committed (high watermark - committed position).");
-  for (const auto& s : *lag) {
+           "Records of a stage's input partition not yet committed (high watermark - committed position); a group "
+           "member's partitions of other members by the group's committed offsets; none when unknown.");
+  uint64_t unknown = 0;
+  for (const auto& [s, member, known] : *lag) {
+    if (!known) {
+      ++unknown;
+      continue;
+    }
     w.Sample("webindex_consumer_lag",
              {{"stage", s.stage}, {"topic", s.topic}, {"partition", std::to_string(s.partition)}}, s.lag);
   }
+  w.Family("webindex_consumer_lag_unknown_partitions", "gauge",
+           "Input partitions of a group's stages whose position nobody reported (no member holds them: a join "
+           "under way).");
+  w.Sample("webindex_consumer_lag_unknown_partitions", {}, unknown);
 }
 
 //! The processor's figures for /api/status.
@@ -107,9 +117,11 @@ http::ProcessorStatus StatusOf(app::Processor& processor) {
     s.events_per_second = rate->per_second;
     s.rate_seconds = rate->seconds;
   }
-  if (auto lag = processor.Lag(); lag.ok()) {
+  if (auto lag = processor.InputLag(); lag.ok()) {
     s.lag.emplace();
-    for (const auto& l : *lag) s.lag->push_back({l.stage, l.topic, l.partition, l.position, l.end, l.lag});
+    for (const auto& [l, member, known] : *lag) {
+      s.lag->push_back({l.stage, l.topic, l.partition, l.position, l.end, l.lag, member, known});
+    }
   } else {
     s.lag_error = lag.status().message();
   }

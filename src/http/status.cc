@@ -13,13 +13,22 @@ namespace {
 
 constexpr char kNoProcessor[] = "no processor runs in this server: it answers from its data dir only";
 
+// An unknown lag is null, never 0: a group whose members hold no partition (a join under way)
+// has records waiting that nobody reports.
 void WriteLag(codec::JsonWriter& w, const std::vector<ProcessorStatus::Lag>& lag) {
-  int64_t total = 0;
-  for (const auto& l : lag) total += l.lag;
-  w.BeginObject().Key("total").Int(total).Key("partitions").BeginArray();
+  int64_t total = 0, unknown = 0;
+  for (const auto& l : lag) l.known ? total += l.lag : ++unknown;
+  w.BeginObject().Key("total");
+  unknown ? w.Null() : w.Int(total);
+  w.Key("known").Int(total).Key("unknownPartitions").Int(unknown).Key("partitions").BeginArray();
   for (const auto& l : lag) {
     w.BeginObject().Key("stage").String(l.stage).Key("topic").String(l.topic).Key("partition").Int(l.partition);
-    w.Key("position").Int(l.position).Key("end").Int(l.end).Key("lag").Int(l.lag).EndObject();
+    w.Key("from").String(l.member ? "this process" : "group");
+    w.Key("position");
+    l.known ? w.Int(l.position) : w.Null();
+    w.Key("end").Int(l.end).Key("lag");
+    l.known ? w.Int(l.lag) : w.Null();
+    w.EndObject();
   }
   w.EndArray().EndObject();
 }

@@ -26,6 +26,8 @@ struct ProcessorStatus {
     std::string stage, topic;
     int32_t partition = 0;
     int64_t position = 0, end = 0, lag = 0;
+    bool member = true;  //!< this process's own position (false: its group's committed offset)
+    bool known = true;   //!< false: no position reported (a group rebalancing): position and lag unknown
   };
   //! Per stage and input partition; nullopt when the brokers did not answer (lag_error says why).
   std::optional<std::vector<Lag>> lag;

@@ -20,6 +20,7 @@
 
 #include "batch_model.h"
 #include "cli_cluster.h"
+#include "http_test_client.h"
 #include "test_paths.h"
 
 namespace webindex::testing {
@@ -451,6 +452,38 @@ TEST_F(GroupCliTest, ADataDirStaysALoneRunOrAMemberOfItsGroup) {
   from = cluster_->LogSize();
   EXPECT_EQ(RunToIdle("member", {"--group", "other"}), 1);
   EXPECT_TRUE(cluster_->WaitForLog("Run it with --group crawl", 1000, from)) << "see " << cluster_->log();
+}
+
+// While a member joins its group, it holds no partition and nobody has reported a position:
+// /api/status says the lag is unknown (null), never 0 with records waiting; once the group
+// reported, the lag is a number again, down to 0 when everything is read.
+TEST_F(GroupCliTest, StatusNeverCallsTheLagOfAJoiningGroupZero) {
+  ASSERT_TRUE(cluster_->Produce(EventGenerator(8, kPartitions).Next(200)));
+  std::vector<std::string> args = {"run",     "--brokers", cluster_->brokers(), "--data-dir", DataDir("m1"),
+                                   "--group", "crawl",     "--config",          config_,      "--http",
+                                   "127.0.0.1:0"};
+  auto member = cluster_->Start(args);
+  uint16_t port = 0;
+  for (auto deadline = Clock::now() + 60s; port == 0 && Clock::now() < deadline;) {
+    std::this_thread::sleep_for(10ms);
+    port = LoggedPort(cluster_->log());
+  }
+  ASSERT_NE(port, 0) << cluster_->LogTail();
+  int unknown = 0, zero = 0;
+  for (auto deadline = Clock::now() + 120s; zero == 0 && Clock::now() < deadline;) {
+    const std::string body = Get(port, "/api/status").body;
+    if (body.find(R"("lag":{"total":null)") != std::string::npos) {
+      ++unknown;
+    } else if (body.find(R"("lag":{"total":0,)") != std::string::npos) {
+      EXPECT_NE(body.find(R"("unknownPartitions":0,)"), std::string::npos) << body;
+      ++zero;
+    }
+    std::this_thread::sleep_for(20ms);
+  }
+  EXPECT_GT(unknown, 0) << "no status answered while the member joined";
+  EXPECT_EQ(zero, 1) << "the lag never came down to 0";
+  member->Signal(SIGTERM);
+  EXPECT_EQ(member->Wait(), 0) << cluster_->LogTail();
 }
 
 // The members of one group share the topics; a lone run of another data dir, or a member of

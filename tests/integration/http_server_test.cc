@@ -148,17 +148,6 @@ TEST_F(HttpServerTest, StartStopAreIdempotentAndStopClosesConnections) {
   EXPECT_EQ(clash.Start().code(), Status::Code::kIoError);
 }
 
-//! The port `webindex run --http 127.0.0.1:0` logged, or 0.
-uint16_t LoggedPort(const std::string& log) {
-  std::ifstream in(log);
-  std::stringstream text;
-  text << in.rdbuf();
-  std::smatch m;
-  const std::string s = text.str();
-  if (std::regex_search(s, m, std::regex(R"(query API on \S+ \(port (\d+)\))"))) return std::stoi(m[1]);
-  return 0;
-}
-
 TEST(HttpRunTest, RunServesTheLiveTable) {
   PipelineHarness h(2);
   const std::string log = h.data_dir() + "/run.log";

@@ -11,8 +11,10 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <fstream>
 #include <optional>
 #include <regex>
+#include <sstream>
 #include <string>
 #include <utility>
 
@@ -129,6 +131,17 @@ inline Reply Raw(uint16_t port, const std::string& request) {
 
 inline Reply Get(uint16_t port, const std::string& target) {
   return Raw(port, "GET " + target + " HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n");
+}
+
+//! The port `webindex run --http 127.0.0.1:0` logged in `log`, or 0.
+inline uint16_t LoggedPort(const std::string& log) {
+  std::ifstream in(log);
+  std::stringstream text;
+  text << in.rdbuf();
+  std::smatch m;
+  const std::string s = text.str();
+  if (std::regex_search(s, m, std::regex(R"(query API on \S+ \(port (\d+)\))"))) return std::stoi(m[1]);
+  return 0;
 }
 
 inline std::optional<std::string> NextCursor(const std::string& body) {

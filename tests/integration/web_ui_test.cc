@@ -68,17 +68,6 @@ std::string ChromiumPath() {
   return env && *env ? env : "/usr/bin/chromium";
 }
 
-//! The port `webindex run --http 127.0.0.1:0` logged, or 0.
-uint16_t LoggedPort(const std::string& log) {
-  std::ifstream in(log);
-  std::stringstream text;
-  text << in.rdbuf();
-  std::smatch m;
-  const std::string s = text.str();
-  if (std::regex_search(s, m, std::regex(R"(query API on \S+ \(port (\d+)\))"))) return std::stoi(m[1]);
-  return 0;
-}
-
 size_t Count(const std::string& text, const std::string& what) {
   size_t n = 0;
   for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + what.size())) ++n;

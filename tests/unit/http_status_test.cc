@@ -137,15 +137,31 @@ TEST_F(StatusRoutesTest, StatusOfARunningProcessorHasItsFigures) {
   EXPECT_EQ(r.status, 200);
   EXPECT_EQ(r.body,
             R"({"healthy":true,"generation":3,"events":1234567,"eventsPerSecond":2500.3,"eventsPerSecondOver":10.0,)"
-            R"("lag":{"total":12,"partitions":[)"
-            R"({"stage":"page","topic":"pages","partition":0,"position":100,"end":112,"lag":12},)"
-            R"({"stage":"sink","topic":"webindex.exports","partition":1,"position":5,"end":5,"lag":0}]},)"
+            R"("lag":{"total":12,"known":12,"unknownPartitions":0,"partitions":[)"
+            R"({"stage":"page","topic":"pages","partition":0,"from":"this process","position":100,"end":112,"lag":12},)"
+            R"({"stage":"sink","topic":"webindex.exports","partition":1,"from":"this process","position":5,"end":5,)"
+            R"("lag":0}]},)"
             R"("pagerank":null,)"
             R"("pagerankChecks":{"intervalSeconds":60,"running":false,"stored":0,"unchanged":4,"failed":0},)"
             R"("totals":null,)"
             R"("unavailable":{"pagerank":"no result yet: one is computed every pagerank.interval_s (60 s) when the )"
             R"(table changed","totals":"this table has no totals yet: `webindex run` counts them when it opens the )"
             R"(data dir"}})");
+
+  // A group member: a partition another member owns, by the group's offset, and one nobody has
+  // reported (the group's join under way): its lag is unknown, and so is the total, never 0.
+  p.lag->push_back({"page", "pages", 1, 40, 50, 10, false, true});
+  p.lag->push_back({"page", "pages", 2, 0, 70, 0, false, false});
+  r = Get("/api/status");
+  EXPECT_NE(r.body.find(R"("lag":{"total":null,"known":22,"unknownPartitions":1,)"), std::string::npos) << r.body;
+  EXPECT_NE(r.body.find(R"({"stage":"page","topic":"pages","partition":1,"from":"group","position":40,"end":50,)"
+                        R"("lag":10})"),
+            std::string::npos)
+      << r.body;
+  EXPECT_NE(r.body.find(R"({"stage":"page","topic":"pages","partition":2,"from":"group","position":null,"end":70,)"
+                        R"("lag":null})"),
+            std::string::npos)
+      << r.body;
 
   // The brokers did not answer; no rate measured yet; PageRank off.
   p.lag.reset();

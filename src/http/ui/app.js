@@ -544,20 +544,28 @@
                          totals: 'Totals'};
   const isoTime = (ms) => new Date(ms).toISOString().replace('.000Z', 'Z');
 
+  // A lag nobody reported (a group's join under way) is "unknown", never 0.
+  const lagTotal = (lag) => (lag.total === null
+    ? `unknown (at least ${fmt(lag.known)}; ${plural(lag.unknownPartitions, 'partition', 'partitions')} unreported)`
+    : lag.total);
+  const orUnknown = (n) => (n === null ? 'unknown' : fmt(n));
+
   function lagTable(lag) {
     const num = (cls, label) => el('th', {class: `count ${cls}`, scope: 'col'}, label);
     return el('table', {class: 'list lag'},
       el('thead', {}, el('tr', {},
         el('th', {class: 'stage', scope: 'col'}, 'Stage'),
         el('th', {class: 'topic', scope: 'col'}, 'Topic'),
-        num('partition', 'Partition'), num('position', 'Position'), num('end', 'End'), num('lag', 'Lag'))),
+        num('partition', 'Partition'), el('th', {class: 'from', scope: 'col'}, 'Position of'),
+        num('position', 'Position'), num('end', 'End'), num('lag', 'Lag'))),
       el('tbody', {}, lag.partitions.map((l) => el('tr', {},
         el('td', {class: 'stage'}, l.stage),
         el('td', {class: 'topic mono'}, l.topic),
         el('td', {class: 'count partition'}, fmt(l.partition)),
-        el('td', {class: 'count position'}, fmt(l.position)),
+        el('td', {class: 'from'}, l.from),
+        el('td', {class: 'count position'}, orUnknown(l.position)),
         el('td', {class: 'count end'}, fmt(l.end)),
-        el('td', {class: 'count lag'}, fmt(l.lag))))));
+        el('td', {class: 'count lag'}, orUnknown(l.lag))))));
   }
 
   function rankDetails(rank, checks) {
@@ -595,15 +603,17 @@
         stats([['Generation', figure('generation', data.generation), 'status-generation'],
                ['Events consumed', figure('events', data.events), 'status-events'],
                ['Events per second', figure('eventsPerSecond', data.eventsPerSecond), 'status-rate'],
-               ['Consumer lag', data.lag ? data.lag.total : unavailable(why.lag), 'status-lag'],
+               ['Consumer lag', data.lag ? lagTotal(data.lag) : unavailable(why.lag), 'status-lag'],
                ['Last PageRank', rank ? rank.result : unavailable(why.pagerank), 'status-pagerank']]),
         missing.length ? el('ul', {class: 'unavailable', id: 'status-unavailable'}, missing.map((key) =>
           el('li', {'data-key': key}, el('strong', {}, kStatusLabels[key] || key), ': not available \u2014 ', why[key])))
           : null),
       el('section', {class: 'card', id: 'status-lag-detail'},
-        el('h2', {}, 'Consumer lag', data.lag ? el('span', {class: 'badge'}, fmt(data.lag.total)) : null),
+        el('h2', {}, 'Consumer lag', data.lag ? el('span', {class: 'badge'}, data.lag.total === null ? 'unknown' : fmt(data.lag.total)) : null),
         data.lag
-          ? [el('p', {class: 'lead'}, 'Records of each stage\u2019s input not yet committed (end \u2212 committed position).'),
+          ? [el('p', {class: 'lead'}, 'Records of each stage\u2019s input not yet committed (end \u2212 committed position): ',
+               'this process\u2019s own position, or for a group member the group\u2019s for the partitions other ',
+               'members hold.'),
              lagTable(data.lag)]
           : el('p', {class: 'none'}, `Not available: ${why.lag}`)),
       el('section', {class: 'card', id: 'status-pagerank-detail'},
