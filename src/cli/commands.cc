@@ -261,12 +261,8 @@ int RunMember(const Settings& settings, const RunOptions& options, const std::at
 }  // namespace
 
 int RunProcessor(Settings settings, const RunOptions& options) {
-  // Every argument is checked before anything touches the disk or the network.
-  if (settings.processor.kafka.brokers.empty()) {
-    return Usage(Status::InvalidArgument(
-        "run needs a Kafka cluster: --brokers HOST:PORT[,HOST:PORT...] (or kafka.bootstrap_servers in a --config "
-        "file), or --brokers embedded for an in-process broker that keeps nothing across restarts"));
-  }
+  // Every argument is checked before anything touches the disk or the network (the brokers by
+  // main, as for every subcommand that talks to Kafka: cli/brokers.h).
   if (!settings.http.listen.empty()) {
     if (auto listen = http::ParseListenAddress(settings.http.listen); !listen.ok()) {
       return Usage(Status::InvalidArgument("--http: " + listen.status().message()));
@@ -350,10 +346,6 @@ int RunProcessor(Settings settings, const RunOptions& options) {
 }
 
 int RunReplay(Settings settings, const app::ReplayOptions& options) {
-  if (settings.processor.kafka.brokers.empty() || settings.processor.kafka.brokers == "embedded") {
-    return Usage(Status::InvalidArgument(
-        "replay reads the input topic again: give the --brokers that hold it (an embedded broker starts empty)"));
-  }
   if (auto from = app::ParseReplayFrom(options.from); !from.ok()) return Usage(from.status());
   const bool group = !settings.processor.group.empty();
   if (!group && settings.processor.data_dir.empty()) {

@@ -6,6 +6,7 @@
 #include <string_view>
 
 #include "cli/bench_command.h"
+#include "cli/brokers.h"
 #include "cli/commands.h"
 #include "cli/exit_codes.h"
 #include "cli/pagerank_command.h"
@@ -82,7 +83,7 @@ int main(int argc, char** argv) {
   cli::LoadOptions load_opts;
   auto* load = app.add_subcommand("load", "produce crawl events (JSON lines, Common Crawl WAT or Wikipedia revisions) "
                                           "keyed by URL, or RDF statements (N-Triples, N-Quads) keyed by subject");
-  load->add_option("--brokers", brokers, "Kafka bootstrap servers")->required();
+  load->add_option("--brokers", brokers, "Kafka bootstrap servers (default: kafka.bootstrap_servers of --config)");
   load->add_option("--topic", load_opts.topic, "topic to write (default: pages, or triples for statements)");
   load->add_option("--format", load_opts.format,
                    "json: JSON-lines events; wat: Common Crawl WAT (WARC) records; wikipedia: revision records "
@@ -95,7 +96,9 @@ int main(int argc, char** argv) {
   cli::RunOptions run_opts;
   int partitions = 0;
   auto* run = app.add_subcommand("run", "run all stages and the sink");
-  run->add_option("--brokers", brokers, "Kafka bootstrap servers, or 'embedded' for an in-process broker");
+  run->add_option("--brokers", brokers,
+                  "Kafka bootstrap servers (default: kafka.bootstrap_servers of --config), or 'embedded' for an "
+                  "in-process broker");
   run->add_option("--data-dir", data_dir, "state and query table directory")->required();
   run->add_option("--partitions", partitions, "partitions of the topics it creates")->check(CLI::PositiveNumber);
   run->add_flag("--exit-when-idle", run_opts.exit_when_idle, "exit 0 once all input is consumed and applied");
@@ -119,7 +122,8 @@ int main(int argc, char** argv) {
   auto* replay = app.add_subcommand(
       "replay", "rebuild the state and the table from the input topic into a new generation while the current one "
                 "keeps answering, then switch to it (a running `webindex run` takes it over)");
-  replay->add_option("--brokers", brokers, "Kafka bootstrap servers holding the input topic")->required();
+  replay->add_option("--brokers", brokers,
+                     "Kafka bootstrap servers holding the input topic (default: kafka.bootstrap_servers of --config)");
   replay->add_option("--data-dir", data_dir, "state and query table directory (not with --group)");
   replay->add_option("--group", group,
                      "replay a consumer group's table: its members build the new generation beside the current "
@@ -233,6 +237,15 @@ int main(int argc, char** argv) {
   if (!group_instance_id.empty()) settings->processor.group_instance_id = group_instance_id;
   if (partitions > 0) {
     for (auto& [topic, n] : settings->processor.partitions) n = partitions;
+  }
+
+  // Every subcommand that talks to Kafka takes its cluster the same way.
+  for (auto* sub : {load, run, replay}) {
+    if (!*sub) continue;
+    if (Status st = cli::CheckBrokers(sub->get_name(), *settings); !st.ok()) {
+      LOG_ERROR("{}", st.message());
+      return cli::kExitUsage;
+    }
   }
 
   if (*broker) return cli::RunBroker(*settings, broker_opts);

@@ -110,6 +110,37 @@ TEST_F(CliConventionsTest, RunChecksItsArgumentsBeforeTouchingTheDisk) {
   EXPECT_FALSE(fs::exists(data));
 }
 
+// load, run and replay take their cluster alike: kafka.bootstrap_servers of --config, unless
+// --brokers says otherwise; with neither, each says what to give (exit 2).
+TEST_F(CliConventionsTest, EverySubcommandThatTalksToKafkaTakesTheBrokersOfTheConfigFile) {
+  testing::CliCluster cluster(WEBINDEX_BINARY, "cli-config-brokers", 1);
+  ASSERT_TRUE(cluster.ok()) << testing::ReadFileBytes(cluster.log());
+  const std::string config = dir_ + "/cluster.toml", unreachable = dir_ + "/unreachable.toml";
+  testing::WriteFileBytes(config, "[kafka]\nbootstrap_servers = \"" + cluster.brokers() + "\"\n");
+  testing::WriteFileBytes(unreachable, "[kafka]\nbootstrap_servers = \"127.0.0.1:1\"\n");
+  const std::string events = dir_ + "/events.jsonl", data = dir_ + "/data";
+  testing::WriteFileBytes(events, "{\"url\":\"http://a.com/1\",\"outboundLinks\":[{\"url\":\"http://b.com/\"}]}\n");
+
+  EXPECT_EQ(Run({"--config", config, "load", events}), 0) << err_;
+  EXPECT_EQ(Run({"run", "--config", config, "--data-dir", data, "--exit-when-idle"}), 0) << err_;
+  EXPECT_EQ(Run({"replay", "--data-dir", data, "--from", "earliest", "--switch-lag", "0", "-c", config}), 0) << err_;
+  EXPECT_EQ(Run({"dump", "--data-dir", data}), 0) << err_;
+  EXPECT_NE(out_.find("p:com.b>>o>/|page|incount|1"), std::string::npos) << out_;
+  // The flag wins over the file.
+  EXPECT_EQ(Run({"--config", unreachable, "load", "--brokers", cluster.brokers(), events}), 0) << err_;
+
+  for (const std::vector<std::string>& args : {std::vector<std::string>{"load", events}, {"replay", "--data-dir", data}}) {
+    EXPECT_EQ(Run(args), 2) << args[0];
+    EXPECT_TRUE(Says(args[0] + " needs a Kafka cluster: --brokers HOST:PORT[,HOST:PORT...] (or "
+                               "kafka.bootstrap_servers in a --config file)"))
+        << err_;
+    std::vector<std::string> embedded = args;
+    embedded.insert(embedded.begin() + 1, {"--brokers", "embedded"});
+    EXPECT_EQ(Run(embedded), 2) << args[0];
+    EXPECT_TRUE(Says("give the --brokers that `webindex run` reads")) << err_;
+  }
+}
+
 // A file of another format than --format says is named with the right --format before anything
 // is sent (no broker is reached: 127.0.0.1:1), gzip or not.
 TEST_F(CliConventionsTest, LoadNamesTheFormatAFileIsIn) {
