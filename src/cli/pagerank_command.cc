@@ -67,11 +67,10 @@ Status CheckArguments(const PageRankCommandOptions& options) {
     }
     return Status::Ok();
   }
-  if (options.format != "wikipedia") {
+  if (options.files.empty()) {
     return Status::InvalidArgument(
-        "--format wikipedia is the input format pagerank reads from files (or give --data-dir for the live graph)");
+        "give the Wikipedia revision files to read, or --data-dir DIR for the live graph of a data dir's table");
   }
-  if (options.files.empty()) return Status::InvalidArgument("give the Wikipedia revision files to read");
   if (!options.until.empty() && !ParseRfc3339(options.until)) {
     return Status::InvalidArgument("--until '" + options.until + "' is not an RFC 3339 time, e.g. 2008-01-01T00:00:00Z");
   }

@@ -11,7 +11,7 @@
 namespace webindex::cli {
 
 struct PageRankCommandOptions {
-  std::string format;  //!< input format of `files`: "wikipedia"
+  std::string format;  //!< input format of `files`: "wikipedia" (also when "": the only one)
   std::vector<std::string> files;
   std::string data_dir;  //!< instead of files: the live graph of this data dir's table
   int iterations = 10;

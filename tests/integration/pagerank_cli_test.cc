@@ -1,5 +1,5 @@
-// `webindex pagerank --format wikipedia`: the real binary on revision files, its output exactly
-// as docs/pagerank.md ("Batch") spells it, and its errors (file and line, non-zero exit).
+// `webindex pagerank` (--format wikipedia, the default): the real binary on revision files, its
+// output exactly as docs/pagerank.md ("Batch") spells it, and its errors (file and line, non-zero exit).
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -77,6 +77,14 @@ TEST_F(PageRankCliTest, AMalformedRecordStopsWithFileLineAndReason) {
   EXPECT_NE(Stderr().find(path + ":29: malformed revision record: rev_id 'x'"), std::string::npos) << Stderr();
 }
 
+// Wikipedia revisions are the only format of files, so it needs no --format.
+TEST_F(PageRankCliTest, RevisionFilesNeedNoFormatOption) {
+  const std::string path = Write("example.txt", kExample);
+  std::string out;
+  ASSERT_EQ(Run({"--iterations", "1", path}, &out), 0) << Stderr();
+  EXPECT_EQ(out, "A 1.85\nC 1.425\nB 0.575\nD 0.15\n");
+}
+
 TEST_F(PageRankCliTest, UsageErrorsAreNamed) {
   std::string out;
   EXPECT_EQ(Run({"--format", "wikipedia", dir_ + "/missing.txt"}, &out), 1);  // not a usage error
@@ -84,8 +92,9 @@ TEST_F(PageRankCliTest, UsageErrorsAreNamed) {
   const std::string path = Write("ok.txt", kExample);
   EXPECT_EQ(Run({"--format", "wikipedia", "--until", "yesterday", path}, &out), 2);
   EXPECT_NE(Stderr().find("--until 'yesterday' is not an RFC 3339 time"), std::string::npos) << Stderr();
-  EXPECT_EQ(Run({path}, &out), 2);
-  EXPECT_NE(Stderr().find("--format wikipedia"), std::string::npos) << Stderr();
+  EXPECT_EQ(Run({}, &out), 2);
+  EXPECT_NE(Stderr().find("give the Wikipedia revision files to read, or --data-dir DIR"), std::string::npos)
+      << Stderr();
   EXPECT_EQ(Run({"--data-dir", dir_, path}, &out), 2);
   EXPECT_NE(Stderr().find("give either --data-dir or revision files, not both"), std::string::npos) << Stderr();
 }
