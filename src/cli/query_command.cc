@@ -36,7 +36,9 @@ Status CheckOptions(const QueryOptions& o) {
   return Status::Ok();
 }
 
-Result<std::string> Answer(query::QueryService& q, const QueryOptions& o) {
+//! The JSON answer, as the API gives it. `*found` becomes false when it names nothing the table
+//! has: a domain of no page (which the API answers with total 0, and the exit code reports).
+Result<std::string> Answer(query::QueryService& q, const QueryOptions& o, bool* found) {
   auto required = [](const std::string& v, const char* flag) {
     return v.empty() ? Status::InvalidArgument(std::string("missing ") + flag) : Status::Ok();
   };
@@ -47,6 +49,7 @@ Result<std::string> Answer(query::QueryService& q, const QueryOptions& o) {
   if (o.what == "pages") {
     RETURN_IF_ERROR(required(o.domain, "--domain"));
     ASSIGN_OR_RETURN(auto r, q.Pages(o.domain, o.limit, o.next));
+    *found = r.total > 0;
     return query::ToJson(r);
   }
   RETURN_IF_ERROR(required(o.url, "--url"));
@@ -149,10 +152,11 @@ int RunQuery(const Settings& settings, const QueryOptions& options) {
     return kExitFailure;
   }
   query::QueryService service(**store);
-  auto json = Answer(service, options);
+  bool found = true;
+  auto json = Answer(service, options, &found);
   if (json.ok()) {
     std::cout << *json << std::endl;
-    return kExitOk;
+    return found ? kExitOk : kExitNotFound;
   }
   std::cout << query::ErrorJson(json.status().message()) << std::endl;
   switch (json.status().code()) {

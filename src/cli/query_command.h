@@ -23,8 +23,9 @@ struct QueryOptions {
   std::string text;    //!< search: the query (--q)
   std::string format;  //!< statements: "" (JSON pages) or "ntriples" (every match, one line each)
 };
-//! Prints the JSON answer; exit code 0, or 2 for a bad argument, 3 for not found, 1 otherwise
-//! (with {"error": ...} printed as the API would).
+//! Prints the JSON answer; exit code 0, or 2 for a bad argument, 3 for not found (a page the
+//! table does not know, with {"error": ...} printed as the API would; a domain of no page, with
+//! the API's answer, total 0), 1 otherwise.
 int RunQuery(const Settings& settings, const QueryOptions& options);
 
 //! Serves the query API on the processor's store (started) when settings.http.listen is set;

@@ -172,6 +172,10 @@ TEST_F(HttpApiTest, QueryCommandPrintsTheApiJson) {
                        &out, log),
             0);
   EXPECT_NE(out.find(R"("total":4)"), std::string::npos) << out;
+  // A domain of no page: the API's answer (total 0), and the exit code of "not found".
+  EXPECT_EQ(RunCommand({WEBINDEX_BINARY, "query", "pages", "--data-dir", dir, "--domain", "nope.com"}, &out, log), 3);
+  EXPECT_EQ(out, query::ToJson(service().Pages("nope.com", 25, "").value()) + "\n");
+  EXPECT_NE(out.find(R"("total":0,"results":[])"), std::string::npos) << out;
   ASSERT_EQ(RunCommand(
                 {WEBINDEX_BINARY, "query", "links", "--data-dir", dir, "--url", "http://a.com/1", "--link-type", "out"},
                 &out, log),
