@@ -424,6 +424,20 @@ Status ProduceFiles(kafka::Producer* producer, const std::string& topic, size_t 
   return Status::Ok();
 }
 
+//! An option of some input formats given with another is refused, not ignored.
+Status CheckFormatOptions(const LoadOptions& o) {
+  const bool statements = o.format == "ntriples" || o.format == "nquads";
+  if (o.remove && !statements) {
+    return Status::InvalidArgument(
+        "--remove applies to --format ntriples and nquads; crawl events delete a page with \"deleted\": true");
+  }
+  if (o.all_links && o.format != "wat") {
+    return Status::InvalidArgument("--all-links applies to --format wat; events of --format " + o.format +
+                                   " keep every link they list");
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
 std::string LoadSummary::ToString(const std::string& format) const {
@@ -533,6 +547,10 @@ Status LoadFiles(const Settings& settings, const std::string& topic, const LoadO
 }
 
 int RunLoad(const Settings& settings, const LoadOptions& options) {
+  if (Status st = CheckFormatOptions(options); !st.ok()) {
+    LOG_ERROR("{}", st.message());
+    return kExitUsage;
+  }
   // A file of another format would give a line of errors per record: say which --format to use.
   for (const auto& file : options.files) {
     const std::string format = SniffFormat(file);
@@ -551,10 +569,6 @@ int RunLoad(const Settings& settings, const LoadOptions& options) {
   const bool statements = options.format == "ntriples" || options.format == "nquads";
   const std::string& input = statements ? settings.processor.topics.triples : settings.processor.topics.pages;
   const std::string topic = options.topic.empty() ? input : options.topic;
-  if (options.remove && !statements) {
-    LOG_ERROR("--remove applies to --format ntriples and nquads; crawl events delete a page with \"deleted\": true");
-    return kExitUsage;
-  }
   LoadSummary summary;
   if (Status st = LoadFiles(settings, topic, options, &summary); !st.ok()) {
     LOG_ERROR("{}", st.ToString());

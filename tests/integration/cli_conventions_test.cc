@@ -159,6 +159,21 @@ TEST_F(CliConventionsTest, LoadNamesTheFormatAFileIsIn) {
   EXPECT_TRUE(Says("load it with --format json")) << err_;  // the first file that does not match
 }
 
+// An option of one input format given with another is refused before anything is read or sent
+// (no broker is reached: 127.0.0.1:1), as an option of another subcommand is.
+TEST_F(CliConventionsTest, LoadRefusesOptionsOfAnotherFormat) {
+  const std::string json = dir_ + "/events.txt";
+  testing::WriteFileBytes(json, "{\"url\":\"http://a.com/\"}\n");
+  EXPECT_EQ(Run({"load", "--brokers", "127.0.0.1:1", "--all-links", json}), 2);
+  EXPECT_TRUE(Says("--all-links applies to --format wat; events of --format json keep every link they list")) << err_;
+  EXPECT_EQ(Run({"load", "--brokers", "127.0.0.1:1", "--format", "nquads", "--all-links", "-"}), 2);
+  EXPECT_TRUE(Says("--all-links applies to --format wat")) << err_;
+  EXPECT_EQ(Run({"load", "--brokers", "127.0.0.1:1", "--remove", json}), 2);
+  EXPECT_TRUE(Says("--remove applies to --format ntriples and nquads")) << err_;
+  EXPECT_EQ(Run({"load", "--brokers", "127.0.0.1:1", "--format", "wat", "--remove", json}), 2);
+  EXPECT_TRUE(Says("--remove applies to --format ntriples and nquads")) << err_;
+}
+
 TEST_F(CliConventionsTest, ASecondRunOnABusyDataDirFailsAtOnceNamingTheHolder) {
   const std::string data = dir_ + "/data";
   fs::create_directories(data);
