@@ -1,5 +1,6 @@
 #include "http/api.h"
 
+#include <algorithm>
 #include <charconv>
 #include <chrono>
 #include <exception>
@@ -136,6 +137,39 @@ bool WantsNTriples(std::string_view accept) {
          accept.find("application/n-quads") != std::string_view::npos;
 }
 
+//! The query parameters `route` takes (docs/api.md); any other is refused, not ignored, so that a
+//! misspelled one (`linktype`, `domian`) is not silently left at its default.
+std::vector<std::string> ParamsOf(std::string_view route) {
+  static const std::map<std::string, std::vector<std::string>, std::less<>> kParams = {
+      {"/api/top", {"limit", "next"}},
+      {"/api/pages", {"domain", "limit", "next"}},
+      {"/api/page", {"url"}},
+      {"/api/links", {"url", "linkType", "limit", "next"}},
+      {"/api/pagerank", {"limit", "next"}},
+      {"/api/suggest", {"q", "limit"}},
+  };
+  if (auto it = kParams.find(route); it != kParams.end()) return it->second;
+  if (const std::string_view kind = StatementKind(route); !kind.empty()) {
+    std::vector<std::string> names = graph::StatementQueryParams(kind);
+    names.insert(names.end(), {"limit", "next"});
+    return names;
+  }
+  return {};  // /api/totals, /api/status, /healthz, /metrics
+}
+
+//! InvalidArgument naming the first parameter `route` does not take, and those it takes.
+Status CheckParams(std::string_view route, const Target& t) {
+  const std::vector<std::string> names = ParamsOf(route);
+  for (const auto& [name, value] : t.params) {
+    if (std::find(names.begin(), names.end(), name) != names.end()) continue;
+    std::string takes;
+    for (const auto& n : names) takes += (takes.empty() ? "" : ", ") + n;
+    return Status::InvalidArgument("unknown parameter '" + name + "': " + std::string(route) +
+                                   (takes.empty() ? " takes none" : " takes " + takes));
+  }
+  return Status::Ok();
+}
+
 //! The JSON body of a route, or the status that becomes its error.
 Result<std::string> RouteJson(query::QueryService& q, state::Store& store, const Api::StatusSource& status,
                               const std::string& route, const Target& t) {
@@ -265,6 +299,8 @@ ApiResponse Api::Handle(const ApiRequest& request) {
       response.allow_get = true;
     } else if (request.has_body) {
       response = Error(400, std::string(request.method) + " requests take no body", route);
+    } else if (Status params = asset ? Status::Ok() : CheckParams(route, *target); !params.ok()) {
+      response = Error(400, params.message(), route);  // the UI's files ignore theirs (?v=, a bookmark's)
     } else if (asset) {
       Count(route, 200);
       response.content_type = asset->content_type;

@@ -116,6 +116,40 @@ TEST_F(HttpApiTest, BadRequestsGetJsonErrors) {
   EXPECT_EQ(Get(port_, "/healthz").status, 200);
 }
 
+// A parameter a route does not take is a mistake (a typo leaves the real one at its default), so
+// it is refused by name, as the CLI refuses an unknown option; the ones each route takes pass.
+TEST_F(HttpApiTest, UnknownParametersAreRefusedNamingThem) {
+  const std::vector<std::pair<std::string, std::string>> refused = {
+      {"/api/top?bogus=1", "unknown parameter 'bogus': /api/top takes limit, next"},
+      {"/api/pages?domain=stackoverflow.com&domian=x", "unknown parameter 'domian': /api/pages takes domain, limit, next"},
+      {"/api/links?url=http%3A%2F%2Fa.com%2F1&linktype=out", "unknown parameter 'linktype': /api/links takes url, linkType"},
+      {"/api/page?url=http%3A%2F%2Fa.com%2F1&limit=3", "unknown parameter 'limit': /api/page takes url"},
+      {"/api/triples?q=x", "unknown parameter 'q': /api/triples takes s, p, o, graph, limit, next"},
+      {"/api/search?q=x&s=y", "unknown parameter 's': /api/search takes q, p, graph, limit, next"},
+      {"/api/temporal?after=2020-01-01T00:00:00Z&o=x", "unknown parameter 'o': /api/temporal takes before, after"},
+      {"/api/suggest?q=stack&next=x", "unknown parameter 'next': /api/suggest takes q, limit"},
+      {"/api/totals?limit=1", "unknown parameter 'limit': /api/totals takes none"},
+      {"/api/status?x", "unknown parameter 'x': /api/status takes none"},
+      {"/healthz?verbose=1", "unknown parameter 'verbose': /healthz takes none"},
+      {"/metrics?name=x", "unknown parameter 'name': /metrics takes none"},
+  };
+  for (const auto& [target, message] : refused) {
+    auto r = Get(port_, target);
+    EXPECT_EQ(r.status, 400) << target;
+    EXPECT_NE(r.body.find(message), std::string::npos) << target << " -> " << r.body;
+  }
+  // Every parameter the routes take (docs/api.md), all at once where a route allows it.
+  for (const std::string target :
+       {"/api/top?limit=2&next=", "/api/pages?domain=stackoverflow.com&limit=2&next=",
+        "/api/page?url=http%3A%2F%2Fa.com%2F1", "/api/links?url=http%3A%2F%2Fa.com%2F1&linkType=out&limit=2&next=",
+        "/api/triples?s=%3Chttp%3A%2F%2Fa%2Fb%3E&p=&o=&graph=all&limit=2&next=",
+        "/api/suggest?q=stack&limit=3", "/api/totals", "/api/status", "/healthz", "/metrics",
+        "/ui/app.js?v=whatever", "/?from=bookmark"}) {
+    EXPECT_EQ(Get(port_, target).status, 200) << target;
+  }
+  EXPECT_EQ(Get(port_, "/api/search?q=x&p=&graph=&limit=2&next=").status, 200);
+}
+
 // RFC 9110 9.3.2: HEAD wherever GET works, with the GET's headers (Content-Length included) and
 // no body; the connection stays usable for the next request.
 TEST_F(HttpApiTest, HeadAnswersLikeGetWithoutTheBody) {
