@@ -73,6 +73,11 @@ const std::atomic<bool>& InstallStopSignals() {
 }
 
 int RunBroker(const Settings& settings, const BrokerOptions& options) {
+  // A file left by an earlier broker would send `--brokers @FILE` to an address nobody listens on.
+  if (!options.address_file.empty()) {
+    std::error_code ec;
+    std::filesystem::remove(options.address_file, ec);
+  }
   auto broker = kafka::EmbeddedBroker::Start();
   if (!broker.ok()) return Fail(broker.status());
   for (const auto& spec : app::TopicSpecs(settings.processor)) {
@@ -92,6 +97,13 @@ int RunBroker(const Settings& settings, const BrokerOptions& options) {
            address);
   const auto& stop = InstallStopSignals();
   while (!stop) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  if (!options.address_file.empty()) {
+    std::ifstream in(options.address_file);
+    std::string written;
+    std::getline(in, written);
+    std::error_code ec;
+    if (written == address) std::filesystem::remove(options.address_file, ec);  // unless another broker's now
+  }
   return kExitOk;
 }
 

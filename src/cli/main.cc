@@ -83,7 +83,9 @@ int main(int argc, char** argv) {
   cli::LoadOptions load_opts;
   auto* load = app.add_subcommand("load", "produce crawl events (JSON lines, Common Crawl WAT or Wikipedia revisions) "
                                           "keyed by URL, or RDF statements (N-Triples, N-Quads) keyed by subject");
-  load->add_option("--brokers", brokers, "Kafka bootstrap servers (default: kafka.bootstrap_servers of --config)");
+  load->add_option("--brokers", brokers,
+                   "Kafka bootstrap servers, or @FILE: the address `webindex broker --address-file FILE` writes, "
+                   "waited for (default: kafka.bootstrap_servers of --config)");
   load->add_option("--topic", load_opts.topic, "topic to write (default: pages, or triples for statements)");
   load->add_option("--format", load_opts.format,
                    "json: JSON-lines events; wat: Common Crawl WAT (WARC) records; wikipedia: revision records "
@@ -97,8 +99,8 @@ int main(int argc, char** argv) {
   int partitions = 0;
   auto* run = app.add_subcommand("run", "run all stages and the sink");
   run->add_option("--brokers", brokers,
-                  "Kafka bootstrap servers (default: kafka.bootstrap_servers of --config), or 'embedded' for an "
-                  "in-process broker");
+                  "Kafka bootstrap servers, @FILE (the address `webindex broker --address-file FILE` writes, "
+                  "waited for), or 'embedded' for an in-process broker (default: kafka.bootstrap_servers of --config)");
   run->add_option("--data-dir", data_dir, "state and query table directory")->required();
   run->add_option("--partitions", partitions, "partitions of the topics it creates")->check(CLI::PositiveNumber);
   run->add_flag("--exit-when-idle", run_opts.exit_when_idle, "exit 0 once all input is consumed and applied");
@@ -123,7 +125,8 @@ int main(int argc, char** argv) {
       "replay", "rebuild the state and the table from the input topic into a new generation while the current one "
                 "keeps answering, then switch to it (a running `webindex run` takes it over)");
   replay->add_option("--brokers", brokers,
-                     "Kafka bootstrap servers holding the input topic (default: kafka.bootstrap_servers of --config)");
+                     "Kafka bootstrap servers holding the input topic, or @FILE as for load (default: "
+                     "kafka.bootstrap_servers of --config)");
   replay->add_option("--data-dir", data_dir, "state and query table directory (not with --group)");
   replay->add_option("--group", group,
                      "replay a consumer group's table: its members build the new generation beside the current "
@@ -230,7 +233,6 @@ int main(int argc, char** argv) {
       return cli::kExitUsage;
     }
   }
-  if (!brokers.empty()) settings->processor.kafka.brokers = brokers;
   if (!data_dir.empty()) settings->processor.data_dir = data_dir;
   if (!http_listen.empty()) settings->http.listen = http_listen;
   if (!group.empty()) settings->processor.group = group;
@@ -242,9 +244,10 @@ int main(int argc, char** argv) {
   // Every subcommand that talks to Kafka takes its cluster the same way.
   for (auto* sub : {load, run, replay}) {
     if (!*sub) continue;
-    if (Status st = cli::CheckBrokers(sub->get_name(), *settings); !st.ok()) {
+    const bool given = sub->get_option("--brokers")->count() > 0;
+    if (Status st = cli::ResolveBrokers(sub->get_name(), given ? &brokers : nullptr, &*settings); !st.ok()) {
       LOG_ERROR("{}", st.message());
-      return cli::kExitUsage;
+      return st.code() == Status::Code::kInvalidArgument ? cli::kExitUsage : cli::kExitFailure;
     }
   }
 

@@ -8,8 +8,10 @@ run_pid carry over) and one environment. What differs from a user's terminal, an
     in a temporary dir, and port 8080 is a free port, so that runs do not collide;
   - `docker/setup.sh && ` and `tests/run.sh` are left out: the test runs after the setup and is
     part of the test suite;
-  - after a command started with `&`, the script waits for what the next step needs (the
-    broker's address file, the HTTP port), where a user would wait for the log line;
+  - after a command started with `&` that serves HTTP, the script waits for the port, where a
+    user would wait for the log line; after `webindex broker ... &` it does not wait: the
+    commands that follow take `--brokers @FILE`, which waits for the address file, as when a
+    user pastes the steps as one block;
   - `CURSOR` is the "next" cursor of the answer before, as the example's comment says.
 A command fails the test when it exits non-zero or prints an API error ({"error": ...}),
 unless its comment announces a 404. docs/performance.md's recipes are benchmarks that take
@@ -98,7 +100,6 @@ stop_jobs() {  # SIGTERM to what is still running (broker, run), as a user's Ctr
   exit $status
 }
 trap stop_jobs EXIT
-wait_file() { for _ in $(seq 300); do [ -s "$1" ] && return 0; sleep 0.1; done; echo "no $1 after 30 s" >&2; return 1; }
 wait_http() {
   for _ in $(seq 300); do (exec 3<>/dev/tcp/127.0.0.1/$1) 2>/dev/null && return 0; sleep 0.1; done
   echo "nothing listens on port $1 after 30 s" >&2; return 1
@@ -133,9 +134,6 @@ def build_script(source, binary, tmp, port):
         out.append(f"echo {shlex.quote(f'== step {n} ({name}): {line}')}")
         if command.endswith("&"):
             out.append(command)
-            m = re.search(r"--address-file (\S+)", command)
-            if m:
-                out.append(f"wait_file {m.group(1)}")
             if "--http" in command:
                 out.append(f"wait_http {port}")
             continue

@@ -3,10 +3,12 @@
 // disk or the network is touched, a busy data dir named at once, and lost input reported by the
 // exit code. The real binary, as a user runs it.
 #include <gtest/gtest.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <filesystem>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -139,6 +141,30 @@ TEST_F(CliConventionsTest, EverySubcommandThatTalksToKafkaTakesTheBrokersOfTheCo
     EXPECT_EQ(Run(embedded), 2) << args[0];
     EXPECT_TRUE(Says("give the --brokers that `webindex run` reads")) << err_;
   }
+}
+
+// README's steps pasted as one block: a command right after `webindex broker --address-file F &`
+// finds the broker with `--brokers @F`, which waits for the address the broker writes once it
+// listens; a clean stop removes the file, so that the next paste does not find a stale address.
+TEST_F(CliConventionsTest, BrokersFromTheAddressFileOfABrokerStillStarting) {
+  const std::string address = dir_ + "/broker.addr", data = dir_ + "/data", events = dir_ + "/events.jsonl";
+  testing::WriteFileBytes(events, "{\"url\":\"http://a.com/1\",\"outboundLinks\":[{\"url\":\"http://b.com/\"}]}\n");
+  auto broker = std::make_unique<testing::ChildProcess>(
+      std::vector<std::string>{WEBINDEX_BINARY, "broker", "--partitions", "1", "--address-file", address},
+      dir_ + "/broker.log");
+  EXPECT_EQ(Run({"load", "--brokers", "@" + address, events}), 0) << err_;
+  EXPECT_EQ(Run({"run", "--brokers", "@" + address, "--data-dir", data, "--exit-when-idle"}), 0) << err_;
+  EXPECT_EQ(Run({"dump", "--data-dir", data}), 0) << err_;
+  EXPECT_NE(out_.find("p:com.b>>o>/|page|incount|1"), std::string::npos) << out_;
+  broker->Signal(SIGTERM);
+  EXPECT_EQ(broker->Wait(), 0) << testing::ReadFileBytes(dir_ + "/broker.log");
+  EXPECT_FALSE(fs::exists(address));
+
+  // `--brokers "$(cat F)"` before F is written gives an empty value: said so, not taken as none.
+  EXPECT_EQ(Run({"load", "--brokers", "", events}), 2);
+  EXPECT_TRUE(Says("--brokers is empty: give HOST:PORT[,HOST:PORT...], or @FILE")) << err_;
+  EXPECT_EQ(Run({"run", "--brokers", "", "--data-dir", data}), 2);
+  EXPECT_TRUE(Says("--brokers is empty")) << err_;
 }
 
 // A file of another format than --format says is named with the right --format before anything
