@@ -59,6 +59,11 @@ std::vector<kafka::TopicSpec> TopicSpecs(const ProcessorConfig& config) {
   return specs;
 }
 
+Result<bool> KeepsTable(state::Store& store) {
+  ASSIGN_OR_RETURN(auto value, store.Get(state::Family::kMeta, kKeepsTableKey));
+  return !value || *value != "0";
+}
+
 Processor::Processor(ProcessorConfig config) : config_(std::move(config)) {}
 
 Processor::~Processor() { Stop().PermitUncheckedError(); }
@@ -107,6 +112,11 @@ Status Processor::Start() {
     metrics_.deleted_before_start += deleted_before;
   }
   RETURN_IF_ERROR(CheckBinding(config_, *admin_, *store_, where));
+  {  // for `query` and `dump`, which must not answer from a table nobody keeps
+    state::WriteBatch wb(*store_);
+    wb.Put(state::Family::kMeta, kKeepsTableKey, config_.table ? "1" : "0");
+    RETURN_IF_ERROR(store_->Write(wb));
+  }
   ASSIGN_OR_RETURN(auto from, state::GetFixed64(*store_, state::Family::kMeta, kFromMsKey,
                                                 "generation start time in " + dir_->PathOf(generation_)));
   const int64_t from_ms = from ? static_cast<int64_t>(*from) : -1;
@@ -218,8 +228,13 @@ Status Processor::Start() {
   // Build every runner before starting any, so delivery reports always find their runner.
   for (auto& runner : runners_) RETURN_IF_ERROR(runner->Start());
   if (config_.compute_rank) RETURN_IF_ERROR(StartRank());
-  LOG_INFO("processing {} -> query table in {} (brokers {})", config_.topics.pages, dir_->PathOf(generation_),
-           config_.kafka.brokers);
+  if (config_.table) {
+    LOG_INFO("processing {} -> query table in {} (brokers {})", config_.topics.pages, dir_->PathOf(generation_),
+             config_.kafka.brokers);
+  } else {
+    LOG_INFO("processing {} -> stage state in {}, no query table (brokers {})", config_.topics.pages,
+             dir_->PathOf(generation_), config_.kafka.brokers);
+  }
   if (group) {
     LOG_INFO("member of group {}: {}{}", config_.group,
              config_.stages ? fmt::format("the page, uri and domain stages read the partitions the groups {}.<stage> "

@@ -200,6 +200,12 @@ std::vector<kafka::TopicSpec> TopicSpecs(const ProcessorConfig& config);
 //! (stage, input topic) of every stage that keeps a changelog.
 std::vector<std::pair<std::string, std::string>> ChangelogInputs(const ProcessorConfig& config);
 
+//! kMeta key: "1" when the last process that ran the generation kept its table, "0" for a group
+//! member that ran only stages (absent: written before members recorded it, taken as "1").
+inline constexpr char kKeepsTableKey[] = "member/table";
+//! False when the generation in `store` keeps no up-to-date table (kKeepsTableKey "0").
+Result<bool> KeepsTable(state::Store& store);
+
 //! kMeta key of a generation's start time (--from of its replay), in ms since the epoch.
 inline constexpr char kFromMsKey[] = "generation/from_ms";
 //! kMeta key of a generation's recorded web_triples choice: "1" or "0" (absent: "0").

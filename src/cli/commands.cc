@@ -400,7 +400,12 @@ int RunDetails(const Settings& settings) {
 }
 
 int RunDump(const Settings& settings) {
-  auto store = OpenTableReadOnly(settings);
+  bool no_table = false;
+  auto store = OpenQueryTable(settings, &no_table);
+  if (no_table) {
+    LOG_ERROR("{}", store.status().message());
+    return kExitNotFound;
+  }
   if (!store.ok()) return Fail(store.status());
   std::ios::sync_with_stdio(false);
   auto lines = query::DumpTable(**store, std::cout);

@@ -220,6 +220,17 @@ Result<std::unique_ptr<state::Store>> OpenTableReadOnly(const Settings& settings
   return state::OpenCurrent(settings.processor.data_dir, opts);
 }
 
+Result<std::unique_ptr<state::Store>> OpenQueryTable(const Settings& settings, bool* no_table) {
+  *no_table = false;
+  ASSIGN_OR_RETURN(auto store, OpenTableReadOnly(settings));
+  ASSIGN_OR_RETURN(const bool keeps, app::KeepsTable(*store));
+  if (keeps) return store;
+  *no_table = true;
+  return Status::NotFound(settings.processor.data_dir +
+                          ": this data dir keeps no table (a stage-only member of a group); ask a member started "
+                          "with --table or --http");
+}
+
 Status SetKafkaProperty(Settings* settings, const std::string& assignment) {
   const size_t eq = assignment.find('=');
   if (eq == std::string::npos || eq == 0) {

@@ -21,6 +21,10 @@ Result<Settings> LoadSettings(const std::string& path);
 
 //! Opens the data dir's store read-only (dump, query, demo): works while `run` holds it.
 Result<std::unique_ptr<state::Store>> OpenTableReadOnly(const Settings& settings);
+//! The same, to read its query table (query, dump, pagerank --data-dir): a data dir that keeps
+//! none (a group member that runs only stages) is NotFound saying whom to ask, with `*no_table`
+//! set, which the commands report as exit code 3.
+Result<std::unique_ptr<state::Store>> OpenQueryTable(const Settings& settings, bool* no_table);
 
 //! Applies a librdkafka property given as "key=value" (the -X flag).
 Status SetKafkaProperty(Settings* settings, const std::string& assignment);

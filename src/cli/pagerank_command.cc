@@ -46,8 +46,8 @@ Status ReadRevisions(const std::vector<std::string>& files, rank::RevisionGraph*
 }
 
 //! PageRank of the live graph in the data dir's table, from one snapshot.
-Status RunOnTable(const Settings& settings, const PageRankCommandOptions& options) {
-  ASSIGN_OR_RETURN(auto store, OpenTableReadOnly(settings));
+Status RunOnTable(const Settings& settings, const PageRankCommandOptions& options, bool* no_table) {
+  ASSIGN_OR_RETURN(auto store, OpenQueryTable(settings, no_table));
   rank::TableGraphStats stats;
   ASSIGN_OR_RETURN(const rank::LinkGraph graph, rank::ReadTableGraph(*store, nullptr, &stats));
   const auto ranked = std::chrono::steady_clock::now();
@@ -77,8 +77,8 @@ Status CheckArguments(const PageRankCommandOptions& options) {
   return Status::Ok();
 }
 
-Status Run(const Settings& settings, const PageRankCommandOptions& options) {
-  if (!options.data_dir.empty()) return RunOnTable(settings, options);
+Status Run(const Settings& settings, const PageRankCommandOptions& options, bool* no_table) {
+  if (!options.data_dir.empty()) return RunOnTable(settings, options, no_table);
   std::optional<Instant> until;
   if (!options.until.empty()) until = ParseRfc3339(options.until);
   const auto start = std::chrono::steady_clock::now();
@@ -103,9 +103,10 @@ int RunPageRank(const Settings& settings, const PageRankCommandOptions& options)
     LOG_ERROR("{}", st.message());
     return kExitUsage;
   }
-  if (Status st = Run(settings, options); !st.ok()) {
-    LOG_ERROR("{}", st.ToString());
-    return kExitFailure;
+  bool no_table = false;
+  if (Status st = Run(settings, options, &no_table); !st.ok()) {
+    LOG_ERROR("{}", no_table ? st.message() : st.ToString());
+    return no_table ? kExitNotFound : kExitFailure;
   }
   return kExitOk;
 }

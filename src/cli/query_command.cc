@@ -146,10 +146,12 @@ int RunQuery(const Settings& settings, const QueryOptions& options) {
     LOG_ERROR("{}", st.message());
     return kExitUsage;
   }
-  auto store = OpenTableReadOnly(settings);
+  bool no_table = false;
+  auto store = OpenQueryTable(settings, &no_table);
   if (!store.ok()) {
-    LOG_ERROR("{}", store.status().ToString());
-    return kExitFailure;
+    if (no_table) std::cout << query::ErrorJson(store.status().message()) << std::endl;
+    LOG_ERROR("{}", no_table ? store.status().message() : store.status().ToString());
+    return no_table ? kExitNotFound : kExitFailure;
   }
   query::QueryService service(**store);
   bool found = true;

@@ -78,8 +78,10 @@ int RunStatementsQuery(const Settings& settings, const QueryOptions& options) {
     return it == params.end() ? std::string() : *it->second;
   });
   if (!statements.ok()) return Error(statements.status(), kExitUsage);
-  auto store = OpenTableReadOnly(settings);
+  bool no_table = false;
+  auto store = OpenQueryTable(settings, &no_table);
   if (!store.ok()) {
+    if (no_table) return Error(store.status(), kExitNotFound);
     LOG_ERROR("{}", store.status().ToString());
     return kExitFailure;
   }

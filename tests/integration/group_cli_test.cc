@@ -412,7 +412,8 @@ TEST_F(GroupCliTest, AGroupNeedsABrokerOtherProcessesCanReach) {
 
 // Members without a table run only their share of the stages; a replica with --no-stages keeps
 // the whole table from the exports and runs no stage. The replica's table equals the batch
-// table; the stage members keep none.
+// table; the stage members keep none, say so when they start, and `query`, `dump` and `pagerank`
+// on their data dirs send the user to a member with the table (exit 3) instead of answering empty.
 TEST_F(GroupCliTest, StageMembersFeedATableReplica) {
   EventGenerator gen(17, kPartitions);
   BatchModel model;
@@ -423,7 +424,21 @@ TEST_F(GroupCliTest, StageMembersFeedATableReplica) {
   auto replica = StartMember("replica", "--no-stages");
   ASSERT_TRUE(cluster_->Produce(events));
   ExpectTable("replica", model.TableLines());
-  EXPECT_TRUE(Dump("s1").empty());
+  const std::string no_table = DataDir("s1") + ": this data dir keeps no table (a stage-only member of a group); ask "
+                               "a member started with --table or --http";
+  std::string answer;
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"dump"}, {"query", "top"}, {"query", "triples"}, {"pagerank"}}) {
+    std::vector<std::string> command = args;
+    command.insert(command.end(), {"--data-dir", DataDir("s1")});
+    const size_t from = cluster_->LogSize();
+    EXPECT_EQ(cluster_->Run(command, &answer), 3) << args[0];
+    EXPECT_TRUE(cluster_->WaitForLog(no_table, 0, from)) << args[0] << ": see " << cluster_->log();
+    if (args[0] == "query") EXPECT_TRUE(answer.starts_with(R"({"error":")")) << answer;
+  }
+  EXPECT_TRUE(cluster_->WaitForLog("processing pages -> stage state in " + DataDir("s1") + "/gen-1, no query table", 0));
+  EXPECT_FALSE(cluster_->WaitForLog("query table in " + DataDir("s1"), 0)) << "see " << cluster_->log();
+  EXPECT_TRUE(cluster_->WaitForLog("processing pages -> query table in " + DataDir("replica") + "/gen-1", 0));
   for (auto* m : {s1.get(), s2.get(), replica.get()}) {
     m->Signal(SIGTERM);
     EXPECT_EQ(m->Wait(), 0) << "see " << cluster_->log();
