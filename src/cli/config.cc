@@ -2,6 +2,10 @@
 
 #include <algorithm>
 #include <array>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
 #include <map>
 #include <sstream>
 #include <string_view>
@@ -15,14 +19,33 @@
 namespace webindex::cli {
 namespace {
 
+//! toml++'s errors as "FILE:LINE:COLUMN: what", as compilers write them.
 Result<toml::table> Parse(std::string_view text, const std::string& source) {
   try {
     return toml::parse(text, source);
   } catch (const toml::parse_error& e) {
-    std::ostringstream msg;
-    msg << e;
-    return Status::InvalidArgument("configuration " + msg.str());
+    const toml::source_position at = e.source().begin;
+    return Status::InvalidArgument("configuration file " + source + ":" + std::to_string(at.line) + ":" +
+                                   std::to_string(at.column) + ": " + std::string(e.description()));
   }
+}
+
+//! The text of the --config file, or what keeps it from being read, in a user's terms.
+Result<std::string> ReadConfigFile(const std::string& path) {
+  std::error_code ec;
+  const auto status = std::filesystem::status(path, ec);
+  if (!std::filesystem::exists(status)) {
+    return Status::InvalidArgument("configuration file " + path + " does not exist (-c/--config)");
+  }
+  if (std::filesystem::is_directory(status)) {
+    return Status::InvalidArgument("configuration file " + path + " is a directory (-c/--config takes a TOML file)");
+  }
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  if (!in || !(text << in.rdbuf())) {
+    return Status::InvalidArgument("configuration file " + path + " cannot be read: " + std::strerror(errno));
+  }
+  return text.str();
 }
 
 void ApplyTopic(const toml::table& t, Settings* s) {
@@ -201,14 +224,8 @@ Result<Settings> LoadSettings(const std::string& path) {
     RETURN_IF_ERROR(ApplyConfig(t, &s));
   }
   if (!path.empty()) {
-    toml::table t;
-    try {
-      t = toml::parse_file(path);
-    } catch (const toml::parse_error& e) {
-      std::ostringstream msg;
-      msg << e;
-      return Status::InvalidArgument("configuration file " + path + ": " + msg.str());
-    }
+    ASSIGN_OR_RETURN(const std::string text, ReadConfigFile(path));
+    ASSIGN_OR_RETURN(toml::table t, Parse(text, path));
     RETURN_IF_ERROR(ApplyConfig(t, &s).WithContext(path));
   }
   return s;

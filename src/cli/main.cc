@@ -223,7 +223,7 @@ int main(int argc, char** argv) {
   auto settings = cli::LoadSettings(config_path);
   if (!settings.ok()) {
     InitLogging("info");
-    LOG_ERROR("{}", settings.status().ToString());
+    LOG_ERROR("{}", settings.status().message());  // a usage error: what is wrong, not its code
     return cli::kExitUsage;
   }
   InitLogging(log_level.empty() ? settings->log_level : log_level);

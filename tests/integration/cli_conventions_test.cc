@@ -80,6 +80,15 @@ TEST_F(CliConventionsTest, UnknownConfigKeysAndSectionsAreRefusedWithTheValidOne
   testing::WriteFileBytes(config, "[pipline]\nmax_batch = 10\n");
   EXPECT_EQ(Run({"--config", config, "dump", "--data-dir", dir_ + "/data"}), 2);
   EXPECT_TRUE(Says("unknown section [pipline]")) << err_;
+  // toml++'s own words ("File could not be opened for reading", "error occurred at") do not reach users.
+  EXPECT_EQ(Run({"--config", dir_ + "/none.toml", "dump", "--data-dir", dir_ + "/data"}), 2);
+  EXPECT_TRUE(Says("configuration file " + dir_ + "/none.toml does not exist (-c/--config)")) << err_;
+  EXPECT_EQ(Run({"--config", dir_, "dump", "--data-dir", dir_ + "/data"}), 2);
+  EXPECT_TRUE(Says("configuration file " + dir_ + " is a directory")) << err_;
+  testing::WriteFileBytes(config, "[pipeline]\nmax_batch = 10\nmax_batch 20\n");
+  EXPECT_EQ(Run({"--config", config, "dump", "--data-dir", dir_ + "/data"}), 2);
+  EXPECT_TRUE(Says("configuration file " + config + ":3:")) << err_;
+  EXPECT_FALSE(Says("error occurred at")) << err_;
   testing::WriteFileBytes(config, "[log]\nlevel = \"loud\"\n");
   EXPECT_EQ(Run({"--config", config, "dump", "--data-dir", dir_ + "/data"}), 2);
   EXPECT_TRUE(Says("log.level 'loud'")) << err_;
