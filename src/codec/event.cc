@@ -6,6 +6,7 @@
 #include <optional>
 #include <vector>
 
+#include "codec/json_error.h"
 #include "common/time.h"
 #include "model/url.h"
 
@@ -100,9 +101,7 @@ Result<model::CrawlEvent> EventDecoder::Decode(std::string_view json) {
                                    std::to_string(impl_->limits.max_event_bytes));
   }
   dom::element root;
-  if (auto err = impl_->parser.parse(json.data(), json.size()).get(root)) {
-    return Status::InvalidArgument(std::string("not JSON: ") + simdjson::error_message(err));
-  }
+  if (impl_->parser.parse(json.data(), json.size()).get(root)) return NotJson(json);
   dom::object obj;
   if (root.get_object().get(obj)) return Status::InvalidArgument("not a JSON object");
   if (const auto key = DuplicateKey(obj, &impl_->keys)) {
@@ -154,9 +153,7 @@ Result<model::CrawlEvent> EventDecoder::Decode(std::string_view json) {
 Result<std::string> ExtractEventUrl(std::string_view json) {
   thread_local dom::parser parser;
   dom::element root;
-  if (auto err = parser.parse(json.data(), json.size()).get(root)) {
-    return Status::InvalidArgument(std::string("not JSON: ") + simdjson::error_message(err));
-  }
+  if (parser.parse(json.data(), json.size()).get(root)) return NotJson(json);
   dom::object obj;
   if (root.get_object().get(obj)) return Status::InvalidArgument("not a JSON object");
   std::string_view url;

@@ -39,9 +39,9 @@ struct InvalidCase {
 TEST(EventTest, InvalidEventsAreRejectedWithAReason) {
   const std::vector<InvalidCase> cases = {
       {"", "not JSON"},
-      {"not json", "not JSON"},
-      {R"({"url":"http://a.com/1")", "not JSON"},
-      {R"({"url":"http://a.com/1"} trailing)", "not JSON"},
+      {"not json", "not JSON at column 1: 'not' is no JSON value: a string needs double quotes"},
+      {R"({"url":"http://a.com/1")", "not JSON: the text ends before its object or array is closed"},
+      {R"({"url":"http://a.com/1"} trailing)", "not JSON at column 26: text after the JSON value"},
       {R"([{"url":"http://a.com/1"}])", "not a JSON object"},
       {R"("http://a.com/1")", "not a JSON object"},
       {"42", "not a JSON object"},
@@ -61,7 +61,8 @@ TEST(EventTest, InvalidEventsAreRejectedWithAReason) {
       {R"({"url":"http://a.com/1","revision":-1})", "revision is not a non-negative integer"},
       {R"({"url":"http://a.com/1","revision":"3"})", "revision is not a non-negative integer"},
       {R"({"url":"http://a.com/1","revision":1.5})", "revision is not a non-negative integer"},
-      {R"({"url":"http://a.com/1","revision":18446744073709551616})", "not JSON"},  // simdjson: number too big
+      {R"({"url":"http://a.com/1","revision":18446744073709551616})",
+       "not JSON at column 36: the number 18446744073709551616 is too large"},
       {R"({"url":"http://a.com/1","revision":true})", "revision is not a non-negative integer"},
       {R"({"url":"http://a.com/1","deleted":"yes"})", "deleted"},
       {R"({"url":"http://a.com/1","deleted":1})", "deleted"},
@@ -395,6 +396,10 @@ TEST(EventTest, ExtractEventUrl) {
     EXPECT_EQ(r.status().code(), Status::Code::kInvalidArgument) << bad;
     EXPECT_FALSE(r.status().message().empty());
   }
+  // What `load` prints for a line that is not JSON: the column and the mistake, not simdjson's words.
+  EXPECT_EQ(ExtractEventUrl(R"({"url":"http://a.com/1","title":nope})").status().message(),
+            "not JSON at column 33: 'nope' is no JSON value: a string needs double quotes, and the only bare words "
+            "are true, false and null");
 }
 
 }  // namespace
