@@ -152,7 +152,7 @@ class TriplesSource : public EventSource {
   static constexpr size_t kMaxStatementRecordBytes = 64 << 10;
 
   TriplesSource(std::unique_ptr<ingest::ByteReader> in, graph::Syntax syntax, Progress* progress)
-      : in_(std::move(in)), parser_(syntax), progress_(progress) {}
+      : in_(std::move(in)), syntax_(syntax), parser_(syntax), progress_(progress) {}
 
   Result<bool> Next(ingest::KeyedEvent* event) override {
     event->key.clear();
@@ -172,6 +172,7 @@ class TriplesSource : public EventSource {
       if (first == std::string::npos || line_[first] == '#') continue;
       statements_.clear();
       Status st = parser_.Parse(line_, &statements_, lines_);
+      if (!st.ok() && syntax_ == graph::Syntax::kNTriples) st = IfNQuads(std::move(st));
       if (st.ok() && !statements_.empty()) st = graph::ValidateStatement(statements_.front());
       if (st.ok() && statements_.front().graph == graph::Term::Iri(graph::kWebGraph)) {
         st = Status::InvalidArgument(std::string("graph <") + graph::kWebGraph + "> is webindex's own");
@@ -204,8 +205,22 @@ class TriplesSource : public EventSource {
   std::string Where() const override { return in_->path() + ":" + std::to_string(first_line_); }
 
  private:
+  //! `st`, the error of line_ as N-Triples, or the fix when the line is N-Quads with a graph: a
+  //! file of N-Quads loaded without --format nquads otherwise gives one puzzling error per line.
+  Status IfNQuads(Status st) {
+    if (!quads_) quads_ = std::make_unique<graph::StatementParser>(graph::Syntax::kNQuads);
+    std::vector<graph::Statement> quad;
+    if (!quads_->Parse(line_, &quad, lines_).ok() || quad.size() != 1 || !quad.front().graph) return st;
+    const std::string& message = st.message();
+    const size_t colon = message.find(": ");  // after "line L" or "line L, column C"
+    return Status::InvalidArgument(message.substr(0, colon == std::string::npos ? 0 : colon + 2) +
+                                   "a fourth term, a graph: this line is N-Quads; load the file with --format nquads");
+  }
+
   std::unique_ptr<ingest::ByteReader> in_;
+  graph::Syntax syntax_;
   graph::StatementParser parser_;
+  std::unique_ptr<graph::StatementParser> quads_;  //!< made at the first bad N-Triples line
   Progress* progress_;
   std::string line_, pending_, pending_key_;
   std::vector<graph::Statement> statements_;

@@ -91,6 +91,16 @@ size_t TrailingText(std::string_view line, size_t max_terms) {
   return std::string_view::npos;
 }
 
+//! serd's messages that speak of Turtle (';') or of a file, said for one line of N-Triples or
+//! N-Quads; others pass unchanged.
+std::string InPlainWords(const std::string& serd, size_t line_size, unsigned column) {
+  if (serd == "missing ';' or '.'") return "expected the statement's final '.' here";
+  if (serd == "unexpected end of file" || (serd.starts_with("expected") && column > line_size)) {
+    return "the line ends before the statement's final '.'";
+  }
+  return serd;
+}
+
 std::string_view Trim(std::string_view s) {
   while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
   while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
@@ -218,6 +228,7 @@ struct StatementParser::Impl {
         error_column = static_cast<unsigned>(rest + 1);
       }
     }
+    if (!error.empty()) error = InPlainWords(error, line.size(), error_column);
     if (error.empty() && st != SERD_SUCCESS && st != SERD_FAILURE) error = "syntax error";
     if (error.empty() && line_statements > 1) error = "more than one statement on a line";
     // Every other line holds exactly one statement; serd's N-Quads reader skips some bad ones.

@@ -209,6 +209,30 @@ TEST_F(CliConventionsTest, LoadRefusesOptionsOfAnotherFormat) {
   EXPECT_TRUE(Says("--remove applies to --format ntriples and nquads")) << err_;
 }
 
+// A bad input line is named by file, line and column, with what is wrong in the writer's terms
+// and the fix where there is one, never in the parsers' words (simdjson's "Problem while parsing
+// an atom", serd's "missing ';' or '.'", which speaks of Turtle).
+TEST_F(CliConventionsTest, LoadSaysWhatIsWrongWithALineAndWhere) {
+  testing::CliCluster cluster(WEBINDEX_BINARY, "cli-bad-lines", 1);
+  ASSERT_TRUE(cluster.ok()) << testing::ReadFileBytes(cluster.log());
+  const std::string json = dir_ + "/events.jsonl";
+  testing::WriteFileBytes(json, "{\"url\":\"http://a.com/1\"}\n{\"url\":\"http://a.com/2\", \"x\": nope}\n");
+  EXPECT_EQ(Run({"load", "--brokers", cluster.brokers(), json}), 5) << err_;
+  EXPECT_TRUE(Says(json + ":2: not JSON at column 31: 'nope' is no JSON value: a string needs double quotes, and the "
+                          "only bare words are true, false and null (line skipped)"))
+      << err_;
+
+  const std::string nt = dir_ + "/statements.nt";
+  testing::WriteFileBytes(nt,
+                          "<http://a/s> <http://a/p> <http://a/o> .\n"
+                          "<http://a/s> <http://a/p> <http://a/o> <http://a/g> .\n"
+                          "<http://a/s> <http://a/p> <http://a/o>\n");
+  EXPECT_EQ(Run({"load", "--brokers", cluster.brokers(), "--format", "ntriples", nt}), 5) << err_;
+  EXPECT_TRUE(Says(nt + ":2:40: a fourth term, a graph: this line is N-Quads; load the file with --format nquads")) << err_;
+  EXPECT_TRUE(Says(nt + ":3:39: the line ends before the statement's final '.'")) << err_;
+  for (const char* words : {"Problem while", "missing ';'", "end of file"}) EXPECT_FALSE(Says(words)) << err_;
+}
+
 TEST_F(CliConventionsTest, ASecondRunOnABusyDataDirFailsAtOnceNamingTheHolder) {
   const std::string data = dir_ + "/data";
   fs::create_directories(data);

@@ -212,6 +212,19 @@ TEST(GraphNTriplesTest, TextAfterTheFinalDotRejectsTheWholeText) {
   }
 }
 
+// serd speaks of Turtle's ';' and of the end of a file; a user reads about the one line.
+TEST(GraphNTriplesTest, ErrorsSpeakOfTheLineNotOfTurtle) {
+  const std::string spo = "<http://a/s> <http://a/p> <http://a/o>";
+  EXPECT_EQ(ParseStatements(spo + " <http://a/g> .", Syntax::kNTriples).status().message(),
+            "line 1, column 40: expected the statement's final '.' here");
+  EXPECT_EQ(ParseStatements(spo, Syntax::kNTriples).status().message(),
+            "line 1, column 39: the line ends before the statement's final '.'");
+  EXPECT_EQ(ParseStatements(spo, Syntax::kNQuads).status().message(),
+            "line 1, column 39: the line ends before the statement's final '.'");
+  EXPECT_EQ(ParseStatements(spo + " <http://a/g> <http://a/h> .", Syntax::kNQuads).status().message(),
+            "line 1, column 53: expected `.', not `<'");
+}
+
 TEST(GraphNTriplesTest, RdfTermEquality) {
   auto term = [](std::string_view text) {
     auto t = ParseTerm(text);
