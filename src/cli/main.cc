@@ -198,7 +198,8 @@ int main(int argc, char** argv) {
   auto* pagerank = app.add_subcommand(
       "pagerank", "PageRank as the seed computes it (docs/pagerank.md) over Wikipedia revision files or a data "
                   "dir's live link graph: `name score` lines on stdout, highest first");
-  pagerank->add_option("--format", pagerank_opts.format, "input format of the files: wikipedia (the default, and the only one)")
+  pagerank->add_option("--format", pagerank_opts.format,
+                       "input format of the files: wikipedia (the default, and the only one)")
       ->check(CLI::IsMember({"wikipedia"}));
   pagerank->add_option("--iterations", pagerank_opts.iterations, "power iterations")
       ->check(CLI::NonNegativeNumber)

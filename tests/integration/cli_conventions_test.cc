@@ -140,7 +140,8 @@ TEST_F(CliConventionsTest, EverySubcommandThatTalksToKafkaTakesTheBrokersOfTheCo
   // The flag wins over the file.
   EXPECT_EQ(Run({"--config", unreachable, "load", "--brokers", cluster.brokers(), events}), 0) << err_;
 
-  for (const std::vector<std::string>& args : {std::vector<std::string>{"load", events}, {"replay", "--data-dir", data}}) {
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"load", events}, {"replay", "--data-dir", data}}) {
     EXPECT_EQ(Run(args), 2) << args[0];
     EXPECT_TRUE(Says(args[0] + " needs a Kafka cluster: --brokers HOST:PORT[,HOST:PORT...] (or "
                                "kafka.bootstrap_servers in a --config file)"))
@@ -228,7 +229,8 @@ TEST_F(CliConventionsTest, LoadSaysWhatIsWrongWithALineAndWhere) {
                           "<http://a/s> <http://a/p> <http://a/o> <http://a/g> .\n"
                           "<http://a/s> <http://a/p> <http://a/o>\n");
   EXPECT_EQ(Run({"load", "--brokers", cluster.brokers(), "--format", "ntriples", nt}), 5) << err_;
-  EXPECT_TRUE(Says(nt + ":2:40: a fourth term, a graph: this line is N-Quads; load the file with --format nquads")) << err_;
+  EXPECT_TRUE(Says(nt + ":2:40: a fourth term, a graph: this line is N-Quads; load the file with --format nquads"))
+      << err_;
   EXPECT_TRUE(Says(nt + ":3:39: the line ends before the statement's final '.'")) << err_;
   for (const char* words : {"Problem while", "missing ';'", "end of file"}) EXPECT_FALSE(Says(words)) << err_;
 }

@@ -436,7 +436,8 @@ TEST_F(GroupCliTest, StageMembersFeedATableReplica) {
     EXPECT_TRUE(cluster_->WaitForLog(no_table, 0, from)) << args[0] << ": see " << cluster_->log();
     if (args[0] == "query") EXPECT_TRUE(answer.starts_with(R"({"error":")")) << answer;
   }
-  EXPECT_TRUE(cluster_->WaitForLog("processing pages -> stage state in " + DataDir("s1") + "/gen-1, no query table", 0));
+  EXPECT_TRUE(
+      cluster_->WaitForLog("processing pages -> stage state in " + DataDir("s1") + "/gen-1, no query table", 0));
   EXPECT_FALSE(cluster_->WaitForLog("query table in " + DataDir("s1"), 0)) << "see " << cluster_->log();
   EXPECT_TRUE(cluster_->WaitForLog("processing pages -> query table in " + DataDir("replica") + "/gen-1", 0));
   for (auto* m : {s1.get(), s2.get(), replica.get()}) {

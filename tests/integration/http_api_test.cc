@@ -121,8 +121,10 @@ TEST_F(HttpApiTest, BadRequestsGetJsonErrors) {
 TEST_F(HttpApiTest, UnknownParametersAreRefusedNamingThem) {
   const std::vector<std::pair<std::string, std::string>> refused = {
       {"/api/top?bogus=1", "unknown parameter 'bogus': /api/top takes limit, next"},
-      {"/api/pages?domain=stackoverflow.com&domian=x", "unknown parameter 'domian': /api/pages takes domain, limit, next"},
-      {"/api/links?url=http%3A%2F%2Fa.com%2F1&linktype=out", "unknown parameter 'linktype': /api/links takes url, linkType"},
+      {"/api/pages?domain=stackoverflow.com&domian=x",
+       "unknown parameter 'domian': /api/pages takes domain, limit, next"},
+      {"/api/links?url=http%3A%2F%2Fa.com%2F1&linktype=out",
+       "unknown parameter 'linktype': /api/links takes url, linkType"},
       {"/api/page?url=http%3A%2F%2Fa.com%2F1&limit=3", "unknown parameter 'limit': /api/page takes url"},
       {"/api/triples?q=x", "unknown parameter 'q': /api/triples takes s, p, o, graph, limit, next"},
       {"/api/search?q=x&s=y", "unknown parameter 's': /api/search takes q, p, graph, limit, next"},
