@@ -25,6 +25,13 @@ std::optional<uint64_t> ParseUint(std::string_view s) {
   return v;
 }
 
+std::string DescribeEpoch(uint64_t epoch) {
+  const uint64_t generation = epoch >> 32;
+  const uint64_t within = epoch & 0xffffffffu;
+  return generation == 0 ? std::to_string(within)
+                         : fmt::format("{} of group generation {}", within, generation);
+}
+
 std::string TaskName(std::string_view stage, int32_t partition) {
   return std::string(stage) + "." + std::to_string(partition);
 }
@@ -222,9 +229,9 @@ std::vector<Result<TakeOverStats>> TakeOverTasks(const kafka::ClientConfig& conf
       const Status member = spec.confirm_member();
       if (member.code() == Status::Code::kAborted) {  // refused: this member's generation is over
         LOG_WARN(
-            "task {}: claimed at epoch {} (group generation {}) by data dir '{}'; this member (generation {}) is "
-            "not the group's any more ({}): the task is another member's",
-            TaskName(spec.stage, spec.task), current, current >> 32, restores[i]->claimed_by(), spec.group_generation,
+            "task {}: claimed at epoch {} by data dir '{}'; this member (group generation {}) is not the group's "
+            "any more ({}): the task is another member's",
+            TaskName(spec.stage, spec.task), DescribeEpoch(current), restores[i]->claimed_by(), spec.group_generation,
             member.message());
         continue;
       }
@@ -268,15 +275,16 @@ std::vector<Result<TakeOverStats>> TakeOverTasks(const kafka::ClientConfig& conf
     const std::string task = TaskName(spec.stage, spec.task);
     if (st.ok() && (restores[i]->epoch() != epoch || restores[i]->claimed_by() != spec.instance)) {
       st = Status::Aborted("task " + task + " was claimed by data dir '" + restores[i]->claimed_by() + "' at epoch " +
-                           std::to_string(restores[i]->epoch()) + " while this one claimed epoch " +
-                           std::to_string(epoch) + "; it is not ours");
+                           DescribeEpoch(restores[i]->epoch()) + " while this one claimed epoch " +
+                           DescribeEpoch(epoch) + "; it is not ours");
     }
     if (!st.ok()) {
       out.emplace_back(st);
       continue;
     }
     const RestoreStats& stats = restores[i]->stats();
-    LOG_INFO("task {} taken over at epoch {}{}: {} changelog records read, {} commits restored, {} void", task, epoch,
+    LOG_INFO("task {} taken over at epoch {}{}: {} changelog records read, {} commits restored, {} void", task,
+             DescribeEpoch(epoch),
              spec.local ? " from the local copy at offset " + std::to_string(spec.local->offset) : std::string(),
              stats.records, stats.commits, stats.void_records);
     out.emplace_back(TakeOverStats{epoch, stats});

@@ -40,6 +40,9 @@ inline constexpr char kClaimHeader[] = "claim";
 std::string TaskName(std::string_view stage, int32_t partition);
 //! The tasks' names, comma-separated ("uri.0, uri.2"), for logs.
 std::string TaskNames(std::string_view stage, const std::set<int32_t>& partitions);
+//! An epoch as a person reads it: "N" for a lone run's, "N of group generation G" in a group,
+//! whose epochs carry the group generation in their high 32 bits (ClaimEpoch).
+std::string DescribeEpoch(uint64_t epoch);
 //! kMeta key of a task's epoch (Fixed64BE; absent: 0). It is restored from the changelog's claims.
 std::string TaskEpochKey(std::string_view stage, int32_t partition);
 //! A header's decimal number; nullopt when it is not one.

@@ -27,6 +27,14 @@ TEST(ClaimEpochTest, AClaimOfALaterGenerationOutranksEveryClaimOfAnEarlierOne) {
   EXPECT_GT(*NextEpoch(Gen(5) + 1000, 6), *NextEpoch(Gen(4), 5));
 }
 
+// Logs name epochs as a person can follow them, not as 64-bit numbers (12884901888).
+TEST(ClaimEpochTest, EpochsAreDescribedWithTheirGroupGeneration) {
+  EXPECT_EQ(DescribeEpoch(0), "0");
+  EXPECT_EQ(DescribeEpoch(7), "7");
+  EXPECT_EQ(DescribeEpoch(Gen(3)), "0 of group generation 3");
+  EXPECT_EQ(DescribeEpoch(Gen(2) + 5), "5 of group generation 2");
+}
+
 TEST(ClaimEpochTest, AClaimerOfAnEarlierGenerationGetsNoEpoch) {
   EXPECT_EQ(NextEpoch(Gen(6), 5), std::nullopt);
   EXPECT_EQ(NextEpoch(Gen(6) + 3, 1), std::nullopt);
