@@ -65,6 +65,20 @@ TEST_F(PageRankCliTest, UntilLeavesOutLaterRevisionsInclusively) {
   EXPECT_EQ(out, "A 1.85\nC 1\nD 1\nB 0.15\n");
 }
 
+// tests/data/wikipedia-sample.txt, which README's example runs: superseded revisions (A's first,
+// D's) and one after --until (D's second); up to then it is docs/pagerank.md's worked example.
+TEST_F(PageRankCliTest, TheSampleHistoryGivesTheWorkedExampleUntilItsLastRevision) {
+  const std::string sample = std::string(WEBINDEX_TEST_DATA) + "/wikipedia-sample.txt";
+  std::string out;
+  ASSERT_EQ(Run({"--iterations", "1", "--until", "2024-02-15T00:00:00Z", sample}, &out), 0) << Stderr();
+  EXPECT_EQ(out, "A 1.85\nC 1.425\nB 0.575\nD 0.15\n");
+  EXPECT_NE(Stderr().find("6 revisions read, 1 after --until left out, 1 superseded by a later revision"),
+            std::string::npos)
+      << Stderr();
+  ASSERT_EQ(Run({"--iterations", "1", sample}, &out), 0) << Stderr();
+  EXPECT_EQ(out, "B 1.425\nC 1.425\nA 1\nD 0.15\n");  // D's last revision links to B
+}
+
 TEST_F(PageRankCliTest, AMalformedRecordStopsWithFileLineAndReason) {
   std::string text;
   for (const auto& r : kExample) text += testing::FormatWikiRecord(r);
