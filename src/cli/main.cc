@@ -18,13 +18,14 @@ using namespace webindex;
 
 namespace {
 
+constexpr char kExitCodes[] =
+    "Exit codes (docs/cli.md): 0 ok, 1 failure, 2 usage, 3 not found, 4 data loss, 5 input skipped, 6 no such "
+    "index, 130 interrupted\n";
 constexpr char kGlobalOptions[] =
     "Global options, before or after the subcommand:\n"
     "  -c,--config FILE     TOML configuration file (defaults: config/webindex.toml)\n"
     "  -X key=value         librdkafka property, for any client (repeatable)\n"
-    "  --log-level LEVEL    trace, debug, info, warn, error, off\n"
-    "Exit codes (docs/cli.md): 0 ok, 1 failure, 2 usage, 3 not found, 4 data loss, 5 input skipped, "
-    "130 interrupted\n";
+    "  --log-level LEVEL    trace, debug, info, warn, error, off\n";
 
 //! The first word of the command line that is neither an option nor a global option's value:
 //! the subcommand the user meant ("" when there is none).
@@ -72,8 +73,7 @@ int main(int argc, char** argv) {
   app.add_option("-X", kafka_props, "librdkafka property key=value, for any client (repeatable)");
   app.add_option("--log-level", log_level, "trace, debug, info, warn, error, off")
       ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error", "off"}));
-  app.footer("Exit codes (docs/cli.md): 0 ok, 1 failure, 2 usage, 3 not found, 4 data loss, 5 input skipped, "
-             "130 interrupted\n");
+  app.footer(kExitCodes);
 
   cli::BrokerOptions broker_opts;
   auto* broker = app.add_subcommand("broker", "run the embedded Kafka broker (librdkafka mock cluster) on loopback");
@@ -196,8 +196,8 @@ int main(int argc, char** argv) {
 
   cli::PageRankCommandOptions pagerank_opts;
   auto* pagerank = app.add_subcommand(
-      "pagerank", "PageRank as the seed computes it (docs/pagerank.md) over Wikipedia revision files or a data "
-                  "dir's live link graph: `name score` lines on stdout, highest first");
+      "pagerank", "PageRank as the Mister Mighty PageRank job computes it (docs/pagerank.md) over Wikipedia "
+                  "revision files or a data dir's live link graph: `name score` lines on stdout, highest first");
   pagerank->add_option("--format", pagerank_opts.format,
                        "input format of the files: wikipedia (the default, and the only one)")
       ->check(CLI::IsMember({"wikipedia"}));
@@ -214,7 +214,7 @@ int main(int argc, char** argv) {
   pagerank->add_option("--data-dir", pagerank_opts.data_dir,
                        "instead of files: the live link graph of this data dir's query table (one snapshot)");
 
-  for (auto* sub : app.get_subcommands({})) sub->footer(kGlobalOptions);
+  for (auto* sub : app.get_subcommands({})) sub->footer(std::string(kGlobalOptions) + kExitCodes);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -60,6 +60,9 @@ TEST_F(CliConventionsTest, VersionAndHelpExitZeroAndHelpShowsTheGlobalOptions) {
   EXPECT_EQ(Run({"load", "--help"}), 0);
   EXPECT_NE(out_.find("--log-level"), std::string::npos) << out_;
   EXPECT_NE(out_.find("Exit codes"), std::string::npos) << out_;
+  EXPECT_NE(out_.find("6 no such index"), std::string::npos) << "every exit code of docs/cli.md: " << out_;
+  EXPECT_EQ(Run({"--help"}), 0);
+  EXPECT_NE(out_.find("6 no such index"), std::string::npos) << out_;
 }
 
 TEST_F(CliConventionsTest, ParseErrorsExitTwoNotCli11Codes) {
