@@ -13,6 +13,7 @@
 #include "common/record.h"
 #include "common/status.h"
 #include "kafka/common.h"
+#include "kafka/embedded_broker.h"
 
 namespace webindex::kafka {
 
@@ -217,28 +218,6 @@ class Admin {
                                       std::map<std::string, int64_t>* limits);
   struct Impl;
   explicit Admin(std::unique_ptr<Impl> impl);
-  std::unique_ptr<Impl> impl_;
-};
-
-//! librdkafka's mock cluster: a real Kafka-protocol broker on loopback, in memory, with no
-//! real transactions and about 5 MiB retained per partition. Lives until destroyed.
-class EmbeddedBroker {
- public:
-  static Result<std::unique_ptr<EmbeddedBroker>> Start(int brokers = 1);
-  ~EmbeddedBroker();
-  std::string bootstrap_servers() const;
-  Status CreateTopic(const std::string& name, int partitions);
-  //! Fault injection: the next `errors.size()` requests of Kafka API `api_key` (0 Produce,
-  //! 1 Fetch, 2 ListOffsets, 3 Metadata, ...) fail with these Kafka error codes, in order.
-  void PushRequestErrors(int api_key, const std::vector<int>& errors);
-  //! Takes a broker (1..brokers) down or brings it back up.
-  Status SetBrokerUp(bool up, int broker = 1);
-  //! Fault injection: makes broker `broker` (1..brokers) the leader of a partition.
-  Status SetPartitionLeader(const std::string& topic, int32_t partition, int broker);
-
- private:
-  struct Impl;
-  explicit EmbeddedBroker(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;
 };
 
