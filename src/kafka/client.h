@@ -15,37 +15,9 @@
 #include "kafka/admin.h"
 #include "kafka/common.h"
 #include "kafka/embedded_broker.h"
+#include "kafka/producer.h"
 
 namespace webindex::kafka {
-
-//! Called once per produced record from the producer's poll thread with the record's opaque.
-//! A status for which IsRecordRejected holds means the cluster will never take this record.
-using DeliveryCallback = std::function<void(uint64_t opaque, const Status& status)>;
-//! The same with the offset the record got (-1 when it failed).
-using DeliveryReportCallback = std::function<void(uint64_t opaque, const Status& status, int64_t offset)>;
-
-//! Asynchronous producer with in-order, gap-free delivery per partition (idempotent).
-//! Thread-safe: Produce may be called from many threads; delivery reports arrive on an
-//! internal poll thread started by Create and stopped by the destructor.
-class Producer {
- public:
-  static Result<std::unique_ptr<Producer>> Create(const ClientConfig& config, DeliveryCallback on_delivery);
-  static Result<std::unique_ptr<Producer>> Create(const ClientConfig& config, DeliveryReportCallback on_delivery);
-  ~Producer();
-  //! Copies the record; blocks (serving callbacks) while the local queue is full.
-  Status Produce(const OutRecord& record, uint64_t opaque);
-  //! Learns the partitions of `topics` now, so the first record to each is not delayed.
-  Status WarmUp(const std::vector<std::string>& topics, int timeout_ms);
-  //! Waits until every produced record is acknowledged or `timeout_ms` passes.
-  Status Flush(int timeout_ms);
-  //! A fatal producer error (idempotence broken); the process must restart from its outbox.
-  Status FatalError() const;
-
- private:
-  struct Impl;
-  explicit Producer(std::unique_ptr<Impl> impl);
-  std::unique_ptr<Impl> impl_;
-};
 
 struct TopicPartitionOffset {
   std::string topic;
@@ -98,10 +70,6 @@ struct GroupMembership {
   //! cooperative-sticky (KIP-429): a rebalance revokes only the partitions that move.
   std::string assignment_strategy = "cooperative-sticky";
 };
-
-//! Sends `records` with a producer of its own and waits up to `timeout_ms` until every one is
-//! acknowledged: the first error, if any (for a few control records, not for a stage's output).
-Status ProduceAndWait(const ClientConfig& config, const std::vector<OutRecord>& records, int timeout_ms);
 
 //! Reads partitions from explicit offsets (positions live in RocksDB, never in Kafka's group
 //! offsets): assigned by the caller (Create, Assign) or by the group protocol (Join,
