@@ -1,18 +1,17 @@
-#include "kafka/client.h"
+#include "kafka/consumer.h"
 
 #include <librdkafka/rdkafka.h>
 
 #include <algorithm>
 #include <atomic>
 #include <chrono>
-#include <cstdlib>
 #include <cstring>
 #include <functional>
+#include <map>
 #include <mutex>
 #include <set>
-#include <thread>
+#include <string_view>
 #include <tuple>
-#include <unordered_map>
 
 #include "common/log.h"
 #include "kafka/rdkafka_handle.h"
@@ -37,9 +36,6 @@ PartitionList MakeList(const std::vector<TopicPartitionOffset>& parts,
 }
 
 }  // namespace
-
-// ---------------------------------------------------------------------------------------------
-// Consumer
 
 struct MessageBatch::Impl {
   std::vector<MessagePtr> messages;
