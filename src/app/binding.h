@@ -9,7 +9,7 @@
 
 #include "app/instance_details.h"
 #include "app/processor.h"
-#include "kafka/client.h"
+#include "kafka/admin.h"
 #include "state/store.h"
 
 namespace webindex::app {

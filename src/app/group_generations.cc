@@ -9,6 +9,7 @@
 #include "app/read_to_end.h"
 #include "codec/json_writer.h"
 #include "common/log.h"
+#include "kafka/producer.h"
 
 namespace webindex::app {
 

@@ -20,7 +20,9 @@
 #include <string_view>
 
 #include "common/status.h"
-#include "kafka/client.h"
+#include "kafka/admin.h"
+#include "kafka/common.h"
+#include "kafka/consumer.h"
 
 namespace webindex::app {
 

@@ -16,7 +16,8 @@
 #include <thread>
 
 #include "common/status.h"
-#include "kafka/client.h"
+#include "kafka/common.h"
+#include "kafka/producer.h"
 
 namespace webindex::app {
 

@@ -13,7 +13,8 @@
 #include <string>
 
 #include "common/status.h"
-#include "kafka/client.h"
+#include "kafka/common.h"
+#include "kafka/producer.h"
 #include "state/store.h"
 
 namespace webindex::app {

@@ -14,7 +14,7 @@
 #include "bench/latency_probe.h"
 #include "bench/raw_consume.h"
 #include "common/log.h"
-#include "kafka/client.h"
+#include "kafka/embedded_broker.h"
 #include "model/url.h"
 #include "state/data_dir.h"
 

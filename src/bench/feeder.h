@@ -15,7 +15,8 @@
 
 #include "app/processor.h"
 #include "bench/crawl_generator.h"
-#include "kafka/client.h"
+#include "kafka/common.h"
+#include "kafka/producer.h"
 
 namespace webindex::bench {
 

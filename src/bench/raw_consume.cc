@@ -8,6 +8,7 @@
 #include <fmt/ranges.h>
 
 #include "common/log.h"
+#include "kafka/admin.h"
 
 namespace webindex::bench {
 namespace {

@@ -6,7 +6,8 @@
 #include <string>
 
 #include "common/status.h"
-#include "kafka/client.h"
+#include "kafka/common.h"
+#include "kafka/consumer.h"
 
 namespace webindex::bench {
 

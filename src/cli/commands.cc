@@ -26,7 +26,7 @@
 #include "common/crash_point.h"
 #include "common/log.h"
 #include "http/server.h"
-#include "kafka/client.h"
+#include "kafka/embedded_broker.h"
 #include "query/table_reader.h"
 #include "state/data_dir.h"
 

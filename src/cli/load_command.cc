@@ -19,7 +19,10 @@
 #include "graph/ntriples.h"
 #include "ingest/byte_reader.h"
 #include "ingest/wikipedia.h"
-#include "kafka/client.h"
+#include "kafka/admin.h"
+#include "kafka/common.h"
+#include "kafka/consumer.h"
+#include "kafka/producer.h"
 #include "model/url.h"
 #include "pipeline/topics.h"
 

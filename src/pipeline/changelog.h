@@ -17,7 +17,9 @@
 
 #include "common/record.h"
 #include "common/status.h"
-#include "kafka/client.h"
+#include "kafka/admin.h"
+#include "kafka/common.h"
+#include "kafka/consumer.h"
 #include "state/store.h"
 
 namespace webindex::pipeline {

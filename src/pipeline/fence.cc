@@ -8,6 +8,7 @@
 #include "codec/json_writer.h"
 #include "common/bytes.h"
 #include "common/log.h"
+#include "kafka/producer.h"
 #include "pipeline/changelog.h"
 #include "pipeline/stage.h"
 

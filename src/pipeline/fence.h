@@ -19,7 +19,9 @@
 
 #include "common/record.h"
 #include "common/status.h"
-#include "kafka/client.h"
+#include "kafka/admin.h"
+#include "kafka/common.h"
+#include "kafka/consumer.h"
 #include "pipeline/changelog.h"
 #include "pipeline/dedupe.h"
 #include "state/store.h"

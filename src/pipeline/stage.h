@@ -13,7 +13,7 @@
 
 #include "common/record.h"
 #include "common/status.h"
-#include "kafka/client.h"
+#include "kafka/common.h"
 #include "pipeline/metrics.h"
 #include "pipeline/topics.h"
 #include "state/store.h"

@@ -17,7 +17,10 @@
 #include <thread>
 #include <vector>
 
-#include "kafka/client.h"
+#include "kafka/admin.h"
+#include "kafka/common.h"
+#include "kafka/consumer.h"
+#include "kafka/producer.h"
 #include "pipeline/changelog.h"
 #include "pipeline/changelog_trim.h"
 #include "pipeline/fence.h"

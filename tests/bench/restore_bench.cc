@@ -12,7 +12,10 @@
 
 #include "bench_fixtures.h"
 #include "codec/state_codec.h"
-#include "kafka/client.h"
+#include "kafka/admin.h"
+#include "kafka/common.h"
+#include "kafka/embedded_broker.h"
+#include "kafka/producer.h"
 #include "pipeline/changelog.h"
 #include "pipeline/fence.h"
 #include "pipeline/stage_runner.h"

@@ -14,7 +14,8 @@
 
 #include "batch_model.h"
 #include "event_generator.h"
-#include "kafka/client.h"
+#include "kafka/consumer.h"
+#include "kafka/embedded_broker.h"
 #include "pipeline_harness.h"
 
 namespace webindex::testing {

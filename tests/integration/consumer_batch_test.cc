@@ -8,7 +8,10 @@
 #include <thread>
 #include <vector>
 
-#include "kafka/client.h"
+#include "kafka/common.h"
+#include "kafka/consumer.h"
+#include "kafka/embedded_broker.h"
+#include "kafka/producer.h"
 
 namespace webindex::testing {
 namespace {

@@ -13,7 +13,9 @@
 #include <set>
 #include <thread>
 
-#include "kafka/client.h"
+#include "kafka/consumer.h"
+#include "kafka/embedded_broker.h"
+#include "kafka/producer.h"
 
 namespace webindex::kafka {
 namespace {

@@ -18,6 +18,7 @@
 #include "batch_model.h"
 #include "cli_cluster.h"
 #include "codec/records.h"
+#include "kafka/consumer.h"
 #include "test_paths.h"
 
 namespace webindex::testing {

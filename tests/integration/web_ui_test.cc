@@ -17,7 +17,7 @@
 #include "devtools_browser.h"
 #include "gzip_file.h"
 #include "http_test_client.h"
-#include "kafka/client.h"
+#include "kafka/producer.h"
 #include "pipeline/topics.h"
 #include "test_paths.h"
 

@@ -11,7 +11,7 @@
 
 #include "child_process.h"
 #include "event_generator.h"
-#include "kafka/client.h"
+#include "kafka/producer.h"
 
 namespace webindex::testing {
 

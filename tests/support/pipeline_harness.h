@@ -14,7 +14,9 @@
 #include "graph/graph_query.h"
 #include "batch_model.h"
 #include "event_generator.h"
-#include "kafka/client.h"
+#include "kafka/common.h"
+#include "kafka/embedded_broker.h"
+#include "kafka/producer.h"
 
 namespace webindex::testing {
 

@@ -5,7 +5,7 @@
 #include <filesystem>
 
 #include "codec/records.h"
-#include "kafka/client.h"
+#include "kafka/common.h"
 #include "pipeline/stage.h"
 #include "pipeline_harness.h"
 #include "query/table_reader.h"
