@@ -1,7 +1,7 @@
 // The consumer: reads partitions from offsets its caller keeps (never Kafka's), alone or as a
 // member of a consumer group whose rebalances it hands to a RebalanceListener. Owns one
-// librdkafka handle and, through MessageBatch, the messages it hands out. One thread polls it and
-// the listener runs on that thread; RebalanceUnderWay may be asked from any thread.
+// librdkafka handle and, through MessageBatch, the messages it hands out. One thread calls it, and
+// the listener runs on that thread (inside PollBatch and Close); RebalanceUnderWay, any thread.
 #pragma once
 
 #include <cstddef>

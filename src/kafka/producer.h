@@ -1,6 +1,7 @@
-// The producer: idempotent, in order and without gaps per partition, never giving a record up.
+// The producer: idempotent, in order and without gaps per partition, with no delivery timeout.
 // Owns one librdkafka handle, its topic handles and the poll thread that reports deliveries;
-// called from any thread, its delivery callback runs on the poll thread.
+// called from any thread. The delivery callback runs on the poll thread, and inside Flush on the
+// thread that flushes (rd_kafka_flush serves callbacks too).
 #pragma once
 
 #include <cstdint>

@@ -1,7 +1,7 @@
 // librdkafka plumbing shared by the clients in this folder and included by them only: owning
 // pointers to its objects, a client's configuration and handle (MakeConf, MakeHandle), its log
-// callback, and its errors mapped to Status once (KafkaError). The callbacks MakeConf installs
-// run on librdkafka's threads and never throw.
+// callback, and its errors mapped to Status once (KafkaError). The log and error callbacks that
+// MakeConf installs run on librdkafka's threads.
 #pragma once
 
 #include <librdkafka/rdkafka.h>
