@@ -7,7 +7,8 @@
 #include <string>
 
 #include "common/status.h"
-#include "kafka/client.h"
+#include "kafka/admin.h"
+#include "kafka/consumer.h"
 
 namespace webindex::app {
 
