@@ -7,7 +7,7 @@
 
 #include "common/bytes.h"
 #include "common/log.h"
-#include "pipeline/stage_runner.h"
+#include "pipeline/runner_keys.h"
 
 namespace webindex::app {
 namespace {
@@ -77,7 +77,7 @@ Status SetUpGeneration(const ProcessorConfig& config, const InstanceDetails& det
     ASSIGN_OR_RETURN(auto offsets, admin.OffsetsForTime(n.pages, partitions, from_ms, kAdminTimeoutMs));
     for (int32_t p = 0; p < partitions; ++p) {
       if (offsets[p] >= 0) {
-        wb.Put(state::Family::kOffsets, pipeline::StageRunner::OffsetKey("page", n.pages, p), Fixed64(offsets[p]));
+        wb.Put(state::Family::kOffsets, pipeline::OffsetKey("page", n.pages, p), Fixed64(offsets[p]));
       }
     }
     wb.Put(state::Family::kMeta, kFromMsKey, Fixed64(static_cast<uint64_t>(from_ms)));
@@ -91,7 +91,7 @@ Status SetUpGeneration(const ProcessorConfig& config, const InstanceDetails& det
       ASSIGN_OR_RETURN(int partitions, admin.PartitionCount(*topic, kAdminTimeoutMs));
       for (int32_t p = 0; p < partitions; ++p) {
         ASSIGN_OR_RETURN(auto marks, SettledWatermarks(admin, *topic, p));
-        wb.Put(state::Family::kOffsets, pipeline::StageRunner::OffsetKey(stage, *topic, p), Fixed64(marks.first));
+        wb.Put(state::Family::kOffsets, pipeline::OffsetKey(stage, *topic, p), Fixed64(marks.first));
         if (marks.first > 0) {
           LOG_WARN("{}[{}]: records [0, {}) were deleted by the broker's retention before this table began; it "
                    "starts at {} and lacks them",
@@ -107,7 +107,7 @@ Status SetUpGeneration(const ProcessorConfig& config, const InstanceDetails& det
     ASSIGN_OR_RETURN(int partitions, admin.PartitionCount(*topic, kAdminTimeoutMs));
     for (int32_t p = 0; p < partitions; ++p) {
       ASSIGN_OR_RETURN(auto marks, SettledWatermarks(admin, *topic, p));
-      wb.Put(state::Family::kOffsets, pipeline::StageRunner::OffsetKey(stage, *topic, p), Fixed64(marks.second));
+      wb.Put(state::Family::kOffsets, pipeline::OffsetKey(stage, *topic, p), Fixed64(marks.second));
     }
   }
   wb.Put(state::Family::kMeta, kClusterKey, cluster);
@@ -161,7 +161,7 @@ Status CheckBinding(const ProcessorConfig& config, kafka::Admin& admin, state::S
   for (const auto& [stage, topic, external] : Inputs(config)) {
     ASSIGN_OR_RETURN(int partitions, admin.PartitionCount(*topic, kAdminTimeoutMs));
     for (int32_t p = 0; p < partitions; ++p) {
-      const std::string key = pipeline::StageRunner::OffsetKey(stage, *topic, p);
+      const std::string key = pipeline::OffsetKey(stage, *topic, p);
       ASSIGN_OR_RETURN(auto position, state::GetFixed64(store, state::Family::kOffsets, key, "offset " + key));
       if (!position) continue;
       ASSIGN_OR_RETURN(auto marks, SettledWatermarks(admin, *topic, p));

@@ -122,9 +122,9 @@ Status Processor::Start() {
   const int64_t from_ms = from ? static_cast<int64_t>(*from) : -1;
 
   auto route = [this](uint64_t opaque, const Status& st, int64_t offset) {
-    const int index = pipeline::StageRunner::IndexOf(opaque);
+    const int index = pipeline::RunnerIndexOf(opaque);
     if (index >= 0 && index < static_cast<int>(runners_.size())) {
-      runners_[index]->OnDelivered(pipeline::StageRunner::SeqOf(opaque), st, offset);
+      runners_[index]->OnDelivered(pipeline::RunnerSeqOf(opaque), st, offset);
     }
   };
   const auto& n = config_.topics;
@@ -189,7 +189,7 @@ Status Processor::Start() {
       for (int32_t p = 0; p < partitions; ++p) {  // what was written before this start and is unread
         ASSIGN_OR_RETURN(auto marks, admin_->Watermarks(topic, p, kAdminTimeoutMs));
         ASSIGN_OR_RETURN(auto at, state::GetFixed64(*store_, state::Family::kOffsets,
-                                                    pipeline::StageRunner::OffsetKey(stage->name(), topic, p),
+                                                    pipeline::OffsetKey(stage->name(), topic, p),
                                                     "position in " + topic));
         const int64_t position = at ? static_cast<int64_t>(*at) : marks.first;
         pipeline::FlowControl::Resync(watched, p, marks.second - std::max(position, marks.first));

@@ -19,7 +19,7 @@
 #include "graph/graph_stage.h"
 #include "graph/key_codec.h"
 #include "graph/term.h"
-#include "pipeline/stage_runner.h"
+#include "pipeline/runner_keys.h"
 
 namespace webindex::app {
 namespace {
@@ -112,7 +112,7 @@ Result<int64_t> Unread(kafka::Admin& admin, state::Store& store, const char* sta
   int64_t unread = 0;
   ASSIGN_OR_RETURN(int partitions, admin.PartitionCount(topic, kAdminTimeoutMs));
   for (int32_t p = 0; p < partitions; ++p) {
-    const std::string key = pipeline::StageRunner::OffsetKey(stage, topic, p);
+    const std::string key = pipeline::OffsetKey(stage, topic, p);
     ASSIGN_OR_RETURN(auto position, state::GetFixed64(store, state::Family::kOffsets, key, "offset " + key));
     ASSIGN_OR_RETURN(auto marks, admin.Watermarks(topic, p, kAdminTimeoutMs));
     const int64_t from = position ? static_cast<int64_t>(*position) : marks.first;
@@ -203,7 +203,7 @@ Status CommitAnnouncement(const ProcessorConfig& config, kafka::Admin& admin, co
   ASSIGN_OR_RETURN(auto store, state::Store::Open(dir.PathOf(gen), config.store));
   ASSIGN_OR_RETURN(auto announced, store->Get(state::Family::kMeta, kAnnouncedKey));
   if (announced) return Status::Ok();
-  const std::string seq_key = pipeline::StageRunner::SeqKey("sink");
+  const std::string seq_key = pipeline::SeqKey("sink");
   ASSIGN_OR_RETURN(auto stored_seq,
                    state::GetFixed64(*store, state::Family::kMeta, seq_key, "seq counter of stage sink"));
   uint64_t seq = stored_seq.value_or(1);
@@ -216,7 +216,7 @@ Status CommitAnnouncement(const ProcessorConfig& config, kafka::Admin& admin, co
   std::vector<OutRecord> out;
   for (int32_t p = 0; p < partitions; ++p) out.push_back({config.topics.exports, p, record.key, value, {}});
   state::WriteBatch wb(*store);
-  wb.Put(state::Family::kOutbox, pipeline::StageRunner::OutboxKey("sink", seq), codec::EncodeOutBatch(out));
+  wb.Put(state::Family::kOutbox, pipeline::OutboxKey("sink", seq), codec::EncodeOutBatch(out));
   wb.Put(state::Family::kMeta, seq_key, Fixed64(seq + out.size()));
   wb.Put(state::Family::kMeta, kAnnouncedKey, "1");
   return store->Write(wb);

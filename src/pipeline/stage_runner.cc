@@ -12,6 +12,7 @@
 #include "common/crash_point.h"
 #include "common/log.h"
 #include "pipeline/fence.h"
+#include "pipeline/runner_keys.h"
 
 namespace webindex::pipeline {
 
@@ -50,77 +51,6 @@ StageRunner::~StageRunner() {
   consumer_.reset();
 }
 
-std::string StageRunner::OffsetPrefix(std::string_view stage, std::string_view topic) {
-  return std::string(stage) + "/" + std::string(topic) + "/";
-}
-
-std::string StageRunner::OffsetKey(std::string_view stage, std::string_view topic, int32_t partition) {
-  return OffsetPrefix(stage, topic) + std::to_string(partition);
-}
-
-std::string StageRunner::OffsetKey(int32_t partition) const {
-  return OffsetKey(stage_->name(), stage_->input_topic(), partition);
-}
-
-std::string StageRunner::OutboxKey(std::string_view stage, uint64_t seq) {
-  BytesWriter w;
-  w.str() = std::string(stage) + "/";
-  w.PutFixed64BE(seq);
-  return w.Take();
-}
-
-std::string StageRunner::SeqKey(std::string_view stage) { return "seq/" + std::string(stage); }
-
-std::string StageRunner::TaskSeqKey(std::string_view stage, int32_t partition) {
-  return "task-seq/" + std::string(stage) + "/" + std::to_string(partition);
-}
-
-std::string StageRunner::TaskOutboxPrefix(std::string_view stage) { return "task-out/" + std::string(stage) + "/"; }
-
-std::string StageRunner::TaskOutboxKey(std::string_view stage, int32_t partition, uint64_t epoch, uint64_t row,
-                                       uint32_t part) {
-  BytesWriter w;
-  w.str() = TaskOutboxPrefix(stage) + std::to_string(partition) + "/";
-  w.PutFixed64BE(epoch);
-  w.PutFixed64BE(row);
-  w.PutFixed64BE(part);
-  return w.Take();
-}
-
-std::string StageRunner::TaskOutboxListPrefix() const { return "task-out-keys/" + std::string(stage_->name()) + "/"; }
-
-std::string StageRunner::TaskOutboxListKey(uint64_t row) const {
-  BytesWriter w;
-  w.str() = TaskOutboxListPrefix();
-  w.PutFixed64BE(row);
-  return w.Take();
-}
-
-std::string StageRunner::EncodeKeyList(const std::vector<std::pair<int32_t, std::string>>& keys) {
-  BytesWriter w;
-  for (const auto& [task, key] : keys) {
-    w.PutVarint(static_cast<uint64_t>(task));
-    w.PutString(key);
-  }
-  return w.Take();
-}
-
-Result<std::vector<std::pair<int32_t, std::string>>> StageRunner::DecodeKeyList(std::string_view bytes) {
-  std::vector<std::pair<int32_t, std::string>> keys;
-  BytesReader r(bytes);
-  while (!r.empty()) {
-    uint64_t task;
-    std::string key;
-    if (!r.GetVarint(&task) || !r.GetString(&key)) return Status::Corruption("list of a commit's changelog outbox keys");
-    keys.emplace_back(static_cast<int32_t>(task), std::move(key));
-  }
-  return keys;
-}
-
-std::string StageRunner::OutboxKey(uint64_t seq) const { return OutboxKey(stage_->name(), seq); }
-
-std::string StageRunner::SeqKey() const { return SeqKey(stage_->name()); }
-
 Status StageRunner::Start() {
   const bool group = options_.group.has_value();
   trim_checked_ = std::chrono::steady_clock::now();
@@ -145,7 +75,7 @@ Status StageRunner::Start() {
   }
   RETURN_IF_ERROR(stage_->Open(store_));
   // Counters and positions (a group member's come with each task it is given: OnAssigned).
-  ASSIGN_OR_RETURN(auto seq, state::GetFixed64(store_, state::Family::kMeta, SeqKey(),
+  ASSIGN_OR_RETURN(auto seq, state::GetFixed64(store_, state::Family::kMeta, SeqKey(stage_->name()),
                                                "seq counter of stage " + std::string(stage_->name())));
   if (seq) next_seq_ = *seq;
   sent_below_ = next_seq_;
@@ -171,7 +101,7 @@ Status StageRunner::Start() {
   }
   RETURN_IF_ERROR(it->status());
   sent_below_ = next_seq_;  // every row sent, or held (FirstHeld)
-  const std::string lists = TaskOutboxListPrefix();
+  const std::string lists = TaskOutboxListPrefix(stage_->name());
   auto list = store_.NewIterator(state::Family::kMeta);
   for (list->Seek(lists); list->Valid() && list->key().starts_with(lists); list->Next()) {
     BytesReader r(list->key().substr(lists.size()));
@@ -219,7 +149,7 @@ Status StageRunner::Send(const OutRecord& record, uint64_t seq, bool counted) {
   if (options_.flow) {
     if (FlowControl::Topic* topic = FlowTopic(record.topic)) FlowControl::Add(topic, record.partition, kafka::RecordBytes(record));
   }
-  Status st = producer_.Produce(record, Opaque(index_, seq));
+  Status st = producer_.Produce(record, RunnerOpaque(index_, seq));
   if (kafka::IsRecordRejected(st)) st = SetAside(record, seq, st);
   if (st.ok()) sent_below_ = std::max(sent_below_, seq + 1);
   return st;
@@ -387,7 +317,7 @@ Status StageRunner::SetAside(const OutRecord& record, uint64_t seq, const Status
     std::lock_guard<std::mutex> lock(acked_mu_);
     replaced_.insert(seq);
   }
-  Status st = producer_.Produce(dead, Opaque(index_, seq));
+  Status st = producer_.Produce(dead, RunnerOpaque(index_, seq));
   if (kafka::IsRecordRejected(st)) return SetAside(dead, seq, st);
   return st;
 }
@@ -408,7 +338,7 @@ Status StageRunner::SetAsideRejected() {
     if (in_a_row && *std::prev(row) != row_start) {
       row_start = *std::prev(row);
       recs.clear();
-      ASSIGN_OR_RETURN(auto stored, store_.Get(state::Family::kOutbox, OutboxKey(row_start)));
+      ASSIGN_OR_RETURN(auto stored, store_.Get(state::Family::kOutbox, OutboxKey(stage_->name(), row_start)));
       if (stored) {
         ASSIGN_OR_RETURN(recs, codec::DecodeOutBatch(*stored));
       }
@@ -473,11 +403,11 @@ uint64_t StageRunner::DeletableBelow() {
 bool StageRunner::DeleteAcked(state::WriteBatch& wb, uint64_t until) {
   if (until <= deleted_below_) return false;
   const uint64_t deleted_from = deleted_below_;
-  wb.DeleteRange(state::Family::kOutbox, OutboxKey(deleted_below_), OutboxKey(until));
+  wb.DeleteRange(state::Family::kOutbox, OutboxKey(stage_->name(), deleted_below_), OutboxKey(stage_->name(), until));
   deleted_below_ = until;
   rows_.erase(rows_.begin(), rows_.lower_bound(until));
   if (!row_task_keys_.empty() && row_task_keys_.begin()->first < until) {
-    wb.DeleteRange(state::Family::kMeta, TaskOutboxListKey(deleted_from), TaskOutboxListKey(until));
+    wb.DeleteRange(state::Family::kMeta, TaskOutboxListKey(stage_->name(), deleted_from), TaskOutboxListKey(stage_->name(), until));
     row_task_keys_.erase(row_task_keys_.begin(), row_task_keys_.lower_bound(until));
   }
   return true;
@@ -562,7 +492,7 @@ Status StageRunner::LoadTask(int32_t task) {
   const std::string epoch_key = TaskEpochKey(stage_->name(), task);
   ASSIGN_OR_RETURN(auto epoch, state::GetFixed64(store_, state::Family::kMeta, epoch_key, "epoch " + epoch_key));
   if (epoch) task_epochs_[task] = *epoch;
-  const std::string key = OffsetKey(task);
+  const std::string key = OffsetKey(stage_->name(), stage_->input_topic(), task);
   ASSIGN_OR_RETURN(auto next, state::GetFixed64(store_, state::Family::kOffsets, key, "offset " + key));
   positions_[task] = next ? static_cast<int64_t>(*next) : kafka::kBeginning;
   if (!next && stage_->ReadsExternalInput() && options_.admin) {
@@ -598,7 +528,7 @@ ClaimSpec StageRunner::SpecOf(int32_t task) const {
     spec.group_generation = assigned_generation_;
     spec.confirm_member = [this, task]() -> Status {
       // The restored position of the task (the commit must name one): lag monitors read it.
-      const std::string key = OffsetKey(task);
+      const std::string key = OffsetKey(stage_->name(), stage_->input_topic(), task);
       ASSIGN_OR_RETURN(auto next, state::GetFixed64(store_, state::Family::kOffsets, key, "offset " + key));
       return consumer_->ConfirmAssignment({{stage_->input_topic(), task, next ? static_cast<int64_t>(*next) : 0}},
                                           5000);
@@ -740,10 +670,6 @@ Status StageRunner::ConfirmOwned(const std::set<int32_t>& tasks) {
   return consumer_->ConfirmAssignment(positions, 5000);
 }
 
-std::string StageRunner::LocalCopyPrefix() const { return "local-copy/" + std::string(stage_->name()) + "/"; }
-
-std::string StageRunner::LocalCopyKey(int32_t task) const { return LocalCopyPrefix() + std::to_string(task); }
-
 void StageRunner::KeepLocalCopies(std::chrono::steady_clock::time_point deadline) {
   const std::set<int32_t> owned = Owned();
   if (owned.empty() || !consumer_) return;
@@ -773,7 +699,7 @@ void StageRunner::KeepLocalCopies(std::chrono::steady_clock::time_point deadline
     w.PutFixed64BE(options_.generation);
     w.PutFixed64BE(EpochOf(task));
     w.PutFixed64BE(static_cast<uint64_t>(marks->second));
-    wb.Put(state::Family::kMeta, LocalCopyKey(task), w.str());
+    wb.Put(state::Family::kMeta, LocalCopyKey(stage_->name(), task), w.str());
   }
   if (Status confirmed = ConfirmOwned(owned); !confirmed.ok()) {
     LOG_INFO("stage {}: keeps no local copy of its {} task(s): the group did not confirm that it still owns them ({})",
@@ -791,7 +717,7 @@ void StageRunner::KeepLocalCopies(std::chrono::steady_clock::time_point deadline
 
 Result<std::map<int32_t, ClaimSpec::LocalCopy>> StageRunner::TakeLocalCopies() {
   std::map<int32_t, ClaimSpec::LocalCopy> copies;
-  const std::string prefix = LocalCopyPrefix();
+  const std::string prefix = LocalCopyPrefix(stage_->name());
   state::WriteBatch wb(store_);
   auto it = store_.NewIterator(state::Family::kMeta);
   for (it->Seek(prefix); it->Valid() && it->key().starts_with(prefix); it->Next()) {
@@ -963,7 +889,7 @@ Status StageRunner::RunBatch(const std::vector<InRecord>& records) {
     if (position < 0) continue;
     w.str().clear();
     w.PutFixed64BE(static_cast<uint64_t>(position));
-    ctx.Put(p, state::Family::kOffsets, OffsetKey(p), w.str());
+    ctx.Put(p, state::Family::kOffsets, OffsetKey(stage_->name(), stage_->input_topic(), p), w.str());
   }
   for (const auto& [p, seq] : ctx.task_seqs()) {
     auto was = task_seqs_.find(p);
@@ -981,7 +907,7 @@ Status StageRunner::RunBatch(const std::vector<InRecord>& records) {
     // commit deletes (acknowledged) are forgotten.
     std::vector<std::string> values;
     task_keys = TaskOutbox(out, ctx.emitted_tasks(), next_seq_, &values);
-    if (!task_keys.empty()) wb.Put(state::Family::kMeta, TaskOutboxListKey(next_seq_), EncodeKeyList(task_keys));
+    if (!task_keys.empty()) wb.Put(state::Family::kMeta, TaskOutboxListKey(stage_->name(), next_seq_), EncodeKeyList(task_keys));
     for (size_t i = 0; i < task_keys.size(); ++i) {
       ctx.changes().push_back({task_keys[i].first, state::Family::kOutbox, task_keys[i].second, std::move(values[i])});
     }
@@ -994,10 +920,10 @@ Status StageRunner::RunBatch(const std::vector<InRecord>& records) {
     std::rotate(out.begin(), out.begin() + static_cast<std::ptrdiff_t>(outputs), out.end());
   }
   if (!out.empty()) {
-    wb.Put(state::Family::kOutbox, OutboxKey(next_seq_), codec::EncodeOutBatch(out));
+    wb.Put(state::Family::kOutbox, OutboxKey(stage_->name(), next_seq_), codec::EncodeOutBatch(out));
     w.str().clear();
     w.PutFixed64BE(next_seq_ + out.size());
-    wb.Put(state::Family::kMeta, SeqKey(), w.str());
+    wb.Put(state::Family::kMeta, SeqKey(stage_->name()), w.str());
   }
   const uint64_t deleted_from = deleted_below_;
   DeleteAcked(wb, delete_below);
@@ -1182,7 +1108,7 @@ Status StageRunner::ForEachTaskRow(const std::set<int32_t>& tasks, const TaskRow
     RETURN_IF_ERROR(it->status());
   }
   for (int32_t task : tasks) {
-    const std::pair<state::Family, std::string> points[] = {{state::Family::kOffsets, OffsetKey(task)},
+    const std::pair<state::Family, std::string> points[] = {{state::Family::kOffsets, OffsetKey(name, stage_->input_topic(), task)},
                                                             {state::Family::kMeta, TaskSeqKey(name, task)},
                                                             {state::Family::kMeta, TaskEpochKey(name, task)}};
     for (const auto& [f, key] : points) {
@@ -1277,7 +1203,7 @@ Status StageRunner::WriteSnapshots(const std::set<int32_t>& tasks) {
       return Status::Ok();
     }
     o.bytes += size;
-    return producer_.Produce(r, Opaque(index_, kSnapshotSeq | SnapshotTrims::Tag(o.trim_id, part)));
+    return producer_.Produce(r, RunnerOpaque(index_, kSnapshotSeq | SnapshotTrims::Tag(o.trim_id, part)));
   };
   for (int32_t task : tasks) {
     const std::string id = options_.instance + "/" + std::to_string(EpochOf(task)) + "/" + std::to_string(next_seq_);

@@ -25,6 +25,7 @@
 #include "pipeline/changelog_trim.h"
 #include "pipeline/fence.h"
 #include "pipeline/flow_control.h"
+#include "pipeline/runner_keys.h"
 #include "pipeline/stage.h"
 
 namespace webindex::pipeline {
@@ -83,30 +84,6 @@ class StageRunner {
   //! Producer thread: a record of this stage was acknowledged at `offset` (or failed). A record
   //! the cluster rejects for good (kafka::IsRecordRejected) is set aside by the runner's thread.
   void OnDelivered(uint64_t seq, const Status& status, int64_t offset = -1);
-  static uint64_t Opaque(int index, uint64_t seq) { return (static_cast<uint64_t>(index) << 56) | seq; }
-  static int IndexOf(uint64_t opaque) { return static_cast<int>(opaque >> 56); }
-  static uint64_t SeqOf(uint64_t opaque) { return opaque & ((1ull << 56) - 1); }
-  //! kOffsets key of a stage's committed position in one input partition (value: Fixed64BE).
-  static std::string OffsetKey(std::string_view stage, std::string_view topic, int32_t partition);
-  //! What every OffsetKey of one stage and topic starts with: "<stage>/<topic>/".
-  static std::string OffsetPrefix(std::string_view stage, std::string_view topic);
-  //! kOutbox key of a stage's row of records from `seq` on (codec::EncodeOutBatch: the records
-  //! of one commit), and the kMeta key of its next seq (Fixed64BE). These seqs number the rows'
-  //! records for this data dir's bookkeeping only (delivery, deletion once acknowledged).
-  static std::string OutboxKey(std::string_view stage, uint64_t seq);
-  static std::string SeqKey(std::string_view stage);
-  //! kMeta key of task (stage, partition)'s next record seq (Fixed64BE; BatchContext::NextTaskOrigin):
-  //! the seq receivers deduplicate by, which moves with the task.
-  static std::string TaskSeqKey(std::string_view stage, int32_t partition);
-  //! kOutbox key of part `part` of the records task (stage, partition) emitted at `epoch` in the
-  //! commit whose outbox row starts at `row` (the parts of EncodeOutBatch of those records, cut to
-  //! fit the changelog's records). Such keys exist only in the changelog and in a store restored
-  //! from it: a new owner of the task re-sends what they hold (docs/scale-out.md §4). The epoch
-  //! keeps two owners' keys apart: a former owner's row numbers are not this one's.
-  static std::string TaskOutboxKey(std::string_view stage, int32_t partition, uint64_t epoch, uint64_t row,
-                                   uint32_t part);
-  //! What every TaskOutboxKey of one stage starts with: "task-out/<stage>/".
-  static std::string TaskOutboxPrefix(std::string_view stage);
 
   //! Group mode: the tasks (input partitions) this runner owns now, and how many it has taken
   //! over and given up since it started (thread-safe).
@@ -147,9 +124,6 @@ class StageRunner {
   ClaimSpec SpecOf(int32_t task) const;
   //! Loads a task's seq counter, epoch and position from the store (committed or restored).
   Status LoadTask(int32_t task);
-  //! kMeta key of the copy of `task` kept at a stop (KeepLocalCopies), and of all the stage's.
-  std::string LocalCopyKey(int32_t task) const;
-  std::string LocalCopyPrefix() const;
   //! Group mode, at a stop: once every record is acknowledged and the group confirms that this
   //! member still owns its tasks (Consumer::ConfirmAssignment), notes for each that the store
   //! holds it as its changelog up to the end it has now (docs/scale-out.md §4). Until
@@ -217,18 +191,9 @@ class StageRunner {
   std::vector<std::pair<int32_t, std::string>> TaskOutbox(const std::vector<OutRecord>& recs,
                                                           const std::vector<int32_t>& tasks, uint64_t row,
                                                           std::vector<std::string>* values) const;
-  //! kMeta key listing the TaskOutboxKeys of the commit whose outbox row starts at `row`, so that
-  //! the commit deleting the row sends their tombstones, whenever that is (deleted with the row).
-  std::string TaskOutboxListKey(uint64_t row) const;
-  std::string TaskOutboxListPrefix() const;
-  static std::string EncodeKeyList(const std::vector<std::pair<int32_t, std::string>>& keys);
-  static Result<std::vector<std::pair<int32_t, std::string>>> DecodeKeyList(std::string_view bytes);
   //! Changelog mode: the records restored from a former owner's TaskOutboxKeys (Start), re-sent
   //! under this owner's epoch by the first commit.
   Status LoadAdopted(std::optional<int32_t> task = std::nullopt);
-  std::string OffsetKey(int32_t partition) const;
-  std::string OutboxKey(uint64_t seq) const;
-  std::string SeqKey() const;
   //! Adds the changelog records of the batch's state changes to its outputs.
   Status AddChangelog(BatchContext& ctx);
   //! Calls fn(task, family, key, value) for every local row of `tasks`: the stage's rows of
@@ -248,9 +213,6 @@ class StageRunner {
   Status WriteSnapshots(const std::set<int32_t>& tasks);
   //! After a commit whose changelog records `out` holds: snapshots of the tasks due one.
   Status SnapshotIfDue(const std::vector<OutRecord>& out);
-  //! Seq flag of a snapshot record in the producer's delivery reports (no outbox record); the
-  //! bits below it are the record's SnapshotTrims tag.
-  static constexpr uint64_t kSnapshotSeq = 1ull << 55;
   //! Group mode: the group's confirmation that this member still owns `tasks`, its positions in
   //! them committed (kafka::Consumer::ConfirmAssignment).
   Status ConfirmOwned(const std::set<int32_t>& tasks);

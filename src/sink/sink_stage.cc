@@ -4,7 +4,7 @@
 
 #include "common/bytes.h"
 #include "graph/graph_stage.h"
-#include "pipeline/stage_runner.h"
+#include "pipeline/runner_keys.h"
 #include "sink/export_parts.h"
 #include "sink/summary.h"
 #include "sink/table.h"
@@ -23,7 +23,7 @@ std::string VersionKey(const codec::ExportRecord& r) {
 
 Status SinkStage::Open(state::Store& store) {
   RETURN_IF_ERROR(fences_.Load(store));
-  return OpenSummary(store, pipeline::StageRunner::OffsetPrefix(name(), input_topic()));
+  return OpenSummary(store, pipeline::OffsetPrefix(name(), input_topic()));
 }
 
 Status SinkStage::Process(const std::vector<InRecord>& records, pipeline::BatchContext& ctx) {

@@ -20,7 +20,7 @@
 #include "event_generator.h"
 #include "pipeline/changelog.h"
 #include "pipeline/fence.h"
-#include "pipeline/stage_runner.h"
+#include "pipeline/runner_keys.h"
 #include "pipeline_harness.h"
 #include "seeds.h"
 #include "state/data_dir.h"
@@ -51,7 +51,7 @@ std::map<std::string, Cells> TaskState(state::Store& store, const pipeline::Topi
   const std::pair<const char*, std::string> inputs[] = {
       {"page", topics.pages}, {"uri", topics.uri_deltas}, {"domain", topics.domain_deltas}};
   for (const auto& [stage, input] : inputs) {
-    read(state::Family::kOffsets, "offsets", pipeline::StageRunner::OffsetPrefix(stage, input));
+    read(state::Family::kOffsets, "offsets", pipeline::OffsetPrefix(stage, input));
     read(state::Family::kMeta, "task-seq", "task-seq/" + std::string(stage) + "/");
   }
   return out;

@@ -8,7 +8,7 @@
 #include "codec/records.h"
 #include "common/bytes.h"
 #include "event_generator.h"
-#include "pipeline/stage_runner.h"
+#include "pipeline/runner_keys.h"
 #include "pipeline/topics.h"
 #include "pipeline_harness.h"
 
@@ -85,7 +85,7 @@ TEST(DataDirBindingTest, PositionBeyondTheTopicsEndIsRefused) {
     state::WriteBatch wb(**store);
     BytesWriter w;
     w.PutFixed64BE(1'000'000);
-    wb.Put(state::Family::kOffsets, pipeline::StageRunner::OffsetKey("page", h.config().topics.pages, 1), w.str());
+    wb.Put(state::Family::kOffsets, pipeline::OffsetKey("page", h.config().topics.pages, 1), w.str());
     ASSERT_TRUE((*store)->Write(wb).ok());
   }
   Status st = h.TryRunUntilIdle();

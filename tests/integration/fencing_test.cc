@@ -23,7 +23,7 @@
 #include "model/url.h"
 #include "pipeline/changelog.h"
 #include "pipeline/fence.h"
-#include "pipeline/stage_runner.h"
+#include "pipeline/runner_keys.h"
 #include "pipeline/uri_stage.h"
 #include "pipeline_harness.h"
 #include "task_cluster.h"
@@ -142,7 +142,7 @@ TEST(FencingTest, ANewOwnerSendsTheRecordsOfRestoredCommitsThatTheirOwnerNeverSe
 
   Member b("b", cluster.brokers);
   TakeOver(b, admin, cluster.config, 1);
-  EXPECT_FALSE(Family(*b.store_, state::Family::kOutbox, pipeline::StageRunner::TaskOutboxPrefix("uri")).empty())
+  EXPECT_FALSE(Family(*b.store_, state::Family::kOutbox, pipeline::TaskOutboxPrefix("uri")).empty())
       << "the changelog holds no records of A's last commits";
   b.RunUriStage(1000);
   b.WaitFor(admin);
@@ -154,7 +154,7 @@ TEST(FencingTest, ANewOwnerSendsTheRecordsOfRestoredCommitsThatTheirOwnerNeverSe
   EXPECT_EQ(TableCells(*c.store_), ExpectedTable(feeder.expected()));
   // Nothing of A's is left for a later owner to send again.
   b.Stop();
-  EXPECT_EQ(Family(*b.store_, state::Family::kOutbox, pipeline::StageRunner::TaskOutboxPrefix("uri")), Cells{});
+  EXPECT_EQ(Family(*b.store_, state::Family::kOutbox, pipeline::TaskOutboxPrefix("uri")), Cells{});
 }
 
 // The claim rules of TaskRestore on a changelog written by hand: a claim cuts off the unfinished

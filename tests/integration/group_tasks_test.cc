@@ -125,7 +125,7 @@ void ExpectOnlyOwnedRows(GroupMember& m) {
   for (int32_t t = 0; t < kTasks; ++t) {
     if (owned.count(t)) continue;
     EXPECT_TRUE(Family(*m.store_, state::Family::kDedupe, stage + "/" + std::to_string(t) + "/").empty()) << m.name_;
-    const std::string position = pipeline::StageRunner::OffsetKey(stage, m.runner().stage().input_topic(), t);
+    const std::string position = pipeline::OffsetKey(stage, m.runner().stage().input_topic(), t);
     EXPECT_FALSE(m.store_->Get(state::Family::kOffsets, position).value())
         << m.name_ << " keeps the position of task " << t;
   }

@@ -177,11 +177,11 @@ TEST_F(RecordSizeTest, EventOverMaxEventBytesIsDeadLetteredCutToFitWithItsSize) 
 void CommitIntoOutbox(PipelineHarness& h, const std::string& stage, const std::string& row, size_t records) {
   auto store = state::OpenCurrent(h.config().data_dir, state::StoreOptions{});
   ASSERT_TRUE(store.ok()) << store.status().ToString();
-  const std::string seq_key = pipeline::StageRunner::SeqKey(stage);
+  const std::string seq_key = pipeline::SeqKey(stage);
   auto seq = state::GetFixed64(**store, state::Family::kMeta, seq_key, "seq");
   ASSERT_TRUE(seq.ok() && seq->has_value());
   state::WriteBatch wb(**store);
-  wb.Put(state::Family::kOutbox, pipeline::StageRunner::OutboxKey(stage, **seq), row);
+  wb.Put(state::Family::kOutbox, pipeline::OutboxKey(stage, **seq), row);
   BytesWriter w;
   w.PutFixed64BE(**seq + records);
   wb.Put(state::Family::kMeta, seq_key, w.str());
@@ -318,9 +318,9 @@ TEST_F(RecordSizeTest, AnOutboxRowThatCannotBeReadFailsEveryStartAndIsNeverDelet
   {
     auto store = h.OpenReadOnly();
     ASSERT_TRUE(store.ok()) << store.status().ToString();
-    auto seq = state::GetFixed64(**store, state::Family::kMeta, pipeline::StageRunner::SeqKey("page"), "seq");
+    auto seq = state::GetFixed64(**store, state::Family::kMeta, pipeline::SeqKey("page"), "seq");
     ASSERT_TRUE(seq.ok() && seq->has_value());
-    key = pipeline::StageRunner::OutboxKey("page", **seq);
+    key = pipeline::OutboxKey("page", **seq);
   }
   const std::string unreadable = "\x7f not an outbox row";
   CommitIntoOutbox(h, "page", unreadable, 1);
@@ -350,7 +350,7 @@ TEST_F(RecordSizeTest, AnUnreadableFirstOutboxRowKeepsItselfAndTheRowsAfterIt) {
   {
     auto store = h.OpenReadOnly();
     ASSERT_TRUE(store.ok()) << store.status().ToString();
-    auto seq = state::GetFixed64(**store, state::Family::kMeta, pipeline::StageRunner::SeqKey("page"), "seq");
+    auto seq = state::GetFixed64(**store, state::Family::kMeta, pipeline::SeqKey("page"), "seq");
     ASSERT_TRUE(seq.ok() && seq->has_value());
     first = **seq;
   }
@@ -361,7 +361,7 @@ TEST_F(RecordSizeTest, AnUnreadableFirstOutboxRowKeepsItselfAndTheRowsAfterIt) {
     auto store = h.OpenReadOnly();
     ASSERT_TRUE(store.ok()) << store.status().ToString();
     for (uint64_t seq : {first, first + 1}) {
-      auto row = (*store)->Get(state::Family::kOutbox, pipeline::StageRunner::OutboxKey("page", seq));
+      auto row = (*store)->Get(state::Family::kOutbox, pipeline::OutboxKey("page", seq));
       ASSERT_TRUE(row.ok()) << row.status().ToString();
       EXPECT_TRUE(row->has_value()) << "run " << run << ": the unsent row " << seq << " was deleted";
     }

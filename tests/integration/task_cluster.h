@@ -40,9 +40,9 @@ class Member {
     EXPECT_TRUE(store.ok()) << store.status().ToString();
     store_ = std::move(store).value();
     auto producer = kafka::Producer::Create(config_, [this](uint64_t opaque, const Status& st, int64_t offset) {
-      const int index = pipeline::StageRunner::IndexOf(opaque);
+      const int index = pipeline::RunnerIndexOf(opaque);
       if (index < static_cast<int>(runners_.size())) {
-        runners_[index]->OnDelivered(pipeline::StageRunner::SeqOf(opaque), st, offset);
+        runners_[index]->OnDelivered(pipeline::RunnerSeqOf(opaque), st, offset);
       }
     });
     EXPECT_TRUE(producer.ok()) << producer.status().ToString();

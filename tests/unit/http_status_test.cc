@@ -6,7 +6,7 @@
 #include <filesystem>
 
 #include "http/api.h"
-#include "pipeline/stage_runner.h"
+#include "pipeline/runner_keys.h"
 #include "pipeline_harness.h"
 #include "sink/summary.h"
 #include "sink/table.h"
@@ -37,7 +37,7 @@ class StatusRoutesTest : public ::testing::Test {
     std::filesystem::remove_all(dir_);
   }
   void Summarize() {
-    const Status st = sink::OpenSummary(*store_, pipeline::StageRunner::OffsetPrefix("sink", "webindex.exports"));
+    const Status st = sink::OpenSummary(*store_, pipeline::OffsetPrefix("sink", "webindex.exports"));
     ASSERT_TRUE(st.ok()) << st.ToString();
   }
   ApiResponse Get(const std::string& target) { return api_->Handle({"GET", target, false}); }

@@ -4,7 +4,7 @@
 
 #include <filesystem>
 
-#include "pipeline/stage_runner.h"
+#include "pipeline/runner_keys.h"
 #include "pipeline_harness.h"
 #include "query/query_json.h"
 #include "query/query_service.h"
@@ -43,7 +43,7 @@ class SuggestTest : public ::testing::Test {
   }
   //! Counts the summary as the sink does when it opens the table.
   void Summarize() {
-    const Status st = sink::OpenSummary(*store_, pipeline::StageRunner::OffsetPrefix("sink", "webindex.exports"));
+    const Status st = sink::OpenSummary(*store_, pipeline::OffsetPrefix("sink", "webindex.exports"));
     ASSERT_TRUE(st.ok()) << st.ToString();
   }
   void WriteSample() {

@@ -10,7 +10,7 @@
 #include "codec/records.h"
 #include "common/bytes.h"
 #include "model/url.h"
-#include "pipeline/stage_runner.h"
+#include "pipeline/runner_keys.h"
 #include "pipeline_harness.h"
 #include "sink/sink_stage.h"
 #include "sink/summary.h"
@@ -93,7 +93,7 @@ class SinkSummaryTest : public ::testing::Test {
     ASSERT_TRUE(store.ok()) << store.status().ToString();
     store_ = std::move(store).value();
   }
-  std::string OffsetsPrefix() const { return pipeline::StageRunner::OffsetPrefix("sink", layout_.names.exports); }
+  std::string OffsetsPrefix() const { return pipeline::OffsetPrefix("sink", layout_.names.exports); }
 
   //! A fresh SinkStage (as after a start) opened on the store.
   std::unique_ptr<SinkStage> OpenStage() {
@@ -115,7 +115,7 @@ class SinkSummaryTest : public ::testing::Test {
     ASSERT_TRUE(st.ok()) << st.ToString();
     BytesWriter w;
     w.PutFixed64BE(static_cast<uint64_t>(next_offset_));
-    wb.Put(state::Family::kOffsets, pipeline::StageRunner::OffsetKey("sink", layout_.names.exports, partition),
+    wb.Put(state::Family::kOffsets, pipeline::OffsetKey("sink", layout_.names.exports, partition),
            w.str());
     ASSERT_TRUE(store_->Write(wb).ok());
   }
@@ -217,7 +217,7 @@ TEST_F(SinkSummaryTest, AStartCountsAgainOnlyWhenTheTableMovedWithoutTheSummary)
     table.Flush();
     BytesWriter w;
     w.PutFixed64BE(static_cast<uint64_t>(++next_offset_));
-    wb.Put(state::Family::kOffsets, pipeline::StageRunner::OffsetKey("sink", layout_.names.exports, 0), w.str());
+    wb.Put(state::Family::kOffsets, pipeline::OffsetKey("sink", layout_.names.exports, 0), w.str());
     ASSERT_TRUE(store_->Write(wb).ok());
   }
   stage = OpenStage();
