@@ -30,16 +30,11 @@ StageRunner::StageRunner(std::unique_ptr<Stage> stage, int index, int32_t input_
       positions_(new std::atomic<int64_t>[input_partitions]),
       pause_committed_(std::string(stage_->name()) + "-committed"),
       pause_assigned_(std::string(stage_->name()) + "-assigned"),
-      pause_taken_over_(std::string(stage_->name()) + "-taken-over") {
+      pause_taken_over_(std::string(stage_->name()) + "-taken-over"),
+      shared_(stage_.get(), index_, input_partitions_, store_, producer_, consumer_config_, metrics_, options_, consumer_,
+              positions_.get(), task_seqs_, task_epochs_, busy_),
+      flow_(shared_) {
   for (int32_t p = 0; p < input_partitions_; ++p) positions_[p] = kafka::kBeginning;
-  if (options_.flow) {
-    for (const auto& [topic, partitions] : stage_->Outputs()) {
-      if (FlowControl::Topic* watched = options_.flow->Find(topic)) {
-        flow_writes_ = true;
-        FlowControl::AddWriter(watched);
-      }
-    }
-  }
 }
 
 StageRunner::~StageRunner() {
@@ -146,9 +141,7 @@ Status StageRunner::Send(const OutRecord& record, uint64_t seq, bool counted) {
     if (record.topic == options_.dead_letters) dead_letters_in_flight_.insert(seq);
   }
   if (!counted) ++unacked_;
-  if (options_.flow) {
-    if (FlowControl::Topic* topic = FlowTopic(record.topic)) FlowControl::Add(topic, record.partition, kafka::RecordBytes(record));
-  }
+  if (options_.flow) flow_.CountSent(record);
   Status st = producer_.Produce(record, RunnerOpaque(index_, seq));
   if (kafka::IsRecordRejected(st)) st = SetAside(record, seq, st);
   if (st.ok()) sent_below_ = std::max(sent_below_, seq + 1);
@@ -786,7 +779,7 @@ void StageRunner::Loop() {
       // Held records wait for acknowledgements that take a millisecond or so on a quiet link.
       // A commit being written waits for no new record: without one at hand it lands at once.
       const int timeout = writing_ ? 0 : held_.empty() ? options_.poll_timeout_ms : 5;
-      if (const size_t room = BatchRoom(); room > 0) {
+      if (const size_t room = flow_.BatchRoom(); room > 0) {
         st = consumer_->PollBatch(room, timeout, &batch, stage_->MaxBatchBytes());
       } else {  // the stages downstream are behind: no input until they read on
         std::this_thread::sleep_for(std::chrono::milliseconds(2));
@@ -940,7 +933,7 @@ Status StageRunner::RunBatch(const std::vector<InRecord>& records) {
     writing_ = std::move(w);  // once the write is under way (std::async may throw)
     task_seqs_.swap(ctx.task_seqs());
     log_positions_ = false;
-    if (options_.flow) CountFlow(*input, out);
+    if (options_.flow) flow_.CountFlow(*input, out);
     adopted_.clear();
     return Status::Ok();
   }
@@ -948,7 +941,7 @@ Status StageRunner::RunBatch(const std::vector<InRecord>& records) {
   Committed(next, std::chrono::steady_clock::now() - started, input->size(), out.size(), deleted_below_ - deleted_from);
   task_seqs_.swap(ctx.task_seqs());
   log_positions_ = false;
-  if (options_.flow) CountFlow(*input, out);
+  if (options_.flow) flow_.CountFlow(*input, out);
   const uint64_t first = next_seq_;
   if (!out.empty()) rows_.insert(first);
   if (!task_keys.empty()) row_task_keys_[first] = std::move(task_keys);
@@ -1013,60 +1006,6 @@ void StageRunner::ReportPositions() {
   if (reporting == reported_) return;  // asked again while idle: nothing new
   reported_ = std::move(reporting);
   consumer_->ReportPositions(positions);
-}
-
-FlowControl::Topic* StageRunner::FlowTopic(const std::string& topic) {
-  for (const auto& [name, watched] : flow_topics_) {
-    if (name == topic) return watched;
-  }
-  flow_topics_.emplace_back(topic, options_.flow->Find(topic));
-  return flow_topics_.back().second;
-}
-
-size_t StageRunner::BatchRoom() {
-  if (!options_.flow || !flow_writes_) return options_.max_batch;
-  // What one input record becomes is measured batch by batch: a batch is at most twice the last
-  // one, so that a run of light batches cannot let one heavy batch of max_batch through.
-  constexpr size_t kFirstBatch = 64;
-  const size_t grown = std::max(kFirstBatch, 2 * last_batch_in_);
-  return options_.flow->Room(flow_out_, std::min(options_.max_batch, grown));
-}
-
-void StageRunner::CountFlow(const std::vector<InRecord>& input, const std::vector<OutRecord>& outputs) {
-  if (FlowControl::Topic* in = FlowTopic(stage_->input_topic())) {
-    std::vector<std::pair<uint64_t, uint64_t>> read(static_cast<size_t>(input_partitions_));  // records, bytes
-    for (const InRecord& r : input) {
-      if (r.partition < 0 || r.partition >= input_partitions_) continue;
-      auto& [records, bytes] = read[static_cast<size_t>(r.partition)];
-      ++records;
-      bytes += r.key.size() + r.value.size();
-      for (const auto& [name, value] : r.headers) bytes += name.size() + value.size();
-    }
-    for (int32_t p = 0; p < input_partitions_; ++p) {
-      const auto [records, bytes] = read[static_cast<size_t>(p)];
-      FlowControl::Take(in, p, records, bytes);
-    }
-  }
-  if (input.empty()) return;
-  // Bytes per input record, per watched topic written: the largest of recent batches, decaying,
-  // so that one light batch does not let a heavy one through.
-  std::vector<double> wrote(flow_out_.size(), 0);
-  for (const OutRecord& r : outputs) {
-    FlowControl::Topic* topic = FlowTopic(r.topic);
-    if (!topic) continue;
-    auto it = std::find_if(flow_out_.begin(), flow_out_.end(), [&](const auto& o) { return o.first == topic; });
-    if (it == flow_out_.end()) {
-      flow_out_.emplace_back(topic, 0.0);
-      wrote.push_back(0);
-      it = flow_out_.end() - 1;
-    }
-    wrote[static_cast<size_t>(it - flow_out_.begin())] +=
-        static_cast<double>(kafka::RecordBytes(r) + FlowControl::kRecordOverhead);
-  }
-  for (size_t i = 0; i < flow_out_.size(); ++i) {
-    flow_out_[i].second = std::max(wrote[i] / static_cast<double>(input.size()), 0.8 * flow_out_[i].second);
-  }
-  last_batch_in_ = input.size();
 }
 
 Status StageRunner::AddChangelog(BatchContext& ctx) {

@@ -25,46 +25,12 @@
 #include "pipeline/changelog_trim.h"
 #include "pipeline/fence.h"
 #include "pipeline/flow_control.h"
+#include "pipeline/runner_flow.h"
 #include "pipeline/runner_keys.h"
+#include "pipeline/runner_part.h"
 #include "pipeline/stage.h"
 
 namespace webindex::pipeline {
-
-struct RunnerOptions {
-  size_t max_batch = 40000;   //!< records per commit at most
-  int poll_timeout_ms = 100;  //!< wait for the first record of a batch
-  uint64_t generation = 1;    //!< of the data dir: tags dead letters
-  kafka::RecordLimits limits; //!< record budgets of the output topics
-  std::string dead_letters = TopicNames{}.dead_letters;  //!< where records Kafka rejects are described
-  //! Stages that keep a changelog (Stage::KeepsChangelog) send every task's state changes to
-  //! partition `task` of ChangelogTopic(changelog_prefix, stage) (docs/scale-out.md §4).
-  bool changelog = false;
-  std::string changelog_prefix = "webindex.changelog.";
-  std::string instance;  //!< the data dir's id, on every changelog record
-  std::string records_instance;  //!< whose records the stage writes (TopicLayout::instance), on fence markers
-  //! Set: the runner is a member of this consumer group (docs/scale-out.md §3) and reads only
-  //! the partitions the group assigns it. It takes each task over before reading it (drops its
-  //! local rows, restores them from the changelog, fences and claims the next epoch: fence.h's
-  //! TakeOverTask) and drops a task's local rows when the group takes the task away. Needs
-  //! `changelog`, `admin` and a stage that names its rows' tasks (Stage::StateFamily).
-  std::optional<kafka::GroupMembership> group;
-  kafka::Admin* admin = nullptr;  //!< not owned; for restores and changelog trims
-  //! Not owned. Set: the runner counts what it writes to and reads from the topics `flow`
-  //! watches, and takes no more input than they can take (flow_control.h).
-  FlowControl* flow = nullptr;
-  //! Changelog mode: a task's snapshot (changelog.h) is written after each takeover, and after a
-  //! commit once the task's changelog bytes since its last snapshot exceed twice that snapshot's
-  //! size and at least this many bytes.
-  size_t snapshot_min_bytes = 1 << 20;
-  //! Group mode: once a task's snapshot is acknowledged, the records of its changelog partition
-  //! before it are deleted (changelog_trim.h), at most this often (the first time this long
-  //! after the start).
-  std::chrono::milliseconds trim_interval{10000};
-  //! Asked right before a trim: false when another generation shares the changelog's partitions
-  //! (a replay of the group is being built, or this runner's generation is retiring). Unset: yes.
-  std::function<bool()> trims_allowed;
-};
-
 
 class StageRunner {
  public:
@@ -222,13 +188,6 @@ class StageRunner {
   void TrimIfDue();
   //! Publishes the committed positions as the consumer group's offsets (Consumer::ReportPositions).
   void ReportPositions();
-  //! Flow control: the watched topic called `topic`, or nullptr (runner thread).
-  FlowControl::Topic* FlowTopic(const std::string& topic);
-  //! Input records the next batch may take: max_batch, or less (0: none) under flow control.
-  size_t BatchRoom();
-  //! Flow control, after a commit: what it read leaves its topic's backlog; what it wrote per
-  //! input record (`outputs`, the commit's records) updates the estimate of the next batch's.
-  void CountFlow(const std::vector<InRecord>& input, const std::vector<OutRecord>& outputs);
 
   std::unique_ptr<Stage> stage_;
   const int index_;
@@ -302,11 +261,6 @@ class StageRunner {
   std::atomic<bool> trims_off_{false};
   mutable std::mutex trims_mu_;
   std::map<int32_t, int64_t> trims_asked_;
-  // Flow control (options_.flow), runner thread.
-  std::vector<std::pair<std::string, FlowControl::Topic*>> flow_topics_;  // names met, watched or not
-  std::vector<std::pair<const FlowControl::Topic*, double>> flow_out_;  // written: bytes per input record
-  bool flow_writes_ = false;    // the stage writes a watched topic: its batches are limited
-  size_t last_batch_in_ = 0;    // input records of the last committed batch that had any
   std::chrono::steady_clock::time_point reported_at_{};  // positions last reported (ReportPositions)
   std::vector<std::pair<int32_t, int64_t>> reported_;     // (partition, position) last reported
   // Group mode (options_.group).
@@ -322,6 +276,10 @@ class StageRunner {
   std::atomic<int64_t> last_rebalance_ns_{0};  // steady clock of the last assignment or revocation
   std::atomic<uint64_t> taken_over_{0};
   std::atomic<uint64_t> given_up_{0};
+
+  // The parts, last: they hold references to the members above.
+  RunnerPart shared_;
+  RunnerFlow flow_;
 };
 
 }  // namespace webindex::pipeline
