@@ -33,7 +33,8 @@ StageRunner::StageRunner(std::unique_ptr<Stage> stage, int index, int32_t input_
       pause_taken_over_(std::string(stage_->name()) + "-taken-over"),
       shared_(stage_.get(), index_, input_partitions_, store_, producer_, consumer_config_, metrics_, options_, consumer_,
               positions_.get(), task_seqs_, task_epochs_, busy_),
-      flow_(shared_) {
+      flow_(shared_),
+      outbox_(shared_, flow_) {
   for (int32_t p = 0; p < input_partitions_; ++p) positions_[p] = kafka::kBeginning;
 }
 
@@ -70,49 +71,13 @@ Status StageRunner::Start() {
   }
   RETURN_IF_ERROR(stage_->Open(store_));
   // Counters and positions (a group member's come with each task it is given: OnAssigned).
-  ASSIGN_OR_RETURN(auto seq, state::GetFixed64(store_, state::Family::kMeta, SeqKey(stage_->name()),
-                                               "seq counter of stage " + std::string(stage_->name())));
-  if (seq) next_seq_ = *seq;
-  sent_below_ = next_seq_;
+  RETURN_IF_ERROR(outbox_.LoadSeq());
   std::vector<kafka::TopicPartitionOffset> assignment;
   for (int32_t p = 0; p < input_partitions_ && !group; ++p) {
     RETURN_IF_ERROR(LoadTask(p));
     assignment.push_back({stage_->input_topic(), p, positions_[p].load()});
   }
-  // Records committed by an earlier run but maybe never acknowledged: send them again, in order.
-  // A row holds the records of one commit, the first under the row's seq.
-  const std::string prefix = std::string(stage_->name()) + "/";
-  uint64_t resent = 0;
-  auto it = store_.NewIterator(state::Family::kOutbox);
-  for (it->Seek(prefix); it->Valid() && it->key().starts_with(prefix); it->Next()) {
-    BytesReader r(it->key().substr(prefix.size()));
-    uint64_t first;
-    if (!r.GetFixed64BE(&first) || !r.empty()) return Status::Corruption("outbox key");
-    if (rows_.empty()) deleted_below_ = sent_below_ = first;
-    rows_.insert(first);
-    ASSIGN_OR_RETURN(std::vector<OutRecord> recs, codec::DecodeOutBatch(it->value()));
-    RETURN_IF_ERROR(Dispatch(recs, first));
-    resent += recs.size();
-  }
-  RETURN_IF_ERROR(it->status());
-  sent_below_ = next_seq_;  // every row sent, or held (FirstHeld)
-  const std::string lists = TaskOutboxListPrefix(stage_->name());
-  auto list = store_.NewIterator(state::Family::kMeta);
-  for (list->Seek(lists); list->Valid() && list->key().starts_with(lists); list->Next()) {
-    BytesReader r(list->key().substr(lists.size()));
-    uint64_t row;
-    if (!r.GetFixed64BE(&row) || !r.empty()) return Status::Corruption("key " + std::string(list->key()));
-    ASSIGN_OR_RETURN(row_task_keys_[row], DecodeKeyList(list->value()));
-  }
-  RETURN_IF_ERROR(list->status());
-  // Normal after any stop: the acknowledgements of the last records sent were not committed
-  // (or never came); receivers drop the copies they already have by seq.
-  if (resent) {
-    LOG_DEBUG("stage {}: re-sending {} records committed before the last stop whose acknowledgement was not recorded",
-              stage_->name(), resent);
-  }
-
-  started_ = true;
+  RETURN_IF_ERROR(outbox_.Resend());
   if (group) {
     ASSIGN_OR_RETURN(consumer_, kafka::Consumer::Join(consumer_config_, *options_.group, &listener_));
     RETURN_IF_ERROR(consumer_->Subscribe({stage_->input_topic()}));
@@ -131,76 +96,6 @@ Status StageRunner::Start() {
   ASSIGN_OR_RETURN(consumer_, kafka::Consumer::Create(consumer_config_, "webindex-" + std::string(stage_->name())));
   RETURN_IF_ERROR(consumer_->Assign(assignment));
   thread_ = std::thread([this] { Loop(); });
-  return Status::Ok();
-}
-
-Status StageRunner::Send(const OutRecord& record, uint64_t seq, bool counted) {
-  {
-    std::lock_guard<std::mutex> lock(acked_mu_);
-    in_flight_.insert(seq);  // before producing, so the acknowledgement always finds it
-    if (record.topic == options_.dead_letters) dead_letters_in_flight_.insert(seq);
-  }
-  if (!counted) ++unacked_;
-  if (options_.flow) flow_.CountSent(record);
-  Status st = producer_.Produce(record, RunnerOpaque(index_, seq));
-  if (kafka::IsRecordRejected(st)) st = SetAside(record, seq, st);
-  if (st.ok()) sent_below_ = std::max(sent_below_, seq + 1);
-  return st;
-}
-
-bool StageRunner::IsChangelog(const OutRecord& record) const {
-  return options_.changelog && record.topic.starts_with(options_.changelog_prefix);
-}
-
-Status StageRunner::Dispatch(std::vector<OutRecord>& recs, uint64_t first) {
-  Held held;
-  for (size_t i = 0; i < recs.size(); ++i) {
-    if (!IsChangelog(recs[i])) continue;
-    const uint64_t seq = first + i;
-    if (held.gate_to == held.gate_from) held.gate_from = seq;
-    held.gate_to = seq + 1;
-    RETURN_IF_ERROR(Send(recs[i], seq));
-  }
-  const bool gated = held.gate_to > held.gate_from;
-  for (size_t i = 0; i < recs.size(); ++i) {
-    if (IsChangelog(recs[i])) continue;
-    if (!gated && held_.empty()) {
-      RETURN_IF_ERROR(Send(recs[i], first + i));
-    } else {
-      held.records.emplace_back(first + i, std::move(recs[i]));
-    }
-  }
-  if (!held.records.empty()) {
-    unacked_ += held.records.size();
-    held_.push_back(std::move(held));
-  }
-  return ReleaseHeld();
-}
-
-Status StageRunner::ReleaseHeld() {
-  while (!held_.empty()) {
-    Held& h = held_.front();
-    if (h.gate_to > h.gate_from) {
-      std::lock_guard<std::mutex> lock(acked_mu_);
-      auto waiting = in_flight_.lower_bound(h.gate_from);
-      if (waiting != in_flight_.end() && *waiting < h.gate_to) return Status::Ok();
-    }
-    for (auto& [seq, record] : h.records) RETURN_IF_ERROR(Send(record, seq, /*counted=*/true));
-    held_.pop_front();
-  }
-  return Status::Ok();
-}
-
-Status StageRunner::DrainHeld(std::chrono::steady_clock::time_point deadline, bool until_acked) {
-  while (!held_.empty() || (until_acked && AckedBelow() < next_seq_)) {
-    {
-      std::lock_guard<std::mutex> lock(acked_mu_);
-      RETURN_IF_ERROR(delivery_error_);
-    }
-    RETURN_IF_ERROR(ReleaseHeld());
-    if (std::chrono::steady_clock::now() >= deadline) break;
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  }
   return Status::Ok();
 }
 
@@ -272,138 +167,13 @@ Status StageRunner::LoadAdopted(std::optional<int32_t> only) {
   return Status::Ok();
 }
 
-uint64_t StageRunner::FirstHeld() const {
-  return held_.empty() ? UINT64_MAX : held_.front().records.front().first;
-}
-
-Status StageRunner::SetAside(const OutRecord& record, uint64_t seq, const Status& why) {
-  if (IsChangelog(record)) {
-    // A changelog with a hole restores a wrong state: stop instead of describing it.
-    return Status::Unavailable("stage " + std::string(stage_->name()) + ": changelog record to " + record.topic + "[" +
-                               std::to_string(record.partition) + "] (" + std::to_string(kafka::RecordBytes(record)) +
-                               " bytes) refused: " + why.message() + "; raise that topic's max.message.bytes");
-  }
-  bool replaced;
-  {
-    std::lock_guard<std::mutex> lock(acked_mu_);
-    replaced = replaced_.count(seq) > 0;
-  }
-  if (replaced) {  // the describing dead letter was rejected too: nothing more to try
-    LOG_ERROR("stage {}: the dead letter describing an undeliverable record was rejected too ({}); dropped",
-              stage_->name(), why.message());
-    Forget(seq);
-    return Status::Ok();
-  }
-  const size_t bytes = kafka::RecordBytes(record);
-  ++metrics_.undeliverable_records;
-  LOG_ERROR("stage {}: undeliverable record to {}[{}], key '{}' ({} bytes), {} bytes in all: {}; "
-            "a dead letter on {} replaces it",
-            stage_->name(), record.topic, record.partition, record.key.substr(0, 100), record.key.size(), bytes,
-            why.message(), options_.dead_letters);
-  OutRecord dead = MakeDeadLetter(options_.dead_letters, record.key, record.value,
-                                  {{"reason", "undeliverable: " + why.message()},
-                                   {"target.topic", record.topic},
-                                   {"target.partition", std::to_string(record.partition)},
-                                   {"generation", std::to_string(options_.generation)}},
-                                  options_.limits.BudgetOf(options_.dead_letters));
-  {
-    std::lock_guard<std::mutex> lock(acked_mu_);
-    replaced_.insert(seq);
-  }
-  Status st = producer_.Produce(dead, RunnerOpaque(index_, seq));
-  if (kafka::IsRecordRejected(st)) return SetAside(dead, seq, st);
-  return st;
-}
-
-Status StageRunner::SetAsideRejected() {
-  std::vector<std::pair<uint64_t, Status>> rejected;
-  {
-    std::lock_guard<std::mutex> lock(acked_mu_);
-    rejected.swap(rejected_);
-  }
-  // Rejections come in seq order mostly, many from one row: each row is read and decoded once.
-  uint64_t row_start = 0;
-  std::vector<OutRecord> recs;
-  for (const auto& [seq, why] : rejected) {
-    // The row holding `seq` starts at the last row start at or below it.
-    auto row = rows_.upper_bound(seq);
-    const bool in_a_row = row != rows_.begin();
-    if (in_a_row && *std::prev(row) != row_start) {
-      row_start = *std::prev(row);
-      recs.clear();
-      ASSIGN_OR_RETURN(auto stored, store_.Get(state::Family::kOutbox, OutboxKey(stage_->name(), row_start)));
-      if (stored) {
-        ASSIGN_OR_RETURN(recs, codec::DecodeOutBatch(*stored));
-      }
-    }
-    const uint64_t index = seq - row_start;
-    if (!in_a_row || index >= recs.size()) {  // cannot happen: records leave the outbox only once acknowledged
-      LOG_ERROR("stage {}: rejected record {} is not in the outbox: {}", stage_->name(), seq, why.message());
-      Forget(seq);
-      continue;
-    }
-    RETURN_IF_ERROR(SetAside(recs[index], seq, why));
-  }
-  return Status::Ok();
-}
-
-void StageRunner::Forget(uint64_t seq) {
-  std::lock_guard<std::mutex> lock(acked_mu_);
-  replaced_.erase(seq);
-  dead_letters_in_flight_.erase(seq);
-  if (in_flight_.erase(seq)) --unacked_;
-}
-
 void StageRunner::OnDelivered(uint64_t seq, const Status& status, int64_t offset) {
   if (seq & kSnapshotSeq) {  // no outbox record; a snapshot cut short is passed over by restores
     if (!status.ok()) LOG_WARN("stage {}: a changelog snapshot record was not delivered: {}", stage_->name(), status.ToString());
     trims_.OnDelivered(seq & (kSnapshotSeq - 1), status, offset);
     return;
   }
-  std::lock_guard<std::mutex> lock(acked_mu_);
-  if (!status.ok()) {
-    if (kafka::IsRecordRejected(status)) {
-      rejected_.emplace_back(seq, status);  // set aside by the runner's thread: it may block producing
-    } else if (delivery_error_.ok()) {
-      delivery_error_ = status;
-    }
-    return;
-  }
-  // A dead letter counts once Kafka has it: a rejected one, or one dropped, never arrived, and
-  // one that replaces a rejected dead letter takes its place.
-  const bool replacement = replaced_.erase(seq) > 0;
-  if (dead_letters_in_flight_.erase(seq) > 0 || replacement) ++metrics_.dead_lettered;
-  in_flight_.erase(seq);
-  --unacked_;
-}
-
-uint64_t StageRunner::AckedBelow() {
-  std::lock_guard<std::mutex> lock(acked_mu_);
-  return in_flight_.empty() ? next_seq_ : *in_flight_.begin();
-}
-
-uint64_t StageRunner::DeletableBelow() {
-  // Rows whose every record is acknowledged: those before the row holding the first record
-  // still in flight or not sent yet (rows hold consecutive seqs, so that row starts at or below
-  // it). A start or a batch that failed part-way leaves records unsent: they stay.
-  if (!started_) return deleted_below_;
-  const uint64_t below = std::min({AckedBelow(), sent_below_, FirstHeld()});
-  if (below >= next_seq_) return next_seq_;  // everything acknowledged, the last row too
-  auto row = rows_.upper_bound(below);
-  return row == rows_.begin() ? deleted_below_ : *std::prev(row);
-}
-
-bool StageRunner::DeleteAcked(state::WriteBatch& wb, uint64_t until) {
-  if (until <= deleted_below_) return false;
-  const uint64_t deleted_from = deleted_below_;
-  wb.DeleteRange(state::Family::kOutbox, OutboxKey(stage_->name(), deleted_below_), OutboxKey(stage_->name(), until));
-  deleted_below_ = until;
-  rows_.erase(rows_.begin(), rows_.lower_bound(until));
-  if (!row_task_keys_.empty() && row_task_keys_.begin()->first < until) {
-    wb.DeleteRange(state::Family::kMeta, TaskOutboxListKey(stage_->name(), deleted_from), TaskOutboxListKey(stage_->name(), until));
-    row_task_keys_.erase(row_task_keys_.begin(), row_task_keys_.lower_bound(until));
-  }
-  return true;
+  outbox_.OnDelivered(seq, status);
 }
 
 std::set<int32_t> StageRunner::Owned() const {
@@ -639,7 +409,7 @@ void StageRunner::OnRevoked(const std::vector<kafka::TopicPartitionOffset>& take
       // Handed over in order: the task's records held for their changelog records go first, so
       // that the new owner's fence does not void them. Whatever is still held after this (a slow
       // changelog) is void once fenced, and the new owner re-sends it from the changelog.
-      st = DrainHeld(std::chrono::steady_clock::now() + std::chrono::seconds(10));
+      st = outbox_.DrainHeld(std::chrono::steady_clock::now() + std::chrono::seconds(10));
     }
     if (st.ok()) st = DropTasks(tasks);
     if (st.ok()) st = stage_->Open(store_);
@@ -669,9 +439,9 @@ void StageRunner::KeepLocalCopies(std::chrono::steady_clock::time_point deadline
   // The copy must be what a restore of the changelog gives: every record of every commit
   // acknowledged, the changelog's before all. (Snapshot records are not waited for: they repeat
   // the state, wherever they land.)
-  const Status drained = DrainHeld(deadline, /*until_acked=*/true);
+  const Status drained = outbox_.DrainHeld(deadline, /*until_acked=*/true);
   const std::string stage(stage_->name());
-  if (!drained.ok() || AckedBelow() < next_seq_ || !held_.empty()) {
+  if (!drained.ok() || outbox_.AckedBelow() < outbox_.next_seq() || outbox_.holding()) {
     LOG_INFO("stage {}: keeps no local copy of its {} task(s): {}", stage, owned.size(),
              drained.ok() ? "records of its last commits are not acknowledged" : drained.ToString());
     return;
@@ -778,7 +548,7 @@ void StageRunner::Loop() {
     while (!stop_ && st.ok()) {
       // Held records wait for acknowledgements that take a millisecond or so on a quiet link.
       // A commit being written waits for no new record: without one at hand it lands at once.
-      const int timeout = writing_ ? 0 : held_.empty() ? options_.poll_timeout_ms : 5;
+      const int timeout = writing_ ? 0 : !outbox_.holding() ? options_.poll_timeout_ms : 5;
       if (const size_t room = flow_.BatchRoom(); room > 0) {
         st = consumer_->PollBatch(room, timeout, &batch, stage_->MaxBatchBytes());
       } else {  // the stages downstream are behind: no input until they read on
@@ -788,16 +558,13 @@ void StageRunner::Loop() {
       if (!st.ok()) break;
       for (const auto& loss : consumer_->TakeDataLoss()) metrics_.lost_records += loss.to - loss.from;
       busy_ = true;
-      {
-        std::lock_guard<std::mutex> lock(acked_mu_);
-        st = delivery_error_;
-      }
+      st = outbox_.delivery_error();
       if (st.ok()) st = producer_.FatalError();
-      if (st.ok()) st = SetAsideRejected();
-      if (st.ok()) st = ReleaseHeld();
+      if (st.ok()) st = outbox_.SetAsideRejected();
+      if (st.ok()) st = outbox_.ReleaseHeld();
       if (st.ok()) st = group_error_;
       if (st.ok()) TrimIfDue();
-      if (st.ok() && (!batch.empty() || !adopted_.empty() || DeletableBelow() > deleted_below_)) {
+      if (st.ok() && (!batch.empty() || !adopted_.empty() || outbox_.DeletableBelow() > outbox_.deleted_below())) {
         st = RunBatch(batch.records());
       } else if (st.ok()) {
         // Idle: the positions of the last commits, whose report was due later (once a second at
@@ -811,7 +578,7 @@ void StageRunner::Loop() {
     // on their way go too.
     if (Status written = FinishWriting(); st.ok()) st = written;
     deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-    if (st.ok()) st = DrainHeld(deadline);
+    if (st.ok()) st = outbox_.DrainHeld(deadline);
   } catch (const std::exception& e) {
     st = Status::Internal(std::string("stage ") + std::string(stage_->name()) + ": " + e.what());
   }
@@ -893,18 +660,19 @@ Status StageRunner::RunBatch(const std::vector<InRecord>& records) {
   }
   auto& out = ctx.emitted();
   const size_t outputs = out.size();  // the commit's own records; the changelog's follow below
-  const uint64_t delete_below = DeletableBelow();
+  const uint64_t delete_below = outbox_.DeletableBelow();
   std::vector<std::pair<int32_t, std::string>> task_keys;
   if (changelog) {
     // The stage's records, per task, for a new owner to re-send; the ones of the rows this
     // commit deletes (acknowledged) are forgotten.
     std::vector<std::string> values;
-    task_keys = TaskOutbox(out, ctx.emitted_tasks(), next_seq_, &values);
-    if (!task_keys.empty()) wb.Put(state::Family::kMeta, TaskOutboxListKey(stage_->name(), next_seq_), EncodeKeyList(task_keys));
+    task_keys = TaskOutbox(out, ctx.emitted_tasks(), outbox_.next_seq(), &values);
+    if (!task_keys.empty()) wb.Put(state::Family::kMeta, TaskOutboxListKey(stage_->name(), outbox_.next_seq()), EncodeKeyList(task_keys));
     for (size_t i = 0; i < task_keys.size(); ++i) {
       ctx.changes().push_back({task_keys[i].first, state::Family::kOutbox, task_keys[i].second, std::move(values[i])});
     }
-    for (auto row = row_task_keys_.begin(); row != row_task_keys_.end() && row->first < delete_below; ++row) {
+    for (auto row = outbox_.row_task_keys().begin(); row != outbox_.row_task_keys().end() && row->first < delete_below;
+         ++row) {
       for (const auto& [task, key] : row->second) ctx.changes().push_back({task, state::Family::kOutbox, key, std::nullopt});
     }
     // The changelog records first in the row: they are sent first, the stage's records after
@@ -913,13 +681,13 @@ Status StageRunner::RunBatch(const std::vector<InRecord>& records) {
     std::rotate(out.begin(), out.begin() + static_cast<std::ptrdiff_t>(outputs), out.end());
   }
   if (!out.empty()) {
-    wb.Put(state::Family::kOutbox, OutboxKey(stage_->name(), next_seq_), codec::EncodeOutBatch(out));
+    wb.Put(state::Family::kOutbox, OutboxKey(stage_->name(), outbox_.next_seq()), codec::EncodeOutBatch(out));
     w.str().clear();
-    w.PutFixed64BE(next_seq_ + out.size());
+    w.PutFixed64BE(outbox_.next_seq() + out.size());
     wb.Put(state::Family::kMeta, SeqKey(stage_->name()), w.str());
   }
-  const uint64_t deleted_from = deleted_below_;
-  DeleteAcked(wb, delete_below);
+  const uint64_t deleted_from = outbox_.deleted_below();
+  outbox_.DeleteAcked(wb, delete_below);
   if (out.empty() && stage_->OverlapsCommits() && !options_.group && !changelog) {
     // Written beside the next poll and Process (docs/performance-history.md, "Commits written
     // beside the next batch"). Nothing of it is sent anywhere, so nothing but its positions waits for it;
@@ -928,7 +696,7 @@ Status StageRunner::RunBatch(const std::vector<InRecord>& records) {
     w.next = std::move(next);
     w.busy = std::chrono::steady_clock::now() - started;
     w.records = input->size();
-    w.acknowledged = deleted_below_ - deleted_from;
+    w.acknowledged = outbox_.deleted_below() - deleted_from;
     w.written = std::async(std::launch::async, [this, batch = std::move(wb)]() mutable { return store_.Write(batch); });
     writing_ = std::move(w);  // once the write is under way (std::async may throw)
     task_seqs_.swap(ctx.task_seqs());
@@ -938,20 +706,15 @@ Status StageRunner::RunBatch(const std::vector<InRecord>& records) {
     return Status::Ok();
   }
   RETURN_IF_ERROR(store_.Write(wb));
-  Committed(next, std::chrono::steady_clock::now() - started, input->size(), out.size(), deleted_below_ - deleted_from);
+  Committed(next, std::chrono::steady_clock::now() - started, input->size(), out.size(),
+            outbox_.deleted_below() - deleted_from);
   task_seqs_.swap(ctx.task_seqs());
   log_positions_ = false;
   if (options_.flow) flow_.CountFlow(*input, out);
-  const uint64_t first = next_seq_;
-  if (!out.empty()) rows_.insert(first);
-  if (!task_keys.empty()) row_task_keys_[first] = std::move(task_keys);
+  const uint64_t first = outbox_.AddRow(out.size(), std::move(task_keys));
   adopted_.clear();
-  {
-    std::lock_guard<std::mutex> lock(acked_mu_);
-    next_seq_ += out.size();  // AckedBelow reads it under the same lock
-  }
   if (outputs > 0) PausePoint(pause_committed_);  // a commit with outputs, none sent yet
-  RETURN_IF_ERROR(Dispatch(out, first));
+  RETURN_IF_ERROR(outbox_.Dispatch(out, first));
   return SnapshotIfDue(out);  // Dispatch moved the stage's records, not the changelog's
 }
 
@@ -1145,7 +908,7 @@ Status StageRunner::WriteSnapshots(const std::set<int32_t>& tasks) {
     return producer_.Produce(r, RunnerOpaque(index_, kSnapshotSeq | SnapshotTrims::Tag(o.trim_id, part)));
   };
   for (int32_t task : tasks) {
-    const std::string id = options_.instance + "/" + std::to_string(EpochOf(task)) + "/" + std::to_string(next_seq_);
+    const std::string id = options_.instance + "/" + std::to_string(EpochOf(task)) + "/" + std::to_string(outbox_.next_seq());
     Open& o = open.emplace(task, Open{SnapshotWriter(topic, task, options_.generation, ChangelogHeaders(task), id)}).first->second;
     o.trim_id = trims_.Begin(task, EpochOf(task));
     RETURN_IF_ERROR(send(task, o, o.writer.Begin(), Part::kBegin));
@@ -1180,7 +943,7 @@ Status StageRunner::SnapshotIfDue(const std::vector<OutRecord>& out) {
   if (!options_.changelog || !stage_->KeepsChangelog() || !stage_->StateFamily()) return Status::Ok();
   std::set<int32_t> due;
   for (const auto& r : out) {
-    if (!IsChangelog(r) || r.partition < 0) continue;
+    if (!outbox_.IsChangelog(r) || r.partition < 0) continue;
     auto& [since, last] = snapshot_due_[r.partition];
     since += kafka::RecordBytes(r);
     if (since > std::max<uint64_t>(2 * last, options_.snapshot_min_bytes)) due.insert(r.partition);
@@ -1282,7 +1045,7 @@ Status StageRunner::CommitAcked() {
   // the rows stay for the next start, which re-sends them (receivers drop the copies).
   if (options_.changelog && stage_->KeepsChangelog()) return Status::Ok();
   state::WriteBatch wb(store_);
-  if (!DeleteAcked(wb, DeletableBelow())) return Status::Ok();
+  if (!outbox_.DeleteAcked(wb, outbox_.DeletableBelow())) return Status::Ok();
   return store_.Write(wb);
 }
 

@@ -25,6 +25,7 @@
 #include "pipeline/changelog_trim.h"
 #include "pipeline/fence.h"
 #include "pipeline/flow_control.h"
+#include "pipeline/outbox.h"
 #include "pipeline/runner_flow.h"
 #include "pipeline/runner_keys.h"
 #include "pipeline/runner_part.h"
@@ -66,7 +67,7 @@ class StageRunner {
   int32_t input_partitions() const { return input_partitions_; }
   //! Next offset to read per input partition, as committed.
   std::vector<int64_t> Positions() const;
-  uint64_t unacked() const { return unacked_; }
+  uint64_t unacked() const { return outbox_.unacked(); }
   bool busy() const { return busy_; }
   //! Batches committed, and the time spent processing and committing them (thread-safe).
   uint64_t batches() const { return batches_; }
@@ -123,35 +124,6 @@ class StageRunner {
   //! Waits for the commit being written beside the next batch (if any), then Committed; the
   //! write's error, which stops the stage.
   Status FinishWriting();
-  //! Sends a committed record; it stays in the outbox until acknowledged. `counted`: unacked_
-  //! counts it already (it was held).
-  Status Send(const OutRecord& record, uint64_t seq, bool counted = false);
-  //! Sends the records of one outbox row, `first` being the seq of recs[0]: its changelog records
-  //! now, the others once those are acknowledged (docs/scale-out.md §5, step 4: a batch's outputs
-  //! exist only after its changelog records do), and after every earlier row's.
-  Status Dispatch(std::vector<OutRecord>& recs, uint64_t first);
-  //! Sends the held records whose changelog records are acknowledged, oldest row first.
-  Status ReleaseHeld();
-  //! Releases held records until none is left (`until_acked`: and every record sent is
-  //! acknowledged), the deadline passes, or a delivery or send fails (that error).
-  Status DrainHeld(std::chrono::steady_clock::time_point deadline, bool until_acked = false);
-  bool IsChangelog(const OutRecord& record) const;
-  //! The first held record's seq (UINT64_MAX when none is held).
-  uint64_t FirstHeld() const;
-  //! A record Kafka will never take: logged, counted, and replaced under the same seq by a dead
-  //! letter describing it, so it leaves the outbox once that is acknowledged and never blocks
-  //! the records after it (nor a restart).
-  Status SetAside(const OutRecord& record, uint64_t seq, const Status& why);
-  //! SetAside for the records rejected in delivery reports since the last call.
-  Status SetAsideRejected();
-  //! Treats `seq` as acknowledged.
-  void Forget(uint64_t seq);
-  //! Outbox records below this seq are all acknowledged.
-  uint64_t AckedBelow();
-  //! Outbox rows below this seq hold only acknowledged records (runner thread).
-  uint64_t DeletableBelow();
-  //! Adds the deletion of the outbox rows below `until` (DeletableBelow) not deleted yet; true if any.
-  bool DeleteAcked(state::WriteBatch& wb, uint64_t until);
   //! Changelog mode: the TaskOutboxKeys of a commit's records (those of a task, `tasks` giving
   //! each record's or -1; per task, in row order) with their values.
   std::vector<std::pair<int32_t, std::string>> TaskOutbox(const std::vector<OutRecord>& recs,
@@ -201,14 +173,12 @@ class StageRunner {
   std::unique_ptr<kafka::Consumer> consumer_;
   std::thread thread_;
   Status result_;
-  uint64_t next_seq_ = 1;
   std::unique_ptr<std::atomic<int64_t>[]> positions_;
   // PausePoint names (common/crash_point.h).
   const std::string pause_committed_, pause_assigned_, pause_taken_over_;
   std::atomic<bool> stop_{false};
   std::atomic<bool> busy_{false};
   std::atomic<bool> failed_{false};
-  std::atomic<uint64_t> unacked_{0};
   std::atomic<uint64_t> batches_{0};
   std::atomic<uint64_t> batch_nanos_{0};
   //! A commit being written on a thread of its own while the stage processes the next batch
@@ -221,29 +191,8 @@ class StageRunner {
     uint64_t acknowledged = 0;  //!< outbox records whose rows it deletes
   };
   std::optional<Writing> writing_;
-
-  std::mutex acked_mu_;
-  std::set<uint64_t> in_flight_;  // sent, not yet acknowledged
-  std::set<uint64_t> replaced_;   // in flight as the dead letter that replaces a rejected record
-  std::set<uint64_t> dead_letters_in_flight_;  // sent to the dead-letter topic as they are
-  std::vector<std::pair<uint64_t, Status>> rejected_;  // rejected in delivery reports, not set aside yet
-  Status delivery_error_;
-  uint64_t deleted_below_ = 0;    // outbox records below this are deleted (runner thread)
-  std::set<uint64_t> rows_;       // first seq of each outbox row not deleted yet (runner thread)
-  uint64_t sent_below_ = 1;       // every outbox record below this was handed to the producer (runner thread)
-  bool started_ = false;          // Start resent the whole outbox; until then nothing of it is deleted
   bool log_positions_ = false;    // the next commit puts every task's position into the changelog
   std::map<int32_t, uint64_t> task_seqs_;  // next seq of each task, as committed (runner thread)
-  //! Records of a committed row waiting for its changelog records [gate_from, gate_to) to be
-  //! acknowledged (runner thread), in row order.
-  struct Held {
-    uint64_t gate_from = 0, gate_to = 0;
-    std::vector<std::pair<uint64_t, OutRecord>> records;
-  };
-  std::deque<Held> held_;
-  //! Changelog mode: per outbox row not deleted yet, its TaskOutboxKeys (task, key): their
-  //! tombstones go to the changelog with the commit that deletes the row (runner thread).
-  std::map<uint64_t, std::vector<std::pair<int32_t, std::string>>> row_task_keys_;
   struct Adopted {
     int32_t task;
     std::vector<std::string> keys;  // its TaskOutboxKeys (parts) in the restored store
@@ -280,6 +229,7 @@ class StageRunner {
   // The parts, last: they hold references to the members above.
   RunnerPart shared_;
   RunnerFlow flow_;
+  Outbox outbox_;
 };
 
 }  // namespace webindex::pipeline
