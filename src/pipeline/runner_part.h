@@ -11,7 +11,10 @@
 #include <optional>
 #include <string>
 
-#include "kafka/client.h"
+#include "kafka/admin.h"
+#include "kafka/common.h"
+#include "kafka/consumer.h"
+#include "kafka/producer.h"
 #include "pipeline/flow_control.h"
 #include "pipeline/stage.h"
 
