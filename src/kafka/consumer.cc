@@ -19,6 +19,11 @@
 namespace webindex::kafka {
 namespace {
 
+int64_t SteadyNowMs() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
 struct MessageDeleter {
   void operator()(rd_kafka_message_t* m) const { rd_kafka_message_destroy(m); }
 };
@@ -80,6 +85,11 @@ struct Consumer::Impl {
   //! the first assignment is served, and again from the moment the client learns of a rebalance
   //! until it has served its end. Written on librdkafka's threads.
   std::atomic<bool> steady{false};
+  //! Group members: when (steady clock, ms) the member last left the steady state; -1 while steady.
+  std::atomic<int64_t> unsettled_since_ms{-1};
+  mutable std::mutex join_state_mu;
+  std::string join_state = "init";  // guarded by join_state_mu
+  bool held = false;                // Hold: the assignment is paused
   bool debug_asked = false;  // the user's `debug` property: librdkafka's debug lines are logged
   int close_wait_ms = kLoneSessionTimeoutMs + 5000;  // how long Close waits for the close to finish
   std::atomic<uint64_t> errors{0};
@@ -93,6 +103,14 @@ struct Consumer::Impl {
 
   //! A group member's rebalance: tells the listener, then takes or gives up the partitions.
   void OnRebalance(rd_kafka_t* rk, rd_kafka_resp_err_t err, rd_kafka_topic_partition_list_t* parts);
+
+  //! While held, partitions (re)assigned are paused as they arrive.
+  void PauseIfHeld(rd_kafka_topic_partition_list_t* parts) {
+    if (!held || !parts || parts->cnt == 0) return;
+    if (rd_kafka_resp_err_t err = rd_kafka_pause_partitions(rk.get(), parts)) {
+      LOG_ERROR("kafka: holding assigned partitions: {}", rd_kafka_err2str(err));
+    }
+  }
 
   //! The committed position fell below the partition's start: report the gap, go on from the start.
   void OnOffsetReset(const rd_kafka_message_t* m) {
@@ -130,6 +148,7 @@ struct Consumer::Impl {
         rd_kafka_error_destroy(e);
       } else {
         assigned_at[{topic, m->partition}] = restart;
+        PauseIfHeld(one.get());
       }
       return;
     }
@@ -150,6 +169,8 @@ struct Consumer::Impl {
     }
     if (rd_kafka_resp_err_t err = rd_kafka_assign(rk.get(), list.get())) {
       LOG_ERROR("re-assigning {}[{}] at {}: {}", topic, m->partition, restart, rd_kafka_err2str(err));
+    } else {
+      PauseIfHeld(list.get());
     }
   }
 };
@@ -261,6 +282,13 @@ void Consumer::Impl::JoinStateLog(const rd_kafka_t* rk, int level, const char* f
     if (const size_t arrow = line.rfind(" -> "); arrow != std::string_view::npos) {  // not one in the group's id
       const std::string_view to = line.substr(arrow + 4, line.find(' ', arrow + 4) - (arrow + 4));
       impl->steady = to == "steady";
+      if (to == "steady") {
+        impl->unsettled_since_ms = -1;
+      } else if (impl->unsettled_since_ms.load() < 0) {
+        impl->unsettled_since_ms = SteadyNowMs();
+      }
+      std::lock_guard<std::mutex> lock(impl->join_state_mu);
+      impl->join_state = std::string(to);
     }
   }
   // A position report that met a rebalance the client had not learnt of yet: refused, harmless.
@@ -290,9 +318,13 @@ void Consumer::Impl::OnRebalance(rd_kafka_t* rk, rd_kafka_resp_err_t err, rd_kaf
       if (rd_kafka_error_t* e = rd_kafka_incremental_assign(rk, list.get())) {
         LOG_ERROR("kafka: taking assigned partitions: {}", rd_kafka_error_string(e));
         rd_kafka_error_destroy(e);
+      } else {
+        PauseIfHeld(list.get());
       }
     } else if (rd_kafka_resp_err_t e = rd_kafka_assign(rk, list.get())) {
       LOG_ERROR("kafka: taking assigned partitions: {}", rd_kafka_err2str(e));
+    } else {
+      PauseIfHeld(list.get());
     }
   } else {
     const bool lost = rd_kafka_assignment_lost(rk) != 0;
@@ -326,6 +358,12 @@ Result<std::unique_ptr<Consumer>> Consumer::Join(const ClientConfig& config, con
   defaults["partition.assignment.strategy"] = membership.assignment_strategy;
   defaults["session.timeout.ms"] = std::to_string(membership.session_timeout_ms);
   defaults["heartbeat.interval.ms"] = std::to_string(std::max(100, membership.session_timeout_ms / 5));
+  // Kafka's rebalance timeout: how long the coordinator waits for every member to join again,
+  // and a JoinGroup request for its answer (and 3 s). librdkafka's default, 5 minutes, kept a
+  // group that met a broker pause during a join waiting that long; with this, members join
+  // again within the session timeout and a few seconds. The price: a member must poll at least
+  // this often (Hold keeps a member that takes no records polled).
+  defaults["max.poll.interval.ms"] = std::to_string(membership.session_timeout_ms + 5000);
   if (!membership.instance_id.empty()) defaults["group.instance.id"] = membership.instance_id;
   ASSIGN_OR_RETURN(ConfPtr conf, MakeConf(config, defaults));
   auto impl = std::make_unique<Impl>();
@@ -346,6 +384,7 @@ Result<std::unique_ptr<Consumer>> Consumer::Join(const ClientConfig& config, con
   }
   rd_kafka_conf_set_log_cb(conf.get(), &Impl::JoinStateLog);
   impl->listener = listener;
+  impl->unsettled_since_ms = SteadyNowMs();  // joining
   impl->close_wait_ms = membership.session_timeout_ms + 5000;
   impl->cooperative_member = membership.assignment_strategy == "cooperative-sticky";
   rd_kafka_conf_set_opaque(conf.get(), impl.get());
@@ -422,7 +461,32 @@ Status Consumer::Assign(const std::vector<TopicPartitionOffset>& partitions) {
   });
   rd_kafka_resp_err_t err = rd_kafka_assign(impl_->rk.get(), list.get());
   if (err) return KafkaError(err, "assigning partitions");
+  impl_->PauseIfHeld(list.get());
   return Status::Ok();
+}
+
+Status Consumer::Hold(bool held) {
+  if (impl_->held == held || !impl_->rk) return Status::Ok();
+  rd_kafka_topic_partition_list_t* current = nullptr;
+  if (rd_kafka_resp_err_t err = rd_kafka_assignment(impl_->rk.get(), &current)) {
+    return KafkaError(err, "reading the assignment");
+  }
+  PartitionList list(current);
+  rd_kafka_resp_err_t err = held ? rd_kafka_pause_partitions(impl_->rk.get(), list.get())
+                                 : rd_kafka_resume_partitions(impl_->rk.get(), list.get());
+  if (err) return KafkaError(err, held ? "holding the assigned partitions" : "releasing the assigned partitions");
+  impl_->held = held;
+  return Status::Ok();
+}
+
+int64_t Consumer::UnsettledForMs() const {
+  const int64_t since = impl_->unsettled_since_ms.load();
+  return since < 0 || !impl_->listener ? 0 : std::max<int64_t>(1, SteadyNowMs() - since);
+}
+
+std::string Consumer::JoinState() const {
+  std::lock_guard<std::mutex> lock(impl_->join_state_mu);
+  return impl_->join_state;
 }
 
 Status Consumer::PollBatch(size_t max, int timeout_ms, MessageBatch* out, size_t max_bytes) {

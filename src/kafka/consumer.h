@@ -103,6 +103,18 @@ class Consumer {
   //! Waits up to `timeout_ms` for a first record, then takes what is ready, up to `max` records
   //! and until their keys and values hold `max_bytes` or more.
   Status PollBatch(size_t max, int timeout_ms, MessageBatch* out, size_t max_bytes = SIZE_MAX);
+  //! Holds or releases the assigned partitions (and those assigned while held): a held consumer
+  //! fetches nothing, and PollBatch goes on serving the group (rebalances, the poll interval)
+  //! without handing out records of them. Records fetched ahead are dropped, and fetched again
+  //! from the position after the last one handed out once released. A group member that is not
+  //! polled for longer than its session timeout and 5 s leaves the group (max.poll.interval.ms):
+  //! a caller that cannot take records for longer holds the consumer and keeps polling it.
+  Status Hold(bool held);
+  //! Group members: how long the member has been out of the steady state (joining, or in a
+  //! rebalance) in ms, 0 while it is steady; and the client's join state ("wait-join", ...).
+  //! Thread-safe.
+  int64_t UnsettledForMs() const;
+  std::string JoinState() const;
   //! Number of consume errors seen (logged as they happen).
   uint64_t error_count() const;
   //! Publishes positions as the group's committed offsets, without waiting, for whoever watches

@@ -108,6 +108,25 @@ std::vector<int64_t> StageRunner::Positions() const {
   return out;
 }
 
+Status StageRunner::PollInput(int timeout_ms, kafka::MessageBatch* batch) {
+  if (const size_t room = flow_.BatchRoom(); room > 0) {
+    held_since_.reset();
+    RETURN_IF_ERROR(consumer_->Hold(false));
+    return consumer_->PollBatch(room, timeout_ms, batch, stage_->MaxBatchBytes());
+  }
+  // The stages downstream are behind: no input until they read on. A group member goes on being
+  // polled, or the group drops it past max.poll.interval.ms (kafka::Consumer::Hold): held after a
+  // second of this (a hold drops what the client fetched ahead, so not at every short wait).
+  const auto now = std::chrono::steady_clock::now();
+  if (!held_since_) held_since_ = now;
+  if (!options_.group || now - *held_since_ < std::chrono::seconds(1)) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    return Status::Ok();
+  }
+  RETURN_IF_ERROR(consumer_->Hold(true));
+  return consumer_->PollBatch(1, 2, batch, stage_->MaxBatchBytes());
+}
+
 void StageRunner::Loop() {
   kafka::MessageBatch batch;
   Status st;
@@ -117,11 +136,8 @@ void StageRunner::Loop() {
       // Held records wait for acknowledgements that take a millisecond or so on a quiet link.
       // A commit being written waits for no new record: without one at hand it lands at once.
       const int timeout = writing_ ? 0 : !outbox_.holding() ? options_.poll_timeout_ms : 5;
-      if (const size_t room = flow_.BatchRoom(); room > 0) {
-        st = consumer_->PollBatch(room, timeout, &batch, stage_->MaxBatchBytes());
-      } else {  // the stages downstream are behind: no input until they read on
-        std::this_thread::sleep_for(std::chrono::milliseconds(2));
-      }
+      st = PollInput(timeout, &batch);
+      if (options_.group) ownership_.WatchMembership();
       if (st.ok() && batch.empty()) st = FinishWriting();
       if (!st.ok()) break;
       for (const auto& loss : consumer_->TakeDataLoss()) metrics_.lost_records += loss.to - loss.from;

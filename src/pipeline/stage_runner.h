@@ -80,6 +80,9 @@ class StageRunner {
 
  private:
   void Loop();
+  //! The next input, as much as flow control lets in (none while the stages downstream are
+  //! behind; a group member is polled then all the same, its partitions held).
+  Status PollInput(int timeout_ms, kafka::MessageBatch* batch);
   Status RunBatch(const std::vector<InRecord>& records);
   //! What follows a commit once it is written: its positions become the committed ones (and are
   //! reported), counters and the debug line. Inline for most commits; after the write on another
@@ -101,6 +104,7 @@ class StageRunner {
   RunnerOptions options_;
 
   std::unique_ptr<kafka::Consumer> consumer_;
+  std::optional<std::chrono::steady_clock::time_point> held_since_;  // flow control let nothing in since
   std::thread thread_;
   Status result_;
   std::unique_ptr<std::atomic<int64_t>[]> positions_;

@@ -287,6 +287,23 @@ bool TaskOwnership::settled() const {
   return since >= std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::seconds(3)).count();
 }
 
+void TaskOwnership::WatchMembership() {
+  if (!consumer_ || !options_.group) return;
+  const int64_t out_ms = consumer_->UnsettledForMs();
+  if (out_ms == 0) {
+    if (warned_out_) LOG_INFO("stage {}: is in group {} again", stage_->name(), options_.group->group_id);
+    warned_out_ = false;
+    return;
+  }
+  const int64_t limit_ms = options_.group->session_timeout_ms + 5000;
+  if (out_ms <= limit_ms || warned_out_) return;
+  warned_out_ = true;
+  LOG_WARN("stage {}: is not in group {} after {} s (join state {}): its tasks wait. A member joins within its "
+           "session timeout and 5 s ({} s); check that the brokers ({}) answer",
+           stage_->name(), options_.group->group_id, out_ms / 1000, consumer_->JoinState(), limit_ms / 1000,
+           consumer_config_.brokers);
+}
+
 Status TaskOwnership::ConfirmOwned(const std::set<int32_t>& tasks) {
   std::vector<kafka::TopicPartitionOffset> positions;
   for (int32_t task : tasks) positions.push_back({stage_->input_topic(), task, std::max<int64_t>(positions_[task], 0)});

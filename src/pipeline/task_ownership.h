@@ -57,6 +57,10 @@ class TaskOwnership : private RunnerPart, public kafka::RebalanceListener {
   //! assigned or revoked for 3 s (a cooperative rebalance comes in rounds), and the client knows
   //! of no rebalance under way (kafka::Consumer::RebalanceUnderWay).
   bool settled() const;
+  //! Group mode, each turn of the runner's loop: warns once when the member has been out of its
+  //! group (joining, or in a rebalance) for longer than the session timeout and 5 s, within which
+  //! a member joins again (max.poll.interval.ms), and says when it is back.
+  void WatchMembership();
   //! A takeover or drop failed: the runner stops.
   const Status& group_error() const { return group_error_; }
   //! Leaving the group: a revocation from here on keeps the local rows.
@@ -89,6 +93,7 @@ class TaskOwnership : private RunnerPart, public kafka::RebalanceListener {
   std::map<int32_t, ClaimSpec::LocalCopy> local_copies_;
   Status group_error_;          // a takeover or drop failed: the runner stops (runner thread)
   bool closing_ = false;        // leaving the group: a revocation keeps the local rows
+  bool warned_out_ = false;     // WatchMembership warned that the member is out of its group
   std::atomic<bool> joined_{false};
   std::atomic<int64_t> last_rebalance_ns_{0};  // steady clock of the last assignment or revocation
   std::atomic<uint64_t> taken_over_{0};

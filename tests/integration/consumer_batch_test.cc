@@ -2,6 +2,7 @@
 // records hold the byte budget (Stage::MaxBatchBytes; the graph stage's 1 MiB), never later.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <numeric>
 #include <string>
@@ -49,6 +50,52 @@ TEST(ConsumerBatchTest, ABatchEndsOnceItsRecordsHoldTheByteBudget) {
   EXPECT_EQ(read, kRecords);
   // The records were there to take: batches ended at the budget, not for want of records.
   EXPECT_GE(full, kRecords * static_cast<int>(kValueBytes) / static_cast<int>(kBudget) / 2);
+}
+
+// Held (Consumer::Hold), a consumer hands out nothing though records wait, and released it reads
+// on from the record after the last one it handed out: from its assigned offset when it had
+// handed out none, and past the records it had fetched ahead, which the hold dropped.
+TEST(ConsumerBatchTest, AHeldConsumerHandsOutNothingAndReadsOnFromWhereItStood) {
+  constexpr int kRecords = 100;
+  auto broker = kafka::EmbeddedBroker::Start();
+  ASSERT_TRUE(broker.ok()) << broker.status().ToString();
+  ASSERT_TRUE((*broker)->CreateTopic("t", 1).ok());
+  const kafka::ClientConfig config{(*broker)->bootstrap_servers(), {}};
+  auto producer = kafka::Producer::Create(config, [](uint64_t, const Status& st) { EXPECT_TRUE(st.ok()); });
+  ASSERT_TRUE(producer.ok()) << producer.status().ToString();
+  for (int i = 0; i < kRecords; ++i) ASSERT_TRUE((*producer)->Produce({"t", 0, "k", std::to_string(i), {}}, i).ok());
+  ASSERT_TRUE((*producer)->Flush(30000).ok());
+
+  auto consumer = kafka::Consumer::Create(config, "hold-test");
+  ASSERT_TRUE(consumer.ok()) << consumer.status().ToString();
+  kafka::MessageBatch batch;
+  std::vector<int64_t> read;
+  // Polls for `ms`, taking up to `max` records a poll and `limit` in all.
+  auto poll_for = [&](int ms, size_t max, size_t limit) {
+    const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(ms);
+    size_t taken = 0;
+    while (std::chrono::steady_clock::now() < until && taken < limit) {
+      ASSERT_TRUE((*consumer)->PollBatch(std::min(max, limit - taken), 50, &batch).ok());
+      for (const auto& r : batch.records()) read.push_back(r.offset);
+      taken += batch.records().size();
+    }
+  };
+  ASSERT_TRUE((*consumer)->Hold(true).ok());
+  ASSERT_TRUE((*consumer)->Assign({{"t", 0, 10}}).ok());
+  poll_for(1000, 1000, SIZE_MAX);
+  EXPECT_TRUE(read.empty()) << "a consumer held from its assignment handed out offset " << read.front();
+  ASSERT_TRUE((*consumer)->Hold(false).ok());
+  poll_for(10000, 5, 20);
+  ASSERT_EQ(read.size(), 20u);
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));  // the client fetches ahead meanwhile
+  ASSERT_TRUE((*consumer)->Hold(true).ok());
+  poll_for(1000, 1000, SIZE_MAX);
+  EXPECT_EQ(read.size(), 20u) << "a held consumer handed out records it had fetched ahead";
+  ASSERT_TRUE((*consumer)->Hold(false).ok());
+  poll_for(10000, 1000, kRecords - 10 - read.size());
+  std::vector<int64_t> want(kRecords - 10);
+  std::iota(want.begin(), want.end(), 10);
+  EXPECT_EQ(read, want);
 }
 
 }  // namespace

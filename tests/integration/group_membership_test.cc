@@ -202,6 +202,35 @@ TEST_F(GroupMembershipTest, MembersSplitThePartitionsAndCooperativeRebalancesMov
 // The embedded broker does not implement KIP-345 (it treats a static member's return as a new
 // join and rebalances); a real cluster hands the same partitions back without a rebalance. Either
 // way the restarted member reads on from where the state it restores says, exactly once.
+// A member that cannot take records for longer than its poll interval (max.poll.interval.ms:
+// the session timeout, 3 s here, and 5 s) holds its consumer and keeps polling it: it hands out
+// nothing, stays in the group with its partitions (the group does not move them to the other
+// member), and released it reads on; every record is read once.
+TEST_F(GroupMembershipTest, AHeldMemberTakesNoRecordsAndKeepsItsPartitionsPastItsPollInterval) {
+  Member a("a", handover_), b("b", handover_);
+  ASSERT_TRUE(a.Join(broker_->bootstrap_servers(), "held").ok());
+  ASSERT_TRUE(b.Join(broker_->bootstrap_servers(), "held").ok());
+  ASSERT_TRUE(PollUntil({&a, &b}, [&] {
+    return ReadCount({&a, &b}) == static_cast<size_t>(kPartitions * produced_) && !a.assigned().empty() &&
+           !b.assigned().empty() && !a.consumer().RebalanceUnderWay() && !b.consumer().RebalanceUnderWay();
+  }));
+  const std::set<int32_t> a_owns = a.assigned(), b_owns = b.assigned();
+  const size_t a_read = a.read().size();
+  ASSERT_TRUE(a.consumer().Hold(true).ok());
+  Produce(kRecordsPerPartition);
+  for (auto until = std::chrono::steady_clock::now() + 12s; std::chrono::steady_clock::now() < until;) {
+    a.Poll();
+    b.Poll();
+  }
+  EXPECT_EQ(a.read().size(), a_read) << "a held member handed out records";
+  EXPECT_EQ(a.assigned(), a_owns) << "the group moved a held member's partitions";
+  EXPECT_EQ(b.assigned(), b_owns);
+  EXPECT_EQ(a.lost(), 0);
+  ASSERT_TRUE(a.consumer().Hold(false).ok());
+  ASSERT_TRUE(PollUntil({&a, &b}, [&] { return ReadCount({&a, &b}) == static_cast<size_t>(kPartitions * produced_); }));
+  ExpectEachRecordReadOnce({&a, &b});
+}
+
 TEST_F(GroupMembershipTest, AMemberRestartedUnderItsInstanceIdReadsOnFromItsHandedOverPositions) {
   Member a("a", handover_), b("b", handover_);
   ASSERT_TRUE(a.Join(broker_->bootstrap_servers(), "g2", "member-a").ok());

@@ -56,6 +56,8 @@ class CliCluster {
   std::string CurrentGeneration() const;
   //! The gen-<N> directories of the data dir, sorted.
   std::vector<std::string> GenerationDirs() const;
+  //! The `webindex broker` process (to pause it as a stalled broker would be).
+  ChildProcess& broker() { return *broker_; }
 
  private:
   std::string binary_, dir_, log_, brokers_;
