@@ -12,6 +12,7 @@
 #include <mutex>
 #include <set>
 #include <thread>
+#include <utility>
 
 #include "kafka/consumer.h"
 #include "kafka/embedded_broker.h"
@@ -52,6 +53,7 @@ class Member : public RebalanceListener {
   }
 
   std::vector<TopicPartitionOffset> OnAssigned(const std::vector<TopicPartitionOffset>& parts) override {
+    std::this_thread::sleep_for(std::exchange(assign_delay_, std::chrono::milliseconds(0)));
     std::vector<TopicPartitionOffset> out;
     std::lock_guard<std::mutex> lock(handover_.mu);
     for (const auto& p : parts) {
@@ -70,10 +72,13 @@ class Member : public RebalanceListener {
     if (lost) ++lost_;
   }
 
+  //! Its next assignment takes `delay` (as a takeover restoring tasks would).
+  void DelayNextAssignment(std::chrono::milliseconds delay) { assign_delay_ = delay; }
+
   //! Polls once; returns the number of records read.
-  size_t Poll() {
+  size_t Poll(int timeout_ms = 20) {
     MessageBatch batch;
-    EXPECT_TRUE(consumer_->PollBatch(1000, 20, &batch).ok());
+    EXPECT_TRUE(consumer_->PollBatch(1000, timeout_ms, &batch).ok());
     std::lock_guard<std::mutex> lock(handover_.mu);
     for (const auto& r : batch.records()) {
       read_.emplace_back(r.partition, r.offset);
@@ -100,6 +105,7 @@ class Member : public RebalanceListener {
   std::string name_;
   Handover& handover_;
   std::unique_ptr<Consumer> consumer_;
+  std::chrono::milliseconds assign_delay_{0};
   std::set<int32_t> assigned_, ever_assigned_, revoked_;
   int lost_ = 0;
   std::vector<std::pair<int32_t, int64_t>> read_;
@@ -229,6 +235,25 @@ TEST_F(GroupMembershipTest, AHeldMemberTakesNoRecordsAndKeepsItsPartitionsPastIt
   ASSERT_TRUE(a.consumer().Hold(false).ok());
   ASSERT_TRUE(PollUntil({&a, &b}, [&] { return ReadCount({&a, &b}) == static_cast<size_t>(kPartitions * produced_); }));
   ExpectEachRecordReadOnce({&a, &b});
+}
+
+// A member whose assignment takes longer than its poll interval (a takeover restoring big tasks
+// runs inside the poll, in the listener) keeps it, even when it polls without waiting: the
+// client (librdkafka 2.0) does not hold the time its rebalance callback takes against
+// max.poll.interval.ms (the session timeout and 5 s).
+TEST_F(GroupMembershipTest, ATakeoverLongerThanThePollIntervalKeepsItsPartitions) {
+  Member a("a", handover_);
+  a.DelayNextAssignment(10s);  // the poll interval: the session timeout (3 s) and 5 s
+  ASSERT_TRUE(a.Join(broker_->bootstrap_servers(), "slow-takeover").ok());
+  const auto until = std::chrono::steady_clock::now() + 20s;
+  while (std::chrono::steady_clock::now() < until) {
+    a.Poll(0);
+    std::this_thread::sleep_for(5ms);
+  }
+  EXPECT_EQ(a.assigned().size(), static_cast<size_t>(kPartitions));
+  EXPECT_TRUE(a.revoked().empty()) << "the group took the partitions of a member busy in its listener";
+  EXPECT_EQ(a.lost(), 0);
+  EXPECT_EQ(ReadCount({&a}), static_cast<size_t>(kPartitions * produced_));
 }
 
 TEST_F(GroupMembershipTest, AMemberRestartedUnderItsInstanceIdReadsOnFromItsHandedOverPositions) {
