@@ -59,6 +59,15 @@ std::vector<kafka::TopicSpec> TopicSpecs(const ProcessorConfig& config) {
   return specs;
 }
 
+std::vector<kafka::TopicSpec> ControlTopicSpecs(const ProcessorConfig& config) {
+  // Compacted: only each key's newest record matters.
+  std::vector<kafka::TopicSpec> specs;
+  for (const std::string& name : {config.topics.instances, config.topics.generations}) {
+    specs.push_back({name, 1, 1, {{"cleanup.policy", "compact"}}});
+  }
+  return specs;
+}
+
 Result<bool> KeepsTable(state::Store& store) {
   ASSIGN_OR_RETURN(auto value, store.Get(state::Family::kMeta, kKeepsTableKey));
   return !value || *value != "0";

@@ -199,6 +199,9 @@ class Processor {
 //! The topics of `names` with their partition counts from `config` (default 1), and the
 //! changelog topics of the stages that keep one (partitioned like their input by default).
 std::vector<kafka::TopicSpec> TopicSpecs(const ProcessorConfig& config);
+//! The control topics (the instances claim, the groups' generations): one partition each,
+//! compacted. Made by whoever first needs them; the embedded brokers make them at start.
+std::vector<kafka::TopicSpec> ControlTopicSpecs(const ProcessorConfig& config);
 //! (stage, input topic) of every stage that keeps a changelog.
 std::vector<std::pair<std::string, std::string>> ChangelogInputs(const ProcessorConfig& config);
 

@@ -56,6 +56,9 @@ Result<std::unique_ptr<kafka::EmbeddedBroker>> MaybeEmbedded(Settings* settings)
   for (const auto& spec : app::TopicSpecs(settings->processor)) {
     RETURN_IF_ERROR(broker->CreateTopic(spec.name, spec.partitions));
   }
+  for (const auto& spec : app::ControlTopicSpecs(settings->processor)) {
+    RETURN_IF_ERROR(broker->CreateTopic(spec.name, spec.partitions));
+  }
   settings->processor.kafka.brokers = broker->bootstrap_servers();
   LOG_INFO("embedded broker listening on {}", settings->processor.kafka.brokers);
   return broker;
@@ -83,6 +86,9 @@ int RunBroker(const Settings& settings, const BrokerOptions& options) {
   for (const auto& spec : app::TopicSpecs(settings.processor)) {
     const int partitions = options.partitions > 0 ? options.partitions : spec.partitions;
     if (Status st = (*broker)->CreateTopic(spec.name, partitions); !st.ok()) return Fail(st);
+  }
+  for (const auto& spec : app::ControlTopicSpecs(settings.processor)) {
+    if (Status st = (*broker)->CreateTopic(spec.name, spec.partitions); !st.ok()) return Fail(st);
   }
   const std::string address = (*broker)->bootstrap_servers();
   if (!options.address_file.empty()) {

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
+#include <string>
 #include <string_view>
 
 #include "common/log.h"
@@ -304,9 +305,24 @@ Status Admin::EnsureTopics(const std::vector<TopicSpec>& wanted, int timeout_ms)
   if (st.ok()) return st;
   // Some clusters (the embedded one among them) do not serve CreateTopics but create a topic
   // when a client asks for it.
+  // Such a topic serves as asked when it has the partition count asked for (a single-partition
+  // topic is written and read at partition 0 only: any count serves it) and no settings were
+  // asked for: nothing for the user then.
   for (const auto& t : topics) {
-    if (!PartitionCount(t.name, timeout_ms).ok()) return st;
-    LOG_WARN("topic {} was created by the cluster's auto-creation, with its default partition count", t.name);
+    Result<int> partitions = PartitionCount(t.name, timeout_ms);
+    if (!partitions.ok()) return st;
+    if (*partitions != t.partitions && t.partitions > 1) {
+      LOG_WARN("topic {} was created by the cluster's auto-creation with {} partition(s), not {}; create it "
+               "yourself for the count asked for",
+               t.name, *partitions, t.partitions);
+    } else if (!t.config.empty()) {
+      std::string asked;
+      for (const auto& [k, v] : t.config) asked += (asked.empty() ? "" : ", ") + k + "=" + v;
+      LOG_WARN("topic {} was created by the cluster's auto-creation with the cluster's default settings, not {}",
+               t.name, asked);
+    } else {
+      LOG_DEBUG("topic {} was created by the cluster's auto-creation", t.name);
+    }
   }
   return Status::Ok();
 }

@@ -17,7 +17,7 @@ namespace webindex::kafka {
 
 struct TopicSpec {
   std::string name;
-  int partitions = 1;
+  int partitions = 1;  //!< 1: a topic written and read at partition 0 only
   int replication = 1;
   std::map<std::string, std::string> config;
 };

@@ -1,5 +1,9 @@
 #include "kafka/rdkafka_handle.h"
 
+#include <cstring>
+#include <mutex>
+#include <set>
+#include <string>
 #include <string_view>
 
 #include "common/log.h"
@@ -36,6 +40,16 @@ Status KafkaError(rd_kafka_resp_err_t err, const std::string& what) {
 
 void LogCallback(const rd_kafka_t*, int level, const char* fac, const char* buf) {
   if (std::string_view(fac) == "FAIL") return;  // the error callback reports these once
+  if (std::string_view(fac) == "CONFWARN") {
+    // The user's kafka properties (-X, [kafka.properties]) go to every client: one that applies
+    // to consumers only "will be ignored by this producer instance", as meant. Other
+    // configuration warnings once per process, not once per client.
+    if (std::strstr(buf, "will be ignored by this")) level = 7;
+    static std::mutex mu;
+    static auto* said = new std::set<std::string>();  // reachable: not a leak
+    std::lock_guard<std::mutex> lock(mu);
+    if (level <= 5 && !said->insert(buf).second) return;
+  }
   if (level <= 3) {
     LOG_ERROR("kafka {}: {}", fac, buf);
   } else if (level <= 5) {

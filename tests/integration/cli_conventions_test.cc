@@ -124,6 +124,21 @@ TEST_F(CliConventionsTest, RunChecksItsArgumentsBeforeTouchingTheDisk) {
   EXPECT_FALSE(fs::exists(data));
 }
 
+// A run with the user's kafka properties and a verify of its data dir warn of nothing: the
+// properties go to every client (one that concerns consumers only is not a producer's warning),
+// the embedded broker makes the control topics as asked, and a checksum verification opens
+// table files without the unique IDs RocksDB would check.
+TEST_F(CliConventionsTest, AFreshRunAndItsVerifyWarnOfNothing) {
+  const std::string data = dir_ + "/data";
+  ASSERT_EQ(Run({"-X", "fetch.wait.max.ms=10", "-X", "linger.ms=5", "run", "--brokers", "embedded", "--data-dir",
+                 data, "--exit-when-idle"}),
+            0)
+      << err_;
+  EXPECT_FALSE(Says(" warning ")) << err_;
+  ASSERT_EQ(Run({"verify", "--data-dir", data}), 0) << err_;
+  EXPECT_FALSE(Says(" warning ")) << err_;
+}
+
 // load, run and replay take their cluster alike: kafka.bootstrap_servers of --config, unless
 // --brokers says otherwise; with neither, each says what to give (exit 2).
 TEST_F(CliConventionsTest, EverySubcommandThatTalksToKafkaTakesTheBrokersOfTheConfigFile) {
