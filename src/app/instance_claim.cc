@@ -113,9 +113,26 @@ Result<ClaimHolder> DecodeClaim(std::string_view json) {
   return h;
 }
 
+Status InstanceClaim::Check(const kafka::ClientConfig& config, const Options& options, const std::string& instance,
+                            const std::string& data_dir, const std::string& group) {
+  return CheckFree(config, options, instance, data_dir, group).status();
+}
+
 Result<std::unique_ptr<InstanceClaim>> InstanceClaim::Acquire(const kafka::ClientConfig& config,
                                                               const Options& options, const std::string& instance,
                                                               const std::string& data_dir, const std::string& group) {
+  ASSIGN_OR_RETURN(ClaimHolder self, CheckFree(config, options, instance, data_dir, group));
+  ASSIGN_OR_RETURN(auto producer, kafka::Producer::Create(config, [](uint64_t, const Status&) {}));
+  std::unique_ptr<InstanceClaim> claim(
+      new InstanceClaim(options, config, std::move(self), std::move(producer)));
+  RETURN_IF_ERROR(claim->Send(false, options.timeout_ms));
+  claim->beat_ = std::thread([c = claim.get()] { c->Beat(); });
+  return claim;
+}
+
+Result<ClaimHolder> InstanceClaim::CheckFree(const kafka::ClientConfig& config, const Options& options,
+                                             const std::string& instance, const std::string& data_dir,
+                                             const std::string& group) {
   const std::string context = "cannot reach Kafka at " + config.brokers + " (check --brokers / bootstrap.servers)";
   ASSIGN_OR_RETURN(auto admin, kafka::Admin::Create(config));
   // Compacted: only each key's newest record matters.
@@ -152,12 +169,7 @@ Result<std::unique_ptr<InstanceClaim>> InstanceClaim::Acquire(const kafka::Clien
       return Refusal((*now)->first, group);
     }
   }
-  ASSIGN_OR_RETURN(auto producer, kafka::Producer::Create(config, [](uint64_t, const Status&) {}));
-  std::unique_ptr<InstanceClaim> claim(
-      new InstanceClaim(options, config, std::move(self), std::move(producer)));
-  RETURN_IF_ERROR(claim->Send(false, options.timeout_ms));
-  claim->beat_ = std::thread([c = claim.get()] { c->Beat(); });
-  return claim;
+  return self;
 }
 
 InstanceClaim::InstanceClaim(Options options, kafka::ClientConfig config, ClaimHolder self,

@@ -55,6 +55,11 @@ class InstanceClaim {
   static Result<std::unique_ptr<InstanceClaim>> Acquire(const kafka::ClientConfig& config, const Options& options,
                                                         const std::string& instance, const std::string& data_dir,
                                                         const std::string& group = "");
+  //! Acquire's check alone, for a process that writes on these topics beside its data dir's run
+  //! (a lone `replay`): Ok when the claim is free or its own, else Aborted naming the holder.
+  //! Writes nothing.
+  static Status Check(const kafka::ClientConfig& config, const Options& options, const std::string& instance,
+                      const std::string& data_dir, const std::string& group = "");
   ~InstanceClaim();
   InstanceClaim(const InstanceClaim&) = delete;
   InstanceClaim& operator=(const InstanceClaim&) = delete;
@@ -66,6 +71,10 @@ class InstanceClaim {
  private:
   InstanceClaim(Options options, kafka::ClientConfig config, ClaimHolder self,
                 std::unique_ptr<kafka::Producer> producer);
+  //! The check of Acquire and Check; the holder this process would be.
+  static Result<ClaimHolder> CheckFree(const kafka::ClientConfig& config, const Options& options,
+                                       const std::string& instance, const std::string& data_dir,
+                                       const std::string& group);
   void Beat();
   //! Produces a claim record; waits for its acknowledgement when flush_timeout_ms > 0.
   Status Send(bool stopped, int flush_timeout_ms);

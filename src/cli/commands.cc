@@ -373,6 +373,22 @@ int RunReplay(Settings settings, const app::ReplayOptions& options) {
   if (app::InstanceDetails check; !options.indexes.empty()) {
     if (Status st = app::ChangeIndexes(options.indexes, &check); !st.ok()) return Usage(st);
   }
+  if (!group) {
+    // A replay writes internal records of its data dir on the topics: refused, before it writes
+    // anything, while another data dir's run (or a group) holds them (app/instance_claim.h).
+    // Beside its own data dir's run it goes on; it takes no claim of its own.
+    auto dir = state::DataDir::Open(settings.processor.data_dir, /*create=*/true);
+    if (!dir.ok()) return Fail(dir.status());
+    auto id = dir->InstanceId();
+    if (!id.ok()) return Fail(id.status());
+    app::InstanceClaim::Options claim_options;
+    claim_options.topic = settings.processor.topics.instances;
+    if (Status st = app::InstanceClaim::Check(settings.processor.kafka, claim_options, *id,
+                                              settings.processor.data_dir);
+        !st.ok()) {
+      return Fail(st);
+    }
+  }
   const auto& stop = InstallStopSignals();
   Status st = group ? app::ReplayGroup(settings.processor, options, stop) : app::Replay(settings.processor, options, stop);
   if (!st.ok()) {

@@ -1,7 +1,8 @@
 // A second lone `webindex run` on the topics a running one uses (another data dir, the newcomer's
 // mistake) is refused before it writes anything, naming the data dir and host of the first,
-// which goes on with an exact table. Once the first stopped cleanly, or died and stopped
-// renewing its claim, another data dir may take the topics (app/instance_claim.h).
+// which goes on with an exact table; so is a replay of the second data dir. Once the first
+// stopped cleanly, or died and stopped renewing its claim, another data dir may take the topics
+// (app/instance_claim.h).
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <unistd.h>
@@ -49,6 +50,14 @@ TEST(SecondInstanceTest, ASecondLoneRunIsRefusedNamingTheFirstWhichGoesOnExact) 
             std::string::npos)
       << said;
   EXPECT_EQ(said.find("is new: reading"), std::string::npos) << "the second run started: " << said;
+  // A replay of the other data dir writes internal records on the topics too: refused alike.
+  const size_t before_replay = cluster.LogSize();
+  EXPECT_EQ(cluster.Run({"replay", "--brokers", cluster.brokers(), "--data-dir", other, "--from", "earliest"}), 1)
+      << ReadFileBytes(cluster.log()).substr(before_replay);
+  const std::string replay_said = ReadFileBytes(cluster.log()).substr(before_replay);
+  EXPECT_NE(replay_said.find("another webindex run works on these topics: data dir " + cluster.data_dir()),
+            std::string::npos)
+      << replay_said;
 
   // The first goes on: more input, then a clean stop, and its table is the batch table.
   ASSERT_TRUE(feed(500));
