@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <functional>
+#include <memory>
 #include <numeric>
 #include <string>
 #include <thread>
@@ -17,21 +19,36 @@
 namespace webindex::testing {
 namespace {
 
-TEST(ConsumerBatchTest, ABatchEndsOnceItsRecordsHoldTheByteBudget) {
+//! An embedded broker with topic "t" of one partition.
+class ConsumerBatchTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto broker = kafka::EmbeddedBroker::Start();
+    ASSERT_TRUE(broker.ok()) << broker.status().ToString();
+    broker_ = std::move(broker).value();
+    ASSERT_TRUE(broker_->CreateTopic("t", 1).ok());
+    config_ = {broker_->bootstrap_servers(), {}};
+  }
+  //! Produces `n` records to t[0], record i with the value `value(i)`, and waits for them.
+  void Produce(int n, const std::function<std::string(int)>& value) {
+    auto producer = kafka::Producer::Create(config_, [](uint64_t, const Status& st) { EXPECT_TRUE(st.ok()); });
+    ASSERT_TRUE(producer.ok()) << producer.status().ToString();
+    for (int i = 0; i < n; ++i) {
+      ASSERT_TRUE((*producer)->Produce({"t", 0, "k" + std::to_string(i), value(i), {}}, i).ok());
+    }
+    ASSERT_TRUE((*producer)->Flush(30000).ok());
+  }
+
+  std::unique_ptr<kafka::EmbeddedBroker> broker_;
+  kafka::ClientConfig config_;
+};
+
+TEST_F(ConsumerBatchTest, ABatchEndsOnceItsRecordsHoldTheByteBudget) {
   constexpr int kRecords = 200;
   constexpr size_t kValueBytes = 10'000, kBudget = 50'000;
-  auto broker = kafka::EmbeddedBroker::Start();
-  ASSERT_TRUE(broker.ok()) << broker.status().ToString();
-  ASSERT_TRUE((*broker)->CreateTopic("t", 1).ok());
-  const kafka::ClientConfig config{(*broker)->bootstrap_servers(), {}};
-  auto producer = kafka::Producer::Create(config, [](uint64_t, const Status& st) { EXPECT_TRUE(st.ok()); });
-  ASSERT_TRUE(producer.ok()) << producer.status().ToString();
-  for (int i = 0; i < kRecords; ++i) {
-    ASSERT_TRUE((*producer)->Produce({"t", 0, "k" + std::to_string(i), std::string(kValueBytes, 'v'), {}}, i).ok());
-  }
-  ASSERT_TRUE((*producer)->Flush(30000).ok());
+  Produce(kRecords, [](int) { return std::string(kValueBytes, 'v'); });
 
-  auto consumer = kafka::Consumer::Create(config, "batch-test");
+  auto consumer = kafka::Consumer::Create(config_, "batch-test");
   ASSERT_TRUE(consumer.ok()) << consumer.status().ToString();
   ASSERT_TRUE((*consumer)->Assign({{"t", 0, kafka::kBeginning}}).ok());
   std::this_thread::sleep_for(std::chrono::milliseconds(500));  // the client fetches ahead meanwhile
@@ -55,18 +72,11 @@ TEST(ConsumerBatchTest, ABatchEndsOnceItsRecordsHoldTheByteBudget) {
 // Held (Consumer::Hold), a consumer hands out nothing though records wait, and released it reads
 // on from the record after the last one it handed out: from its assigned offset when it had
 // handed out none, and past the records it had fetched ahead, which the hold dropped.
-TEST(ConsumerBatchTest, AHeldConsumerHandsOutNothingAndReadsOnFromWhereItStood) {
+TEST_F(ConsumerBatchTest, AHeldConsumerHandsOutNothingAndReadsOnFromWhereItStood) {
   constexpr int kRecords = 100;
-  auto broker = kafka::EmbeddedBroker::Start();
-  ASSERT_TRUE(broker.ok()) << broker.status().ToString();
-  ASSERT_TRUE((*broker)->CreateTopic("t", 1).ok());
-  const kafka::ClientConfig config{(*broker)->bootstrap_servers(), {}};
-  auto producer = kafka::Producer::Create(config, [](uint64_t, const Status& st) { EXPECT_TRUE(st.ok()); });
-  ASSERT_TRUE(producer.ok()) << producer.status().ToString();
-  for (int i = 0; i < kRecords; ++i) ASSERT_TRUE((*producer)->Produce({"t", 0, "k", std::to_string(i), {}}, i).ok());
-  ASSERT_TRUE((*producer)->Flush(30000).ok());
+  Produce(kRecords, [](int i) { return std::to_string(i); });
 
-  auto consumer = kafka::Consumer::Create(config, "hold-test");
+  auto consumer = kafka::Consumer::Create(config_, "hold-test");
   ASSERT_TRUE(consumer.ok()) << consumer.status().ToString();
   kafka::MessageBatch batch;
   std::vector<int64_t> read;
