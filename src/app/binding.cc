@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "app/app_id.h"
 #include "common/bytes.h"
 #include "common/log.h"
 #include "pipeline/runner_keys.h"
@@ -15,6 +16,7 @@ namespace {
 constexpr int kAdminTimeoutMs = 10000;
 constexpr char kClusterKey[] = "binding/cluster_id";
 constexpr char kSetUpKey[] = "binding/set_up";
+constexpr char kAppIdKey[] = "binding/app_id";  // the application id it was set up under (app/app_id.h)
 constexpr char kGroupKey[] = "binding/group";  // the consumer group it was set up in; "": a lone run
 
 std::string Fixed64(uint64_t v) {
@@ -112,6 +114,7 @@ Status SetUpGeneration(const ProcessorConfig& config, const InstanceDetails& det
   }
   wb.Put(state::Family::kMeta, kClusterKey, cluster);
   wb.Put(state::Family::kMeta, kGroupKey, config.group);
+  wb.Put(state::Family::kMeta, kAppIdKey, config.app_id);
   RecordDetails(details, &wb);
   wb.Put(state::Family::kMeta, kSetUpKey, "1");
   if (extra) return Status::Ok();
@@ -129,6 +132,16 @@ Result<bool> IsSetUp(state::Store& store) {
 }
 
 Status CheckSide(const ProcessorConfig& config, state::Store& store, const std::string& where) {
+  // Its positions are in the topics of its application id; under another it would read another
+  // index's topics from positions that are not theirs.
+  ASSIGN_OR_RETURN(auto app_id, store.Get(state::Family::kMeta, kAppIdKey));
+  const std::string built_under = app_id ? *app_id : std::string(kDefaultAppId);  // older data dirs: the default
+  if (built_under != config.app_id) {
+    return Status::InvalidArgument(fmt::format(
+        "{} was built under app id {} (topics {}.*): its positions mean nothing in the topics of app id {}. Run "
+        "it with --app-id {}, or give app id {} a data dir of its own",
+        where, built_under, built_under, config.app_id, built_under, config.app_id));
+  }
   // A lone run's stages keep every task's state, a group member's only what it owned, and only
   // a group's tasks are in its changelogs: a data dir never changes sides.
   ASSIGN_OR_RETURN(auto group, store.Get(state::Family::kMeta, kGroupKey));

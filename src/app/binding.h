@@ -32,9 +32,9 @@ Status SetUpGeneration(const ProcessorConfig& config, const InstanceDetails& det
 //! generations recorded their binding).
 Result<bool> IsSetUp(state::Store& store);
 
-//! Refuses, with what to do, a generation set up by a lone run when `config` is a group's
-//! member, or by another group (or a member when `config` is a lone run): a data dir never
-//! changes sides.
+//! Refuses, with what to do, a generation set up under another application id (app/app_id.h),
+//! by a lone run when `config` is a group's member, or by another group (or a member when
+//! `config` is a lone run): a data dir never changes sides.
 Status CheckSide(const ProcessorConfig& config, state::Store& store, const std::string& where);
 
 //! Refuses, with what to do, a generation on another side (CheckSide), bound to another cluster or whose committed position

@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "app/app_id.h"
 #include "app/group_generations.h"
 #include "codec/records.h"
 #include "common/crash_point.h"
@@ -101,7 +102,7 @@ Result<GroupLag> LagOfGeneration(const ProcessorConfig& config, kafka::Admin& ad
   for (const auto& [stage, topic] : ChangelogInputs(config)) {
     ASSIGN_OR_RETURN(int partitions, admin.PartitionCount(topic, kAdminTimeoutMs));
     ASSIGN_OR_RETURN(auto reader, kafka::Consumer::Create(
-                                      config.kafka, GroupGenerations::GroupIdOf(config.group, generation, stage)));
+                                      config.kafka, GroupGenerations::GroupIdOf(KafkaGroupName(config), generation, stage)));
     ASSIGN_OR_RETURN(auto committed, reader->Committed(topic, partitions, kAdminTimeoutMs));
     for (int32_t p = 0; p < partitions; ++p) {
       ASSIGN_OR_RETURN(auto marks, admin.Watermarks(topic, p, kAdminTimeoutMs));

@@ -7,6 +7,7 @@
 #include <set>
 #include <thread>
 
+#include "app/app_id.h"
 #include "app/binding.h"
 #include "app/group_generations.h"
 #include "app/instance_details.h"
@@ -217,7 +218,7 @@ Status Processor::Start() {
     options.flow = flow_.get();
     if (group && stage->StateFamily()) {
       kafka::GroupMembership membership;
-      membership.group_id = GroupGenerations::GroupIdOf(config_.group, generation_, stage->name());
+      membership.group_id = GroupGenerations::GroupIdOf(KafkaGroupName(config_), generation_, stage->name());
       if (!config_.group_instance_id.empty()) {
         membership.instance_id = config_.group_instance_id + "." + std::string(stage->name());
       }
@@ -345,7 +346,7 @@ Result<std::vector<Processor::InputLagSample>> Processor::InputLag() {
     std::vector<int64_t> committed;
     if (runner->in_group() && owned.size() < static_cast<size_t>(runner->input_partitions())) {
       std::lock_guard<std::mutex> lock(offset_readers_mu_);
-      const std::string group_id = GroupGenerations::GroupIdOf(config_.group, generation_, stage);
+      const std::string group_id = GroupGenerations::GroupIdOf(KafkaGroupName(config_), generation_, stage);
       auto& reader = offset_readers_[group_id];
       if (!reader) {
         ASSIGN_OR_RETURN(reader, kafka::Consumer::Create(config_.kafka, group_id));

@@ -62,6 +62,9 @@ struct ProcessorConfig {
   //! Keep the web graph as statements (graph <urn:webindex:web>, docs/graph.md). Recorded when a
   //! generation is set up; later starts keep what was recorded (a replay changes it).
   bool web_triples = false;
+  //! The application id (app/app_id.h): the prefix of the topics and consumer groups this index
+  //! owns. Set through app::ApplyAppId, which names them.
+  std::string app_id = "webindex";
   //! The instance's name (instance.name), recorded with its details when it is made.
   std::string instance_name = "webindex";
   //! Compute PageRank when the instance keeps it (a replay's builder does not: the `run` that

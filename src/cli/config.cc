@@ -13,6 +13,7 @@
 
 #include <toml++/toml.h>
 
+#include "app/app_id.h"
 #include "cli/embedded.h"
 #include "state/data_dir.h"
 
@@ -62,7 +63,7 @@ void ApplyTopic(const toml::table& t, Settings* s) {
 //! (librdkafka properties, partition counts by topic).
 const std::map<std::string, std::vector<std::string>, std::less<>>& KnownKeys() {
   static const std::map<std::string, std::vector<std::string>, std::less<>> known = {
-      {"kafka", {"bootstrap_servers", "properties"}},
+      {"kafka", {"bootstrap_servers", "properties", "app_id"}},
       {"partitions", {}},
       {"limits", {"max_event_bytes", "max_outlinks"}},
       {"store",
@@ -116,6 +117,10 @@ Status ApplyConfig(const toml::table& t, Settings* s) {
   RETURN_IF_ERROR(CheckKeys(t));
   auto& p = s->processor;
   if (auto v = t["kafka"]["bootstrap_servers"].value<std::string>()) p.kafka.brokers = *v;
+  if (auto v = t["kafka"]["app_id"].value<std::string>()) {
+    RETURN_IF_ERROR(app::CheckAppId(*v).WithContext("kafka.app_id"));
+    p.app_id = *v;
+  }
   if (const auto* props = t["kafka"]["properties"].as_table()) {
     for (const auto& [k, v] : *props) {
       auto str = v.value<std::string>();

@@ -11,6 +11,7 @@
 
 #include <fmt/format.h>
 
+#include "app/app_id.h"
 #include "cli/exit_codes.h"
 #include "codec/event.h"
 #include "common/log.h"
@@ -520,9 +521,10 @@ Status LoadFiles(const Settings& settings, const std::string& topic, const LoadO
     // The readers report their positions under these groups: a lone `webindex run`'s, or those of
     // group [group] id's page stage.
     const bool triples = topic == settings.processor.topics.triples;
-    const std::string group = triples                              ? "webindex-graph"
-                              : settings.processor.group.empty() ? "webindex-page"
-                                                                 : settings.processor.group + ".page";
+    const std::string& app = settings.processor.app_id;
+    const std::string group = triples                              ? app + "-graph"
+                              : settings.processor.group.empty() ? app + "-page"
+                                                                 : app::KafkaGroupName(settings.processor) + ".page";
     ASSIGN_OR_RETURN(auto reader, kafka::Consumer::Create(settings.processor.kafka, group));
     pacer = std::make_unique<Pacer>(*admin, std::move(reader), topic, group, partitions, sent, delivered);
     LOG_DEBUG("load: pacing {} by the positions of group {}", topic, group);

@@ -5,6 +5,7 @@
 #include <string>
 #include <string_view>
 
+#include "app/app_id.h"
 #include "cli/bench_command.h"
 #include "cli/brokers.h"
 #include "cli/commands.h"
@@ -25,6 +26,7 @@ constexpr char kGlobalOptions[] =
     "Global options, before or after the subcommand:\n"
     "  -c,--config FILE     TOML configuration file (defaults: config/webindex.toml)\n"
     "  -X key=value         librdkafka property, for any client (repeatable)\n"
+    "  --app-id ID          the index's name on the cluster: prefix of its topics and groups (default webindex)\n"
     "  --log-level LEVEL    trace, debug, info, warn, error, off\n";
 
 //! The first word of the command line that is neither an option nor a global option's value:
@@ -32,7 +34,7 @@ constexpr char kGlobalOptions[] =
 std::string FirstWord(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     const std::string_view a = argv[i];
-    if (a == "-c" || a == "--config" || a == "-X" || a == "--log-level") {
+    if (a == "-c" || a == "--config" || a == "-X" || a == "--log-level" || a == "--app-id") {
       ++i;
     } else if (!a.starts_with("-")) {
       return std::string(a);
@@ -67,10 +69,13 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   app.fallthrough();  // global options may follow the subcommand
   app.set_version_flag("--version", "webindex " WEBINDEX_VERSION);
-  std::string config_path, brokers, log_level, data_dir;
+  std::string config_path, brokers, log_level, data_dir, app_id;
   std::vector<std::string> kafka_props;
   app.add_option("-c,--config", config_path, "TOML configuration file (defaults: config/webindex.toml)");
   app.add_option("-X", kafka_props, "librdkafka property key=value, for any client (repeatable)");
+  app.add_option("--app-id", app_id,
+                 "the index's name on the Kafka cluster: the prefix of the topics and consumer groups it owns; two "
+                 "ids are two independent indexes of the same input (default: kafka.app_id of --config, webindex)");
   app.add_option("--log-level", log_level, "trace, debug, info, warn, error, off")
       ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error", "off"}));
   app.footer(kExitCodes);
@@ -241,6 +246,14 @@ int main(int argc, char** argv) {
   if (partitions > 0) {
     for (auto& [topic, n] : settings->processor.partitions) n = partitions;
   }
+  if (!app_id.empty()) {
+    if (Status st = app::CheckAppId(app_id); !st.ok()) {
+      LOG_ERROR("{}", st.message());
+      return cli::kExitUsage;
+    }
+    settings->processor.app_id = app_id;
+  }
+  app::ApplyAppId(&settings->processor);
 
   // Every subcommand that talks to Kafka takes its cluster the same way.
   for (auto* sub : {load, run, replay}) {

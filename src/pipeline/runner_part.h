@@ -30,6 +30,8 @@ struct RunnerOptions {
   //! partition `task` of ChangelogTopic(changelog_prefix, stage) (docs/scale-out.md §4).
   bool changelog = false;
   std::string changelog_prefix = "webindex.changelog.";
+  //! The application id: a lone runner reports its positions as consumer group "<app_id>-<stage>".
+  std::string app_id = "webindex";
   std::string instance;  //!< the data dir's id, on every changelog record
   std::string records_instance;  //!< whose records the stage writes (TopicLayout::instance), on fence markers
   //! Set: the runner is a member of this consumer group (docs/scale-out.md §3) and reads only

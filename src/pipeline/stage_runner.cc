@@ -88,7 +88,7 @@ Status StageRunner::Start() {
     RETURN_IF_ERROR(RunBatch({}));
   }
 
-  ASSIGN_OR_RETURN(consumer_, kafka::Consumer::Create(consumer_config_, "webindex-" + std::string(stage_->name())));
+  ASSIGN_OR_RETURN(consumer_, kafka::Consumer::Create(consumer_config_, options_.app_id + "-" + std::string(stage_->name())));
   RETURN_IF_ERROR(consumer_->Assign(assignment));
   thread_ = std::thread([this] { Loop(); });
   return Status::Ok();

@@ -8,6 +8,9 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <sstream>
+#include <string>
+#include <vector>
 #include <thread>
 
 #include "app/instance_claim.h"
@@ -74,6 +77,57 @@ TEST(SecondInstanceTest, ASecondLoneRunIsRefusedNamingTheFirstWhichGoesOnExact) 
   EXPECT_EQ(cluster.Run({"run", "--brokers", cluster.brokers(), "--data-dir", other, "--exit-when-idle"}), 0)
       << ReadFileBytes(cluster.log()).substr(before_b);
   EXPECT_EQ(ReadFileBytes(cluster.log()).substr(before_b).find("checking for"), std::string::npos);
+}
+
+// Two application ids on one cluster are two indexes of the same input: each has its own
+// internal topics, consumer groups and claim, so the second runs beside the first (as another
+// data dir under the first's id is refused), and both tables equal the batch table, through
+// events fed while both run. A data dir keeps the id it was built under.
+TEST(SecondInstanceTest, TwoAppIdsAreTwoIndependentIndexesOfOneInput) {
+  CliCluster cluster(WEBINDEX_BINARY, "second-instance-app-id", 2);
+  ASSERT_TRUE(cluster.ok()) << cluster.log();
+  EventGenerator gen(73, 2);
+  BatchModel model;
+  auto feed = [&](size_t n) {
+    auto events = gen.Next(n);
+    for (const auto& ev : events) model.Apply(ev.value);
+    return cluster.Produce(events);
+  };
+  ASSERT_TRUE(feed(400));
+  auto first = cluster.StartRun(false);
+  ASSERT_TRUE(cluster.WaitForLog("is new: reading", 20000)) << cluster.LogTail();
+  const std::string staging = cluster.dir() + "/data-staging";
+  auto second = cluster.Start({"--app-id", "staging", "run", "--brokers", cluster.brokers(), "--data-dir", staging});
+  ASSERT_TRUE(feed(400));
+  std::this_thread::sleep_for(3s);
+  ASSERT_TRUE(first->Running()) << cluster.LogTail();
+  ASSERT_TRUE(second->Running()) << cluster.LogTail();
+  for (auto* run : {first.get(), second.get()}) {
+    run->Signal(SIGTERM);
+    EXPECT_EQ(run->Wait(), 0) << cluster.LogTail();
+  }
+  EXPECT_EQ(ReadFileBytes(cluster.log()).find("holds a record of another webindex processor"), std::string::npos)
+      << cluster.LogTail();
+  // Each catches up alone and holds the whole input, counted once.
+  EXPECT_EQ(cluster.Run({"run", "--brokers", cluster.brokers(), "--data-dir", cluster.data_dir(), "--exit-when-idle"}),
+            0)
+      << cluster.LogTail();
+  EXPECT_EQ(cluster.Run({"--app-id", "staging", "run", "--brokers", cluster.brokers(), "--data-dir", staging,
+                         "--exit-when-idle"}),
+            0)
+      << cluster.LogTail();
+  EXPECT_EQ(cluster.Dump(), model.TableLines());
+  std::string staged;
+  ASSERT_EQ(cluster.Run({"dump", "--data-dir", staging}, &staged), 0);
+  std::vector<std::string> lines;
+  std::stringstream ss(staged);
+  for (std::string line; std::getline(ss, line);) lines.push_back(line);
+  EXPECT_EQ(lines, model.TableLines());
+  // Under another id the staging data dir would read the default index's topics: refused.
+  const size_t before = cluster.LogSize();
+  EXPECT_EQ(cluster.Run({"run", "--brokers", cluster.brokers(), "--data-dir", staging, "--exit-when-idle"}), 1);
+  EXPECT_NE(ReadFileBytes(cluster.log()).substr(before).find("was built under app id staging"), std::string::npos)
+      << cluster.LogTail();
 }
 
 TEST(SecondInstanceTest, AClaimWhoseHolderDiedIsTakenAfterItsHeartbeatsStop) {
