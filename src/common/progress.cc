@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <filesystem>
 
 #include <fmt/format.h>
@@ -53,8 +52,7 @@ void Progress::Update(uint64_t records, uint64_t bytes) {
   if (options_.sink) {
     options_.sink(line);
   } else if (terminal_) {
-    fmt::print(stderr, "\r{}\033[K", line);  // rewrite the line in place, erasing its old tail
-    std::fflush(stderr);
+    ShowStatusLine(line);  // log lines from any thread take it away and draw it again
   } else {
     LOG_INFO("{}", line);
   }
@@ -64,10 +62,7 @@ void Progress::Update(uint64_t records, uint64_t bytes) {
 void Progress::Finish() {
   if (!line_shown_) return;
   line_shown_ = false;
-  if (!options_.sink) {
-    fmt::print(stderr, "\r\033[K");
-    std::fflush(stderr);
-  }
+  if (!options_.sink) ClearStatusLine();
 }
 
 uint64_t TotalFileBytes(const std::vector<std::string>& files) {

@@ -1,5 +1,6 @@
 // Progress of a long-running read (`load`, later `replay`) on stderr: on a terminal one line
-// rewritten about 4 times a second; otherwise a log line every 5 s. Owned and called by one thread.
+// rewritten about 4 times a second below the log lines (ShowStatusLine); otherwise a log line
+// every 5 s. Owned and called by one thread.
 #pragma once
 
 #include <chrono>

@@ -1,11 +1,21 @@
-// common/progress.h: the status line's numbers, and how often it is refreshed.
+// common/progress.h: the status line's numbers, how often it is refreshed, and that log lines
+// never share its terminal line.
 #include "common/progress.h"
+
+#include <unistd.h>
 
 #include <gtest/gtest.h>
 
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <functional>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
+
+#include "common/log.h"
 
 namespace webindex {
 namespace {
@@ -67,6 +77,61 @@ TEST(ProgressTest, LogModeUsesTheLongerInterval) {
   std::this_thread::sleep_for(std::chrono::milliseconds(20));
   p.Update(1, 1);
   EXPECT_TRUE(lines.empty());
+}
+
+//! What `body` writes to stderr (fd 2, as the terminal would receive it), from every thread.
+std::string CaptureStderr(const std::function<void()>& body) {
+  std::fflush(stderr);
+  char path[] = "/tmp/webindex-stderr-XXXXXX";
+  const int fd = mkstemp(path);
+  EXPECT_GE(fd, 0);
+  const int saved = dup(STDERR_FILENO);
+  dup2(fd, STDERR_FILENO);
+  body();
+  std::fflush(stderr);
+  dup2(saved, STDERR_FILENO);
+  close(saved);
+  close(fd);
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream text;
+  text << in.rdbuf();
+  std::remove(path);
+  return text.str();
+}
+
+TEST(ProgressTest, LogLinesTakeTheTerminalLineAwayAndDrawItAgain) {
+  InitLogging("info");
+  const std::string out = CaptureStderr([] {
+    Progress::Options options;
+    options.terminal = true;
+    options.terminal_interval = std::chrono::milliseconds(0);
+    options.total_bytes = 100;
+    Progress p(options);
+    p.Update(5, 50);
+    std::thread([] { LOG_WARN("the broker is slow"); }).join();  // another thread's, as librdkafka's are
+    p.Update(6, 60);
+    p.Finish();
+    LOG_INFO("done");
+  });
+  std::vector<std::string> lines;  // as the terminal ends them
+  std::stringstream split(out);
+  for (std::string line; std::getline(split, line);) lines.push_back(line);
+  ASSERT_EQ(lines.size(), 2u) << out;
+  // The progress line, erased, then the log line from the first column.
+  EXPECT_TRUE(lines[0].starts_with("\r5 records, 0.0 MB read")) << lines[0];
+  const size_t erased = lines[0].rfind("\r\033[K");
+  ASSERT_NE(erased, std::string::npos) << "the log line follows the progress line on it: " << lines[0];
+  const std::string log_line = lines[0].substr(erased + 4);
+  EXPECT_TRUE(log_line.starts_with("20")) << log_line;  // its timestamp
+  EXPECT_TRUE(log_line.ends_with("the broker is slow")) << log_line;
+  // Below it the progress line again, then its next state, then erased for good before "done".
+  EXPECT_TRUE(lines[1].starts_with("\r5 records, 0.0 MB read")) << lines[1];
+  EXPECT_NE(lines[1].find("\r6 records, 0.0 MB read"), std::string::npos) << lines[1];
+  EXPECT_TRUE(lines[1].ends_with("done")) << lines[1];
+  const size_t last = lines[1].rfind("\r\033[K");
+  ASSERT_NE(last, std::string::npos) << lines[1];
+  EXPECT_EQ(lines[1].substr(last + 4).find("records"), std::string::npos) << lines[1];
+  EXPECT_TRUE(out.ends_with("done\n")) << "drawn again after it finished: " << out;
 }
 
 }  // namespace
