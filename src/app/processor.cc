@@ -336,6 +336,17 @@ Result<std::vector<Processor::LagSample>> Processor::Lag() {
   return out;
 }
 
+Result<int64_t> Processor::StoredDeadLetters() {
+  const std::string& topic = config_.topics.dead_letters;
+  ASSIGN_OR_RETURN(const int32_t partitions, admin_->PartitionCount(topic, kLagTimeoutMs));
+  int64_t stored = 0;
+  for (int32_t p = 0; p < partitions; ++p) {
+    ASSIGN_OR_RETURN(auto marks, admin_->Watermarks(topic, p, kLagTimeoutMs));
+    stored += std::max<int64_t>(0, marks.second - marks.first);
+  }
+  return stored;
+}
+
 Result<std::vector<Processor::InputLagSample>> Processor::InputLag() {
   std::vector<InputLagSample> out;
   for (auto& runner : runners_) {

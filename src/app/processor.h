@@ -155,6 +155,12 @@ class Processor {
     bool known = true;   //!< false: nobody reported a position (position and lag unknown)
   };
   Result<std::vector<InputLagSample>> InputLag();
+  //! Records the dead-letter topic holds now (high minus low watermark over its partitions: every
+  //! generation's and process's, as retention left them). Any thread, between Start and Stop.
+  Result<int64_t> StoredDeadLetters();
+  //! The cluster this processor reads and writes (an embedded broker's address included).
+  const std::string& brokers() const { return config_.kafka.brokers; }
+  const pipeline::TopicNames& topics() const { return config_.topics; }
   //! Per stage: batches committed and seconds spent processing and committing them.
   struct StageTiming {
     std::string stage;

@@ -135,6 +135,19 @@ http::ProcessorStatus StatusOf(app::Processor& processor) {
   s.pagerank_unchanged = rank.unchanged;
   s.pagerank_failures = rank.failures;
   s.pagerank_running = rank.running;
+  auto& dead = s.dead_letters;
+  dead.topic = processor.topics().dead_letters;
+  dead.brokers = processor.brokers();
+  dead.count = processor.metrics().dead_lettered.load();
+  if (const auto last = processor.metrics().LastDeadLetter()) {
+    dead.last_reason = last->reason;
+    dead.last_at_ms = last->at_ms;
+  }
+  if (auto stored = processor.StoredDeadLetters(); stored.ok()) {
+    dead.stored = *stored;
+  } else {
+    dead.stored_error = stored.status().message();
+  }
   return s;
 }
 

@@ -48,7 +48,40 @@ void WriteRankChecks(codec::JsonWriter& w, const ProcessorStatus& p) {
   w.Key("unchanged").Uint(p.pagerank_unchanged).Key("failed").Uint(p.pagerank_failures).EndObject();
 }
 
+void WriteDeadLetters(codec::JsonWriter& w, const ProcessorStatus::DeadLetters& d) {
+  w.BeginObject().Key("topic").String(d.topic).Key("count").Uint(d.count).Key("last");
+  if (d.last_reason) {
+    w.BeginObject().Key("reason").String(*d.last_reason).Key("atMs").Int(d.last_at_ms).EndObject();
+  } else {
+    w.Null();
+  }
+  w.Key("stored");
+  d.stored ? w.Int(*d.stored) : w.Null();
+  w.Key("read").String(DeadLetterCommand(d.brokers, d.topic)).EndObject();
+}
+
+//! `s` as one shell word: as it is when it holds nothing the shell treats specially.
+std::string ShellWord(const std::string& s) {
+  if (!s.empty() && s.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.,:_-/@=+") ==
+                        std::string::npos) {
+    return s;
+  }
+  std::string quoted = "'";
+  for (char c : s) {
+    if (c == '\'') {
+      quoted += "'\\''";  // end the quote, an escaped quote, quote again
+    } else {
+      quoted += c;
+    }
+  }
+  return quoted + "'";
+}
+
 }  // namespace
+
+std::string DeadLetterCommand(const std::string& brokers, const std::string& topic) {
+  return "kcat -b " + ShellWord(brokers) + " -C -t " + ShellWord(topic) + R"( -o beginning -e -f 'key %k: %h\n%s\n\n')";
+}
 
 std::string StatusJson(const std::optional<ProcessorStatus>& processor,
                        const Result<std::optional<rank::RankResultInfo>>& rank,
@@ -100,6 +133,15 @@ std::string StatusJson(const std::optional<ProcessorStatus>& processor,
     WriteRankChecks(w, *p);
   } else {
     missing("pagerankChecks", p ? "off: pagerank.interval_s is 0" : kNoProcessor);
+  }
+  if (p) {
+    w.Key("deadLetters");
+    WriteDeadLetters(w, p->dead_letters);
+    if (!p->dead_letters.stored) {
+      unavailable.emplace_back("deadLetters.stored", "the brokers did not answer: " + p->dead_letters.stored_error);
+    }
+  } else {
+    missing("deadLetters", kNoProcessor);
   }
   if (totals.ok()) {
     w.Key("totals").Raw(query::ToJson(*totals));

@@ -36,7 +36,20 @@ struct ProcessorStatus {
   std::chrono::milliseconds pagerank_interval{0};
   uint64_t pagerank_computations = 0, pagerank_unchanged = 0, pagerank_failures = 0;
   bool pagerank_running = false;
+  //! Dead letters: counted since the process started (each once Kafka has it), the last one's
+  //! reason and time; what the topic holds now, from the brokers (nullopt: stored_error says why).
+  struct DeadLetters {
+    std::string topic, brokers;  //!< for the command that reads them
+    uint64_t count = 0;
+    std::optional<std::string> last_reason;
+    int64_t last_at_ms = 0;
+    std::optional<int64_t> stored;
+    std::string stored_error;
+  } dead_letters;
 };
+
+//! The kcat command that prints every dead letter of `topic` on `brokers` with its headers.
+std::string DeadLetterCommand(const std::string& brokers, const std::string& topic);
 
 //! The /api/status body. `processor`: nullopt when no processor runs in this process;
 //! `rank` and `totals` as read from the table (NotFound: none kept); `health`: the store's

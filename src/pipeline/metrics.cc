@@ -1,5 +1,7 @@
 #include "pipeline/metrics.h"
 
+#include <chrono>
+
 #include <fmt/format.h>
 
 namespace webindex::pipeline {
@@ -18,6 +20,19 @@ std::string Metrics::Summary() const {
       triple_records.load(), invalid_triple_records.load(), statements_added.load(), statements_removed.load(),
       web_statements_added.load(), web_statements_removed.load(), web_statements_skipped.load(),
       forwarded_events.load(), tasks_taken_over.load(), tasks_given_up.load(), tasks_resumed_locally.load());
+}
+
+void Metrics::CountDeadLetter(std::string reason) {
+  const auto now = std::chrono::system_clock::now().time_since_epoch();
+  std::lock_guard<std::mutex> lock(dead_letter_mu_);
+  last_dead_letter_ =
+      DeadLetterNote{std::move(reason), std::chrono::duration_cast<std::chrono::milliseconds>(now).count()};
+  ++dead_lettered;  // after the note: a reader that sees the count finds its reason
+}
+
+std::optional<Metrics::DeadLetterNote> Metrics::LastDeadLetter() const {
+  std::lock_guard<std::mutex> lock(dead_letter_mu_);
+  return last_dead_letter_;
 }
 
 }  // namespace webindex::pipeline

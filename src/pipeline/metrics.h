@@ -3,6 +3,8 @@
 
 #include <atomic>
 #include <cstdint>
+#include <mutex>
+#include <optional>
 #include <string>
 
 namespace webindex::pipeline {
@@ -51,6 +53,19 @@ struct Metrics {
   std::atomic<int64_t> restore_lag{0};  //!< gauge: changelog records the takeovers running now have left to read
 
   std::string Summary() const;
+
+  //! A dead letter Kafka acknowledged: counts it in dead_lettered and keeps its reason as the last.
+  void CountDeadLetter(std::string reason);
+  struct DeadLetterNote {
+    std::string reason;  //!< its `reason` header
+    int64_t at_ms = 0;   //!< when Kafka acknowledged it (ms since the epoch)
+  };
+  //! The last dead letter counted since the process started; nullopt before the first.
+  std::optional<DeadLetterNote> LastDeadLetter() const;
+
+ private:
+  mutable std::mutex dead_letter_mu_;
+  std::optional<DeadLetterNote> last_dead_letter_;
 };
 
 }  // namespace webindex::pipeline

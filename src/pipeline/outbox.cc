@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <iterator>
+#include <optional>
+#include <string>
 #include <thread>
 
 #include "codec/state_codec.h"
@@ -10,6 +12,17 @@
 #include "pipeline/runner_keys.h"
 
 namespace webindex::pipeline {
+namespace {
+
+//! The `reason` header of a dead letter ("" without one).
+std::string ReasonOf(const OutRecord& dead_letter) {
+  for (const auto& [name, value] : dead_letter.headers) {
+    if (name == "reason") return value;
+  }
+  return "";
+}
+
+}  // namespace
 
 Status Outbox::LoadSeq() {
   ASSIGN_OR_RETURN(auto seq, state::GetFixed64(store_, state::Family::kMeta, SeqKey(stage_->name()),
@@ -60,7 +73,7 @@ Status Outbox::Send(const OutRecord& record, uint64_t seq, bool counted) {
   {
     std::lock_guard<std::mutex> lock(acked_mu_);
     in_flight_.insert(seq);  // before producing, so the acknowledgement always finds it
-    if (record.topic == options_.dead_letters) dead_letters_in_flight_.insert(seq);
+    if (record.topic == options_.dead_letters) dead_letters_in_flight_.emplace(seq, ReasonOf(record));
   }
   if (!counted) ++unacked_;
   if (options_.flow) flow_.CountSent(record);
@@ -162,7 +175,7 @@ Status Outbox::SetAside(const OutRecord& record, uint64_t seq, const Status& why
                                   options_.limits.BudgetOf(options_.dead_letters));
   {
     std::lock_guard<std::mutex> lock(acked_mu_);
-    replaced_.insert(seq);
+    replaced_.emplace(seq, ReasonOf(dead));
   }
   Status st = producer_.Produce(dead, RunnerOpaque(index_, seq));
   if (kafka::IsRecordRejected(st)) return SetAside(dead, seq, st);
@@ -220,8 +233,16 @@ void Outbox::OnDelivered(uint64_t seq, const Status& status) {
   }
   // A dead letter counts once Kafka has it: a rejected one, or one dropped, never arrived, and
   // one that replaces a rejected dead letter takes its place.
-  const bool replacement = replaced_.erase(seq) > 0;
-  if (dead_letters_in_flight_.erase(seq) > 0 || replacement) ++metrics_.dead_lettered;
+  std::optional<std::string> reason;
+  if (auto it = replaced_.find(seq); it != replaced_.end()) {
+    reason = std::move(it->second);
+    replaced_.erase(it);
+  }
+  if (auto it = dead_letters_in_flight_.find(seq); it != dead_letters_in_flight_.end()) {
+    if (!reason) reason = std::move(it->second);
+    dead_letters_in_flight_.erase(it);
+  }
+  if (reason) metrics_.CountDeadLetter(std::move(*reason));
   in_flight_.erase(seq);
   --unacked_;
 }

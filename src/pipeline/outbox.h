@@ -89,8 +89,10 @@ class Outbox : private RunnerPart {
   std::atomic<uint64_t> unacked_{0};
   std::mutex acked_mu_;
   std::set<uint64_t> in_flight_;  // sent, not yet acknowledged
-  std::set<uint64_t> replaced_;   // in flight as the dead letter that replaces a rejected record
-  std::set<uint64_t> dead_letters_in_flight_;  // sent to the dead-letter topic as they are
+  // seq -> the reason of the dead letter in flight under it: one that replaces a rejected record,
+  // or a record sent to the dead-letter topic as it is
+  std::map<uint64_t, std::string> replaced_;
+  std::map<uint64_t, std::string> dead_letters_in_flight_;
   std::vector<std::pair<uint64_t, Status>> rejected_;  // rejected in delivery reports, not set aside yet
   Status delivery_error_;
   uint64_t deleted_below_ = 0;    // outbox records below this are deleted (runner thread)

@@ -29,6 +29,7 @@ constexpr char kXss[] = "http://xss.example.com/page";
 constexpr char kMany[] = "http://many.example.net/";  // links to kManyLinks pages of its own domain
 constexpr int kManyLinks = 1200;
 constexpr char kAlice[] = "<http://example.org/alice>";
+constexpr char kUndated[] = "http://undated.example.com/";  // an invalid event: a dead letter
 
 //! Statements of the default graph: alice's (a literal that is HTML among them), bob's.
 std::string Statements() {
@@ -119,6 +120,7 @@ class WebUiTest : public ::testing::Test {
       many += std::string(i ? "," : "") + R"({"url":"http://many.example.net/p/)" + std::to_string(i) + R"("})";
     }
     events.emplace_back(kMany, many + "]}");
+    events.emplace_back(kUndated, std::string(R"({"url":")") + kUndated + R"(","crawlDate":"yesterday"})");
     harness_->Produce(events);
     ProduceStatements();
     log_ = harness_->data_dir() + "/run.log";
@@ -294,6 +296,13 @@ TEST_F(WebUiTest, PageRankViewListsTheCurrentResultAndThePageViewShowsTheScore) 
       << Main(dom);
   EXPECT_EQ(Count(dom, "<td class=\"count\">"), 2u) << Main(dom);
   EXPECT_FALSE(PagerHref(dom, "next").empty()) << Main(dom);
+  // What the scores mean: the formula, unnormalized.
+  EXPECT_NE(ElementById(dom, "pagerank-meaning", "p")
+                .find("Scores are not normalized: every page starts at 1.0, and each iteration gives it 0.15 + 0.85 "
+                      "\u00d7 the sum, over the pages linking to it, of their score divided by their number of links "
+                      "out. A page nothing links to has 0.15, and the scores do not add up to 1"),
+            std::string::npos)
+      << Main(dom);
   const std::string page = Render("#/page?url=" + Encode(kBlog));
   EXPECT_NE(page.find("<dt>PageRank</dt>"), std::string::npos) << Main(page);
   EXPECT_EQ(page.find("not computed yet"), std::string::npos) << Main(page);
@@ -556,7 +565,8 @@ TEST_F(WebUiTest, StatusViewShowsGenerationEventsLagAndTheLastPageRank) {
   while (Clock::now() < deadline) {
     api = Get(port_, "/api/status").body;
     if (api.find(R"("pagerank":{"result":)") != std::string::npos &&
-        api.find(R"("eventsPerSecond":null)") == std::string::npos) {
+        api.find(R"("eventsPerSecond":null)") == std::string::npos &&
+        api.find(R"("deadLetters":{"topic":"webindex.dead-letters","count":1,)") != std::string::npos) {
       break;
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(200));
@@ -565,6 +575,16 @@ TEST_F(WebUiTest, StatusViewShowsGenerationEventsLagAndTheLastPageRank) {
   ASSERT_NE(api.find(R"("pagerank":{"result":)"), std::string::npos) << api;
   EXPECT_NE(api.find(R"("lag":{"total":0,)"), std::string::npos) << api;
   EXPECT_NE(api.find(R"("unavailable":{})"), std::string::npos) << api;
+  // The invalid event: counted, its reason, the topic holds it, and the command that reads it.
+  const std::string kcat = "kcat -b " + harness_->brokers() +
+                           R"( -C -t webindex.dead-letters -o beginning -e -f 'key %k: %h\n%s\n\n')";
+  EXPECT_TRUE(std::regex_search(
+      api, std::regex(R"re("deadLetters":\{"topic":"webindex.dead-letters","count":1,"last":\{"reason":"crawlDate is )re"
+                      R"re(not an RFC 3339 date-time","atMs":\d+\},"stored":1,"read":")re")))
+      << api;
+  EXPECT_NE(api.find(R"("read":")" + std::regex_replace(kcat, std::regex(R"(\\)"), R"(\\)") + "\""),
+            std::string::npos)
+      << api;
   std::smatch events, result;
   ASSERT_TRUE(std::regex_search(api, events, std::regex(R"("events":(\d+))")));
   ASSERT_TRUE(std::regex_search(api, result, std::regex(R"("pagerank":\{"result":(\d+))")));
@@ -590,6 +610,19 @@ TEST_F(WebUiTest, StatusViewShowsGenerationEventsLagAndTheLastPageRank) {
   EXPECT_NE(dom.find("<dt>Checks</dt><dd>every 1 s: "), std::string::npos) << Main(dom);
   EXPECT_EQ(dom.find("not available"), std::string::npos) << Main(dom);
   EXPECT_NE(ElementById(dom, "status-totals", "section").find("<dt>Crawled</dt><dd data-value=\"7\">7</dd>"),
+            std::string::npos)
+      << Main(dom);
+  EXPECT_NE(dom.find(R"(id="status-dead-letters"><dt>Dead letters</dt><dd data-value="1">1</dd>)"), std::string::npos)
+      << Main(dom);
+  const std::string dead = ElementById(dom, "status-dead-letters-detail", "section");
+  EXPECT_NE(dead.find(R"(<dd id="dead-letters-count">1</dd>)"), std::string::npos) << Main(dom);
+  EXPECT_NE(dead.find(R"(<dd id="dead-letters-last"><span class="reason">crawlDate is not an RFC 3339 date-time</span> ()"
+                      R"(<time datetime=")"),
+            std::string::npos)
+      << Main(dom);
+  EXPECT_NE(dead.find(R"(<dd id="dead-letters-stored">1</dd>)"), std::string::npos) << Main(dom);
+  EXPECT_NE(dead.find(R"(<dd id="dead-letters-read"><code class="command">)" +
+                      kcat + "</code>"),
             std::string::npos)
       << Main(dom);
 }

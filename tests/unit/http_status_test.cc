@@ -111,12 +111,12 @@ TEST_F(StatusRoutesTest, StatusWithoutAProcessorSaysWhatIsNotAvailableAndWhy) {
   EXPECT_EQ(r.status, 200);
   const std::string no = "no processor runs in this server: it answers from its data dir only";
   EXPECT_EQ(r.body, R"({"healthy":true,"generation":null,"events":null,"eventsPerSecond":null,"lag":null,"pagerank":null,)"
-                    R"("pagerankChecks":null,)"
+                    R"("pagerankChecks":null,"deadLetters":null,)"
                     R"("totals":{"pages":3,"crawled":0,"linkedTo":3,"links":1254,"domains":2},)"
                     R"("unavailable":{"generation":")" +
                         no + R"(","events":")" + no + R"(","eventsPerSecond":")" + no + R"(","lag":")" + no +
                         R"(","pagerank":"no PageRank result is stored in this data dir","pagerankChecks":")" + no +
-                        R"("}})");
+                        R"(","deadLetters":")" + no + R"("}})");
   EXPECT_EQ(api_->Handle({"HEAD", "/api/status", false}).status, 200);
 }
 
@@ -132,6 +132,7 @@ TEST_F(StatusRoutesTest, StatusOfARunningProcessorHasItsFigures) {
   p.pagerank_enabled = true;
   p.pagerank_interval = std::chrono::seconds(60);
   p.pagerank_unchanged = 4;
+  p.dead_letters = {"webindex.dead-letters", "127.0.0.1:9092,127.0.0.1:9093", 0, std::nullopt, 0, 7, ""};
   api_ = std::make_unique<Api>(*store_, nullptr, [&p] { return p; });
   ApiResponse r = Get("/api/status");
   EXPECT_EQ(r.status, 200);
@@ -143,6 +144,9 @@ TEST_F(StatusRoutesTest, StatusOfARunningProcessorHasItsFigures) {
             R"("lag":0}]},)"
             R"("pagerank":null,)"
             R"("pagerankChecks":{"intervalSeconds":60,"running":false,"stored":0,"unchanged":4,"failed":0},)"
+            R"("deadLetters":{"topic":"webindex.dead-letters","count":0,"last":null,"stored":7,)"
+            R"("read":"kcat -b 127.0.0.1:9092,127.0.0.1:9093 -C -t webindex.dead-letters -o beginning -e )"
+            R"(-f 'key %k: %h\\n%s\\n\\n'"},)"
             R"("totals":null,)"
             R"("unavailable":{"pagerank":"no result yet: one is computed every pagerank.interval_s (60 s) when the )"
             R"(table changed","totals":"this table has no totals yet: `webindex run` counts them when it opens the )"
@@ -175,6 +179,36 @@ TEST_F(StatusRoutesTest, StatusOfARunningProcessorHasItsFigures) {
   EXPECT_NE(r.body.find(R"("eventsPerSecond":"measured once the processor has run for a second")"), std::string::npos)
       << r.body;
   EXPECT_NE(r.body.find(R"("pagerank":"off: pagerank.interval_s is 0")"), std::string::npos) << r.body;
+}
+
+TEST_F(StatusRoutesTest, StatusShowsDeadLettersTheLastReasonAndHowToReadThem) {
+  ProcessorStatus p;
+  p.dead_letters = {"webindex.dead-letters", "kafka1:9092", 3, "crawlDate is not an RFC 3339 date-time",
+                    1763938845000, 12, ""};
+  api_ = std::make_unique<Api>(*store_, nullptr, [&p] { return p; });
+  ApiResponse r = Get("/api/status");
+  EXPECT_NE(r.body.find(R"("deadLetters":{"topic":"webindex.dead-letters","count":3,)"
+                        R"("last":{"reason":"crawlDate is not an RFC 3339 date-time","atMs":1763938845000},)"
+                        R"("stored":12,)"
+                        R"("read":"kcat -b kafka1:9092 -C -t webindex.dead-letters -o beginning -e )"
+                        R"(-f 'key %k: %h\\n%s\\n\\n'"})"),
+            std::string::npos)
+      << r.body;
+  // The brokers did not answer: what the topic holds is unknown, the rest is this process's own.
+  p.dead_letters.stored.reset();
+  p.dead_letters.stored_error = "watermarks of webindex.dead-letters[0]: timed out";
+  r = Get("/api/status");
+  EXPECT_NE(r.body.find(R"("count":3,"last":{"reason":"crawlDate is not an RFC 3339 date-time","atMs":1763938845000},)"
+                        R"("stored":null,)"),
+            std::string::npos)
+      << r.body;
+  EXPECT_NE(r.body.find(R"("deadLetters.stored":"the brokers did not answer: watermarks of )"
+                        R"(webindex.dead-letters[0]: timed out")"),
+            std::string::npos)
+      << r.body;
+  // Brokers a shell would read otherwise are quoted.
+  EXPECT_EQ(DeadLetterCommand("host with space:9092", "t"),
+            R"(kcat -b 'host with space:9092' -C -t t -o beginning -e -f 'key %k: %h\n%s\n\n')");
 }
 
 }  // namespace

@@ -433,6 +433,10 @@
       el('p', {class: 'lead', id: 'pagerank-result', 'data-result': data.result},
         `Result ${fmt(data.result)}: ${plural(data.nodes, 'page', 'pages')} and ${plural(data.edges, 'link', 'links')}, `,
         `${plural(data.iterations, 'iteration', 'iterations')}, computed from the table as of `, el('time', {datetime: when}, when), '.'),
+      el('p', {class: 'lead', id: 'pagerank-meaning'},
+        'Scores are not normalized: every page starts at 1.0, and each iteration gives it 0.15 + 0.85 \u00d7 the sum, ',
+        'over the pages linking to it, of their score divided by their number of links out. A page nothing links to ',
+        'has 0.15, and the scores do not add up to 1 (docs/pagerank.md).'),
       scoreTable(data.results, firstRank(stack, limit, kPageSize)),
       pager(key, stack, data.next, (c) => hashFor('pagerank', {limit, next: c})));
   }
@@ -541,6 +545,7 @@
   const kStatusRefreshMs = 5000;
   const kStatusLabels = {generation: 'Generation', events: 'Events consumed', eventsPerSecond: 'Events per second',
                          lag: 'Consumer lag', pagerank: 'Last PageRank', pagerankChecks: 'PageRank checks',
+                         deadLetters: 'Dead letters', 'deadLetters.stored': 'Dead letters in the topic',
                          totals: 'Totals'};
   const isoTime = (ms) => new Date(ms).toISOString().replace('.000Z', 'Z');
 
@@ -583,6 +588,26 @@
         : null);
   }
 
+  //! Rejected input (webindex.dead-letters): this process's count and last reason, what the topic
+  //! holds, and the command that reads them.
+  function deadLetterDetails(dead, why) {
+    const row = (label, id, ...value) => [el('dt', {}, label), el('dd', {id}, ...value)];
+    return [
+      el('p', {class: 'lead'}, 'Input that could not be applied (an invalid event, a statement record that does not ',
+        'parse, a record Kafka refused) goes to topic ', el('code', {}, dead.topic),
+        ' with its reason; nothing else changed. Counts and the last reason are since this process started; the ',
+        'topic keeps every dead letter until its retention removes it.'),
+      el('dl', {class: 'details'},
+        row('Since this process started', 'dead-letters-count', fmt(dead.count)),
+        row('Last reason', 'dead-letters-last', dead.last
+          ? [el('span', {class: 'reason'}, dead.last.reason), ' (',
+             el('time', {datetime: isoTime(dead.last.atMs)}, isoTime(dead.last.atMs)), ')']
+          : el('span', {class: 'none'}, 'none since this process started')),
+        row('In the topic now', 'dead-letters-stored',
+          dead.stored === null ? unavailable(why['deadLetters.stored']) : fmt(dead.stored)),
+        row('Read them', 'dead-letters-read', el('code', {class: 'command'}, dead.read)))];
+  }
+
   async function showStatus(params, next, isCurrent) {
     const data = await api('status', {});
     if (!isCurrent()) return null;
@@ -604,7 +629,9 @@
                ['Events consumed', figure('events', data.events), 'status-events'],
                ['Events per second', figure('eventsPerSecond', data.eventsPerSecond), 'status-rate'],
                ['Consumer lag', data.lag ? lagTotal(data.lag) : unavailable(why.lag), 'status-lag'],
-               ['Last PageRank', rank ? rank.result : unavailable(why.pagerank), 'status-pagerank']]),
+               ['Last PageRank', rank ? rank.result : unavailable(why.pagerank), 'status-pagerank'],
+               ['Dead letters', data.deadLetters ? data.deadLetters.count : unavailable(why.deadLetters),
+                'status-dead-letters']]),
         missing.length ? el('ul', {class: 'unavailable', id: 'status-unavailable'}, missing.map((key) =>
           el('li', {'data-key': key}, el('strong', {}, kStatusLabels[key] || key), ': not available \u2014 ', why[key])))
           : null),
@@ -619,6 +646,10 @@
       el('section', {class: 'card', id: 'status-pagerank-detail'},
         el('h2', {}, 'PageRank'),
         rank ? rankDetails(rank, data.pagerankChecks) : el('p', {class: 'none'}, `Not available: ${why.pagerank}`)),
+      el('section', {class: 'card', id: 'status-dead-letters-detail'},
+        el('h2', {}, 'Dead letters', data.deadLetters ? el('span', {class: 'badge'}, fmt(data.deadLetters.count)) : null),
+        data.deadLetters ? deadLetterDetails(data.deadLetters, why)
+          : el('p', {class: 'none'}, `Not available: ${why.deadLetters}`)),
       el('section', {class: 'card', id: 'status-totals'},
         el('h2', {}, 'Table'),
         data.totals
