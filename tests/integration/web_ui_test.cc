@@ -29,6 +29,7 @@ constexpr char kXss[] = "http://xss.example.com/page";
 constexpr char kMany[] = "http://many.example.net/";  // links to kManyLinks pages of its own domain
 constexpr int kManyLinks = 1200;
 constexpr char kAlice[] = "<http://example.org/alice>";
+constexpr char kLongIri[] = "http://example.org/people/alice/pages/home/index.html?lang=en&section=about#contact";
 constexpr char kUndated[] = "http://undated.example.com/";  // an invalid event: a dead letter
 
 //! Statements of the default graph: alice's (a literal that is HTML among them), bob's.
@@ -43,6 +44,8 @@ std::string Statements() {
   text += "<http://example.org/release> <http://purl.org/dc/terms/date> \"2015-07-28T09:00:00+02:00\"^^"
           "<http://www.w3.org/2001/XMLSchema#dateTime> .\n"
           "<http://example.org/release> <http://purl.org/dc/terms/title> \"Spotlight release notes\" .\n";
+  // An IRI longer than its column, for wrapping.
+  text += std::string("<http://example.org/long> <http://example.org/homepage> <") + kLongIri + "> .\n";
   for (int i = 1; i <= 4; ++i) {
     text += "<http://example.org/alice> <http://example.org/likes> <http://example.org/thing/" + std::to_string(i) +
             "> .\n";
@@ -154,7 +157,7 @@ class WebUiTest : public ::testing::Test {
     return Get(port_, "/api/links?url=" + Encode(kBlog)).body.find(R"("total":4)") != std::string::npos &&
            Get(port_, "/api/page?url=" + Encode(kXss)).status == 200 &&
            Get(port_, "/api/pages?domain=example.net&limit=1").body.find(R"("total":1201)") != std::string::npos &&
-           Count(Get(port_, "/api/triples?limit=100").body, R"("s":)") == 10 &&
+           Count(Get(port_, "/api/triples?limit=100").body, R"("s":)") == 11 &&
            Count(Get(port_, "/api/triples?graph=all&limit=100&p=" + Encode("<urn:webindex:crawled>")).body,
                  R"("s":)") == 7 &&
            Get(port_, "/api/page?url=" + Encode(kAllers)).body.find(R"("numOutbound":8)") != std::string::npos &&
@@ -639,11 +642,12 @@ TEST_F(WebUiTest, StatementsViewAnswersAPatternPagesAndFollowsIris) {
   EXPECT_EQ(Count(ElementById(dom, "statements", "section"), "<td class=\"subject\">"), 4u) << Main(dom);
   // IRIs link to the statements about them (as subject), within the same graph selection.
   EXPECT_NE(dom.find(R"(<a class="iri" href="#/statements?s=%3Chttp%3A%2F%2Fexample.org%2Fage%3E" )"
-                     R"(title="Statements about http://example.org/age">http://example.org/age</a>)"),
+                     R"(title="Statements about http://example.org/age">http://<wbr>example.org/<wbr>age</a>)"),
             std::string::npos)
       << Main(dom);
   // Literals are text, HTML in them included.
-  EXPECT_NE(dom.find(R"(<span class="literal">"30"^^&lt;http://www.w3.org/2001/XMLSchema#integer&gt;</span>)"),
+  EXPECT_NE(dom.find(R"(<span class="literal">"30"^^&lt;http://<wbr>www.w3.org/<wbr>2001/<wbr>XMLSchema#<wbr>integer&gt;)"
+                     R"(</span>)"),
             std::string::npos)
       << Main(dom);
   const std::string rest = Render(PagerHref(dom, "next"));
@@ -680,9 +684,9 @@ TEST_F(WebUiTest, TimeViewFindsStatementsByTheInstantOfTheirObject) {
   EXPECT_NE(at.find(R"(<a class="tab current" href="#/temporal" aria-current="page">Time</a>)"), std::string::npos)
       << Main(at);
   EXPECT_EQ(Count(ElementById(at, "statements", "section"), "<td class=\"subject\">"), 1u) << Main(at);
-  EXPECT_NE(at.find(R"(<span class="literal">"2015-07-28T09:00:00+02:00"^^&lt;http://www.w3.org/2001/XMLSchema#dateTime&gt;</span>)"),
-            std::string::npos)
+  EXPECT_NE(at.find(R"(<time class="literal datetime" datetime="2015-07-28T07:00:00Z" title=")"), std::string::npos)
       << Main(at);
+  EXPECT_NE(at.find(">2015-07-28 07:00:00 UTC</time>"), std::string::npos) << Main(at);
   EXPECT_TRUE(std::regex_search(at, std::regex(R"re(<option value="equals" selected(="")?>)re"))) << Main(at);
   // The web graph's crawl dates: pages crawled before 01:45 (01:32:26 and 01:40:51), each a page link.
   const std::string crawled = Render("#/temporal?before=" + Encode("2015-07-28T01:45:00Z") +
@@ -742,6 +746,45 @@ TEST_F(WebUiTest, WordsViewFindsPagesByTitleAndStatementsByWords) {
   EXPECT_NE(bad.find(R"(id="words")"), std::string::npos) << Main(bad);
   // The tabs lead to each other's forms.
   EXPECT_NE(bad.find(R"(<a class="tab" href="#/statements">Pattern</a>)"), std::string::npos) << Main(bad);
+}
+
+TEST_F(WebUiTest, StatementsShowTimesReadablyAndWrapIrisBetweenTheirParts) {
+  ASSERT_NO_FATAL_FAILURE(RequireChromium());
+  // In a view as narrow as a phone's, every piece of text (a run between spaces and <wbr>s) that
+  // fits its column stays on one line; `selector`'s elements must wrap nonetheless.
+  const std::string kUnbroken =
+      "(selector) => { const out = [];"
+      "  document.getElementById('view').style.maxWidth = '640px';"
+      "  for (const e of document.querySelectorAll(selector)) {"
+      "    const walk = document.createTreeWalker(e, NodeFilter.SHOW_TEXT);"
+      "    for (let n = walk.nextNode(); n; n = walk.nextNode()) {"
+      "      for (const m of n.data.matchAll(/\\S+/g)) {"
+      "        const r = document.createRange(); r.setStart(n, m.index); r.setEnd(n, m.index + m[0].length);"
+      "        const tops = new Set([...r.getClientRects()].map((x) => Math.round(x.top)));"
+      "        if (tops.size > 1) out.push(m[0]);"
+      "      } } }"
+      "  return out.join(' | ') || 'none'; }";
+  const auto lines = [](const std::string& selector) {
+    return "(() => { const tops = new Set(); for (const e of document.querySelectorAll('" + selector +
+           "')) for (const r of e.getClientRects()) tops.add(Math.round(r.top)); return tops.size; })()";
+  };
+
+  // A time: its UTC instant, readable, the literal on hover; never cut inside a number.
+  auto b = Browse("#/temporal?equals=" + Encode("2015-07-28T07:00:00Z"));
+  ASSERT_NE(b, nullptr);
+  EXPECT_EQ(Js(*b, "document.querySelector('#statements td.object time').textContent"), "2015-07-28 07:00:00 UTC");
+  EXPECT_EQ(Js(*b, "document.querySelector('#statements td.object time').getAttribute('datetime')"),
+            "2015-07-28T07:00:00Z");
+  EXPECT_EQ(Js(*b, "document.querySelector('#statements td.object time').title"),
+            "\"2015-07-28T09:00:00+02:00\"^^<http://www.w3.org/2001/XMLSchema#dateTime>");
+  EXPECT_EQ(Js(*b, "(" + kUnbroken + ")('#statements td')"), "none");
+
+  // A long IRI: over several lines, each of its parts whole.
+  b = Browse("#/statements?s=" + Encode("<http://example.org/long>"));
+  ASSERT_NE(b, nullptr);
+  EXPECT_EQ(Js(*b, "document.querySelector('#statements td.object a.iri').textContent"), kLongIri);
+  EXPECT_EQ(Js(*b, "(" + kUnbroken + ")('#statements td')"), "none");
+  EXPECT_GT(std::stoi(Js(*b, lines("#statements td.object a.iri"))), 2);
 }
 
 }  // namespace

@@ -663,17 +663,62 @@
 
   const kWebGraph = '<urn:webindex:web>';  // the link graph as statements (docs/graph.md)
 
+  //! `text` with a line-break opportunity (<wbr>) after each run of '/', '?', '#', '&', '=' or ';',
+  //! so that a long IRI wraps between its parts, never inside one that fits on a line.
+  function breakable(text) {
+    return text.split(/(?<=[/?#&=;])(?![/?#&=;])/).flatMap((part, i) => (i ? [el('wbr'), part] : [part]));
+  }
+
+  const kDateTime = /^"(-?\d{4,})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(\.\d+)?(Z|[+-]\d{2}:\d{2})?"\^\^<http:\/\/www\.w3\.org\/2001\/XMLSchema#dateTime>$/;
+  const pad = (n, width) => String(n).padStart(width, '0');
+
+  //! An xsd:dateTime literal as a readable time: with a zone, the UTC instant ("2015-07-28 07:00:00
+  //! UTC"); without one, as written ("... (no time zone)"). The term itself on hover; null when the
+  //! term is not such a literal (or its year is outside 1..9999).
+  function dateTimeCell(term) {
+    const m = kDateTime.exec(term);
+    if (!m) return null;
+    const [, year, month, day, hour, minute, second, fraction = '', zone] = m;
+    if (!zone) {
+      const local = `${year}-${month}-${day}T${hour}:${minute}:${second}${fraction}`;
+      return el('time', {class: 'literal datetime', datetime: local, title: term}, `${local.replace('T', ' ')} (no time zone)`);
+    }
+    const sign = zone[0] === '-' ? -1 : 1;
+    const offsetMinutes = zone === 'Z' ? 0 : sign * (Number(zone.slice(1, 3)) * 60 + Number(zone.slice(4, 6)));
+    const date = new Date(0);
+    date.setUTCFullYear(Number(year), Number(month) - 1, Number(day));
+    if (date.getUTCMonth() !== Number(month) - 1 || date.getUTCDate() !== Number(day) || Number(hour) > 24 ||
+        Number(minute) > 59 || Number(second) > 59) {
+      return null;  // not a date (February 30th): shown as written
+    }
+    date.setUTCHours(Number(hour), Number(minute) - offsetMinutes, Number(second), 0);
+    const y = date.getUTCFullYear();
+    if (Number.isNaN(date.getTime()) || y < 1 || y > 9999) return null;
+    const ymd = `${pad(y, 4)}-${pad(date.getUTCMonth() + 1, 2)}-${pad(date.getUTCDate(), 2)}`;
+    const hms = `${pad(date.getUTCHours(), 2)}:${pad(date.getUTCMinutes(), 2)}:${pad(date.getUTCSeconds(), 2)}${fraction}`;
+    return el('time', {class: 'literal datetime', datetime: `${ymd}T${hms}Z`, title: term}, `${ymd} ${hms} UTC`);
+  }
+
+  //! A literal as N-Triples writes it; its datatype IRI (after the closing quote) wraps like an IRI.
+  function literalCell(term) {
+    const close = term.lastIndexOf('"');
+    if (close <= 0 || close === term.length - 1) return el('span', {class: 'literal'}, term);
+    return el('span', {class: 'literal'}, term.slice(0, close + 1), breakable(term.slice(close + 1)));
+  }
+
   //! A term in N-Triples syntax: an IRI links to the statements with it as subject; the rest is
   //! text. `rowGraph`: the statement's graph; in the web graph an http(s) IRI is a page, and also
   //! opens the page view.
   function termCell(term, graph, rowGraph) {
     if (term.length > 1 && term.startsWith('<') && term.endsWith('>')) {
       const iri = term.slice(1, -1);
-      const link = el('a', {class: 'iri', href: hashFor('statements', {s: term, graph}), title: `Statements about ${iri}`}, iri);
+      const link = el('a', {class: 'iri', href: hashFor('statements', {s: term, graph}), title: `Statements about ${iri}`},
+        breakable(iri));
       if (rowGraph !== kWebGraph || !/^https?:\/\//i.test(iri)) return link;
       return [link, ' ', el('a', {class: 'page-link external', href: pageHash(iri), title: `The page ${iri}`}, 'page')];
     }
-    return el('span', {class: term.startsWith('_:') ? 'bnode' : 'literal'}, term);
+    if (term.startsWith('_:')) return el('span', {class: 'bnode'}, term);
+    return dateTimeCell(term) || literalCell(term);
   }
 
   function statementTable(results, graph) {
@@ -687,7 +732,8 @@
         el('td', {class: 'subject'}, termCell(r.s, graph, r.graph)),
         el('td', {class: 'predicate'}, termCell(r.p, graph)),
         el('td', {class: 'object'}, termCell(r.o, graph, r.graph)),
-        el('td', {class: 'graph'}, r.graph === 'default' ? el('span', {class: 'none'}, 'default') : r.graph.replace(/^<(.*)>$/, '$1'))))));
+        el('td', {class: 'graph'},
+          r.graph === 'default' ? el('span', {class: 'none'}, 'default') : breakable(r.graph.replace(/^<(.*)>$/, '$1')))))));
   }
 
   //! A form of labelled fields that routes to `view` with their values. `fields`: [name, label,
