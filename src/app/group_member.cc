@@ -255,7 +255,8 @@ Status GroupMember::Run(bool exit_when_idle, const std::atomic<bool>& stop) {
       if (builder_ &&
           std::chrono::steady_clock::now() - last_progress > std::chrono::milliseconds(config_.progress_interval_ms)) {
         last_progress = std::chrono::steady_clock::now();
-        LOG_INFO("progress of generation {} (being built): {}", building_->generation, builder_->metrics().Summary());
+        LOG_INFO("progress of generation {} (being built): {}", building_->generation,
+                 ProgressLine::Totals(builder_->metrics()));
       }
       due = Due();
       return due;

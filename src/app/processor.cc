@@ -389,7 +389,16 @@ std::vector<Processor::StageTiming> Processor::Timings() const {
   return out;
 }
 
-void Processor::LogProgress() { LOG_INFO("progress: {}", metrics_.Summary()); }
+void Processor::LogProgress() {
+  std::optional<int64_t> lag;
+  if (auto samples = Lag(); samples.ok()) {
+    lag = 0;
+    for (const auto& s : *samples) *lag += s.lag;
+  }
+  if (auto line = progress_line_.Next(metrics_, lag, std::chrono::steady_clock::now())) {
+    LOG_INFO("progress: {}", *line);
+  }
+}
 
 bool Processor::GenerationChanged() {
   if (config_.generation != 0 || !dir_) return false;
@@ -514,7 +523,7 @@ Status Processor::Stop() {
     Status st = store_->Flush();
     if (first.ok() && !st.ok()) first = st;
   }
-  LogProgress();
+  LOG_INFO("stopped; counters of this run: {}", ProgressLine::Totals(metrics_));
   producer_.reset();  // stops delivery reports before the runners they reach go away
   {
     std::lock_guard<std::mutex> lock(offset_readers_mu_);

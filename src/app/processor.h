@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "app/progress_line.h"
 #include "app/rank_publisher.h"
 #include "codec/event.h"
 #include "graph/index_set.h"
@@ -173,6 +174,7 @@ class Processor {
   Status EnsureTopics();
   //! Stops `runners` in that order, waits for what they sent, deletes what is acknowledged.
   Status StopRunners(const std::vector<pipeline::StageRunner*>& runners);
+  //! The `progress:` line (ProgressLine), when something moved since the last one.
   void LogProgress();
   //! Flow control: once a second, each watched partition's count reset to its unread records as
   //! the broker and its reader say (FlowControl::Resync).
@@ -183,6 +185,7 @@ class Processor {
   ProcessorConfig config_;
   pipeline::Metrics metrics_;
   pipeline::RateMeter event_rate_;
+  ProgressLine progress_line_;
   std::unique_ptr<state::Store> store_;
   std::unique_ptr<kafka::Admin> admin_;
   //! One per group runner (an admin serves one thread).

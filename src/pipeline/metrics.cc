@@ -6,20 +6,44 @@
 
 namespace webindex::pipeline {
 
+std::vector<std::pair<std::string_view, uint64_t>> Metrics::Counters() const {
+  return {{"events", events.load()},
+          {"invalid", invalid_events.load()},
+          {"stale", stale_events.load()},
+          {"dropped_links", dropped_links.load()},
+          {"truncated_links", truncated_links.load()},
+          {"uri_deltas", uri_deltas.load()},
+          {"domain_deltas", domain_deltas.load()},
+          {"duplicates", duplicates.load()},
+          {"fenced", fenced_records.load()},
+          {"exports_applied", exports.load()},
+          {"stale_exports", stale_exports.load()},
+          {"corrupt", corrupt_records.load()},
+          {"lost", lost_records.load()},
+          {"before_from", before_from.load()},
+          {"other_generation", other_generation.load()},
+          {"undeliverable", undeliverable_records.load()},
+          {"dead_lettered", dead_lettered.load()},
+          {"export_parts", export_parts.load()},
+          {"truncated_texts", truncated_texts.load()},
+          {"dropped_long_urls", dropped_long_urls.load()},
+          {"triple_records", triple_records.load()},
+          {"invalid_triple_records", invalid_triple_records.load()},
+          {"statements_added", statements_added.load()},
+          {"statements_removed", statements_removed.load()},
+          {"web_statements_added", web_statements_added.load()},
+          {"web_statements_removed", web_statements_removed.load()},
+          {"web_statements_skipped", web_statements_skipped.load()},
+          {"forwarded", forwarded_events.load()},
+          {"tasks_taken_over", tasks_taken_over.load()},
+          {"tasks_given_up", tasks_given_up.load()},
+          {"tasks_resumed_locally", tasks_resumed_locally.load()}};
+}
+
 std::string Metrics::Summary() const {
-  return fmt::format(
-      "events={} invalid={} stale={} dropped_links={} truncated_links={} uri_deltas={} domain_deltas={} "
-      "duplicates={} fenced={} exports_applied={} stale_exports={} corrupt={} lost={} before_from={} other_generation={} "
-      "undeliverable={} export_parts={} truncated_texts={} dropped_long_urls={} triple_records={} invalid_triple_records={} "
-      "statements_added={} statements_removed={} web_statements_added={} web_statements_removed={} "
-      "web_statements_skipped={} forwarded={} tasks_taken_over={} tasks_given_up={} tasks_resumed_locally={}",
-      events.load(), invalid_events.load(), stale_events.load(), dropped_links.load(), truncated_links.load(),
-      uri_deltas.load(), domain_deltas.load(), duplicates.load(), fenced_records.load(), exports.load(), stale_exports.load(),
-      corrupt_records.load(), lost_records.load(), before_from.load(), other_generation.load(),
-      undeliverable_records.load(), export_parts.load(), truncated_texts.load(), dropped_long_urls.load(),
-      triple_records.load(), invalid_triple_records.load(), statements_added.load(), statements_removed.load(),
-      web_statements_added.load(), web_statements_removed.load(), web_statements_skipped.load(),
-      forwarded_events.load(), tasks_taken_over.load(), tasks_given_up.load(), tasks_resumed_locally.load());
+  std::string out;
+  for (const auto& [name, value] : Counters()) out += fmt::format("{}{}={}", out.empty() ? "" : " ", name, value);
+  return out;
 }
 
 void Metrics::CountDeadLetter(std::string reason) {

@@ -6,6 +6,9 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
 
 namespace webindex::pipeline {
 
@@ -52,6 +55,9 @@ struct Metrics {
   std::atomic<uint64_t> changelog_trim_errors{0};    //!< trims the brokers failed (tried again)
   std::atomic<int64_t> restore_lag{0};  //!< gauge: changelog records the takeovers running now have left to read
 
+  //! Every counter as (name, value), in the order Summary gives them.
+  std::vector<std::pair<std::string_view, uint64_t>> Counters() const;
+  //! "name=value" of every counter.
   std::string Summary() const;
 
   //! A dead letter Kafka acknowledged: counts it in dead_lettered and keeps its reason as the last.
