@@ -1,3 +1,5 @@
+// `webindex load` (~600 lines): the formats' readers feed one producer loop with its budgets,
+// progress and pacing; the per-format parsing lives in ingest/ and codec/.
 #include "cli/load_command.h"
 
 #include <algorithm>

@@ -1,3 +1,5 @@
+// One type, one file (~600 lines): assignment, group rebalances, holds, polling and offset
+// resets all act on the one librdkafka handle and the state in Consumer::Impl.
 #include "kafka/consumer.h"
 
 #include <librdkafka/rdkafka.h>

@@ -1,3 +1,6 @@
+// One type, one file (~600 lines): opening a data dir's database with its checks (families,
+// damage, free space), the commit path and the readers' views share the Store's handles.
+// Error texts are in store_errors.cc, read-only views in read_views.cc.
 #include "state/store.h"
 
 #include <rocksdb/db.h>
