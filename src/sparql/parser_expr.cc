@@ -182,10 +182,12 @@ Expr Parser::ParseBuiltinCall() {
   if (t.text == "EXISTS" || t.text == "NOT") {
     if (t.text == "NOT") Take();
     e.kind = t.text == "NOT" ? Expr::Kind::kNotExists : Expr::Kind::kExists;
-    const bool saved = aggregates_allowed_;
-    aggregates_allowed_ = false;
+    // The pattern is a new context: no aggregates of its own, and it may hold a subquery's.
+    const bool saved_allowed = aggregates_allowed_, saved_inside = in_aggregate_;
+    aggregates_allowed_ = in_aggregate_ = false;
     e.pattern = std::make_unique<GroupPattern>(ParseGroupGraphPattern("group pattern after EXISTS"));
-    aggregates_allowed_ = saved;
+    aggregates_allowed_ = saved_allowed;
+    in_aggregate_ = saved_inside;
     return e;
   }
   if (IsAggregateName(t.text)) {

@@ -163,6 +163,7 @@ TEST(SparqlParserTest, ScopeRestrictions) {
   EXPECT_TRUE(ParseQuery("SELECT * { _:a ?p ?o FILTER(?o) _:a ?q ?r BIND(?o AS ?n) }").ok());
   EXPECT_TRUE(ParseQuery("SELECT ?s (COUNT(?o) AS ?n) ((?n + 1) AS ?m) { ?s ?p ?o } GROUP BY ?s").ok());
   EXPECT_TRUE(ParseQuery("SELECT ?k (SAMPLE(?o) AS ?x) { ?s ?p ?o } GROUP BY (STR(?s) AS ?k)").ok());
+  EXPECT_TRUE(ParseQuery("SELECT (COUNT(EXISTS { SELECT (COUNT(*) AS ?c) {} }) AS ?n) {}").ok());
 }
 
 TEST(SparqlParserTest, LimitsOfLengthAndNesting) {
