@@ -36,18 +36,33 @@ struct Query;
 
 //! An expression of FILTER, BIND, SELECT, GROUP BY, HAVING, ORDER BY.
 struct Expr {
+  //! Binary operators and IN take args[0] and args[1] (IN: args[1..] the list); kNot, kNegate
+  //! and kPlus take args[0]; kExists and kNotExists take `pattern`.
   enum class Kind {
-    kTerm,       //!< term
-    kVar,        //!< name
-    kOr, kAnd,   //!< args[0], args[1]
-    kEqual, kNotEqual, kLess, kGreater, kLessEqual, kGreaterEqual,
-    kIn, kNotIn,  //!< args[0] IN (args[1..])
-    kAdd, kSubtract, kMultiply, kDivide,
-    kNot, kNegate, kPlus,  //!< args[0]
+    kTerm,  //!< term
+    kVar,   //!< name
+    kOr,
+    kAnd,
+    kEqual,
+    kNotEqual,
+    kLess,
+    kGreater,
+    kLessEqual,
+    kGreaterEqual,
+    kIn,
+    kNotIn,
+    kAdd,
+    kSubtract,
+    kMultiply,
+    kDivide,
+    kNot,
+    kNegate,
+    kPlus,
     kBuiltin,    //!< name: the keyword upper case (STR, REGEX, BOUND, ...), args
     kFunction,   //!< name: the function IRI, args; distinct for `f(DISTINCT ...)`
     kAggregate,  //!< name: COUNT SUM MIN MAX AVG SAMPLE GROUP_CONCAT; args empty for COUNT(*)
-    kExists, kNotExists,  //!< pattern
+    kExists,
+    kNotExists,
   };
   Kind kind = Kind::kTerm;
   Position position;
@@ -67,7 +82,9 @@ struct Path {
     kInverse,      //!< ^args[0]
     kSequence,     //!< args[0] / args[1] / ...
     kAlternative,  //!< args[0] | args[1] | ...
-    kZeroOrMore, kOneOrMore, kZeroOrOne,  //!< args[0]* + ?
+    kZeroOrMore,   //!< args[0]*
+    kOneOrMore,    //!< args[0]+
+    kZeroOrOne,    //!< args[0]?
     kNegated,      //!< !(args...), each kIri or kInverse of a kIri
   };
   Kind kind = Kind::kIri;
@@ -143,23 +160,23 @@ struct OrderCondition {
 struct Query {
   enum class Form { kSelect, kConstruct, kAsk, kDescribe };
   Form form = Form::kSelect;
-  Position position;  //!< of the form's keyword
-  std::string base;  //!< the last BASE, resolved; empty when none
+  Position position;                                          //!< of the form's keyword
+  std::string base;                                           //!< the last BASE, resolved; empty when none
   std::vector<std::pair<std::string, std::string>> prefixes;  //!< (prefix, IRI) in order
   bool distinct = false, reduced = false;
-  bool select_all = false;                 //!< SELECT *
+  bool select_all = false;  //!< SELECT *
   std::vector<Projection> projection;
   std::vector<TriplePattern> construct_template;  //!< CONSTRUCT; for CONSTRUCT WHERE the pattern's triples
   bool construct_where = false;
-  bool describe_all = false;               //!< DESCRIBE *
+  bool describe_all = false;  //!< DESCRIBE *
   std::vector<VarOrTerm> describe;
   std::vector<std::string> from, from_named;
-  std::optional<GroupPattern> where;       //!< unset only for a DESCRIBE without WHERE
+  std::optional<GroupPattern> where;  //!< unset only for a DESCRIBE without WHERE
   std::vector<GroupCondition> group_by;
   std::vector<Expr> having;
   std::vector<OrderCondition> order_by;
   std::optional<uint64_t> limit, offset;
-  std::optional<ValuesBlock> values;       //!< trailing VALUES
+  std::optional<ValuesBlock> values;  //!< trailing VALUES
 };
 
 }  // namespace webindex::sparql

@@ -23,16 +23,15 @@ bool IsPnCharsBase(uint32_t c) {
 bool IsPnCharsU(uint32_t c) { return IsPnCharsBase(c) || c == '_'; }
 bool IsDigit(uint32_t c) { return InRange(c, '0', '9'); }
 bool IsPnChars(uint32_t c) {
-  return IsPnCharsU(c) || c == '-' || IsDigit(c) || c == 0xB7 || InRange(c, 0x300, 0x36F) ||
-         InRange(c, 0x203F, 0x2040);
+  return IsPnCharsU(c) || c == '-' || IsDigit(c) || c == 0xB7 || InRange(c, 0x300, 0x36F) || InRange(c, 0x203F, 0x2040);
 }
 bool IsVarChar(uint32_t c) {
   return IsPnCharsU(c) || IsDigit(c) || c == 0xB7 || InRange(c, 0x300, 0x36F) || InRange(c, 0x203F, 0x2040);
 }
-bool IsHex(char c) { return IsDigit(static_cast<unsigned char>(c)) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'); }
-bool IsLocalEscape(char c) {
-  return std::string_view("_~.-!$&'()*+,;=/?#@%").find(c) != std::string_view::npos;
+bool IsHex(char c) {
+  return IsDigit(static_cast<unsigned char>(c)) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
 }
+bool IsLocalEscape(char c) { return std::string_view("_~.-!$&'()*+,;=/?#@%").find(c) != std::string_view::npos; }
 
 void AppendUtf8(uint32_t c, std::string* out) {
   if (c < 0x80) {
@@ -135,6 +134,8 @@ class Lexer {
   }
 
   Status Next(Token* t);
+  //! An IRIREF at i_ sets t->kind to kIri; anything else leaves t and i_ alone (the operator
+  //! '<'); an error only for a bad escape inside what is otherwise an IRI.
   Status LexIri(Token* t);
   Status LexString(Token* t);
   Status LexName(Token* t);
@@ -162,8 +163,9 @@ Status Lexer::Next(Token* t) {
     return Status::Ok();
   };
   if (c == '<') {
-    if (Status st = LexIri(t); st.ok() || t->kind == Token::Kind::kIri) return st;
-    return punct(n == '=' ? 2 : 1);
+    RETURN_IF_ERROR(LexIri(t));
+    if (t->kind == Token::Kind::kIri) return Status::Ok();
+    return punct(n == '=' ? 2 : 1);  // not an IRIREF: the operator
   }
   if (c == '"' || c == '\'') return LexString(t);
   if (c == '?' || c == '$') {
@@ -240,6 +242,7 @@ Status Lexer::LexIri(Token* t) {
   while (k < q_.size()) {
     const auto c = static_cast<unsigned char>(q_[k]);
     if (c == '>') {
+      if (!graph::IsValidUtf8(value)) return Error(start, "invalid UTF-8 in an IRI");
       t->kind = Token::Kind::kIri;
       t->text = std::move(value);
       i_ = k + 1;
@@ -253,7 +256,8 @@ Status Lexer::LexIri(Token* t) {
         Status st = Unicode(&value);
         if (!st.ok()) return st;
         const auto d = static_cast<unsigned char>(value[before]);
-        if (value.size() == before + 1 && (d <= 0x20 || std::string_view("<>\"{}|^`\\").find(static_cast<char>(d)) != std::string_view::npos)) {
+        if (value.size() == before + 1 &&
+            (d <= 0x20 || std::string_view("<>\"{}|^`\\").find(static_cast<char>(d)) != std::string_view::npos)) {
           return Error(k, "the escape gives a character an IRI cannot hold");
         }
         k = i_;
@@ -266,7 +270,7 @@ Status Lexer::LexIri(Token* t) {
     ++k;
   }
   i_ = start;
-  return Status::InvalidArgument("not an IRI");
+  return Status::Ok();
 }
 
 Status Lexer::LexString(Token* t) {
@@ -370,7 +374,8 @@ Status Lexer::LexName(Token* t) {
   while (end < q_.size() && (std::isalnum(static_cast<unsigned char>(q_[end])) || q_[end] == '_')) ++end;
   if (end == i_) return Error(i_, "unexpected character '" + std::string(q_.substr(i_, 1)) + "'");
   t->kind = Token::Kind::kKeyword;
-  for (size_t k = i_; k < end; ++k) t->text.push_back(static_cast<char>(std::toupper(static_cast<unsigned char>(q_[k]))));
+  for (size_t k = i_; k < end; ++k)
+    t->text.push_back(static_cast<char>(std::toupper(static_cast<unsigned char>(q_[k]))));
   i_ = end;
   return Status::Ok();
 }

@@ -14,21 +14,23 @@ namespace webindex::sparql {
 
 struct Token {
   enum class Kind {
-    kIri,        //!< text: the IRI between < >, escapes decoded, not yet resolved
+    kIri,           //!< text: the IRI between < >, escapes decoded, not yet resolved
     kPrefixedName,  //!< text: the prefix (without ':'), local: the local part, escapes decoded
-    kBlank,      //!< text: the label after "_:"
-    kVar,        //!< text: the name without ? or $
-    kLangTag,    //!< text: the tag without '@'
-    kInteger, kDecimal, kDouble,  //!< text: the lexical form, unsigned
-    kString,     //!< text: the value, escapes decoded
-    kKeyword,    //!< text: upper case (SELECT, FILTER, TRUE, ...); raw keeps "a" apart from "A"
-    kPunct,      //!< text: { } ( ) [ ] ; , . = != < > <= >= && || ! + - * / ^ ^^ ? |
+    kBlank,         //!< text: the label after "_:"
+    kVar,           //!< text: the name without ? or $
+    kLangTag,       //!< text: the tag without '@'
+    kInteger,
+    kDecimal,
+    kDouble,   //!< text: the lexical form, unsigned
+    kString,   //!< text: the value, escapes decoded
+    kKeyword,  //!< text: upper case (SELECT, FILTER, TRUE, ...); raw keeps "a" apart from "A"
+    kPunct,    //!< text: { } ( ) [ ] ; , . = != < > <= >= && || ! + - * / ^ ^^ ? |
     kEnd,
   };
   Kind kind = Kind::kEnd;
   std::string text;
   std::string local;
-  std::string_view raw;      //!< the token as written
+  std::string_view raw;  //!< the token as written
   Position position;
   bool space_before = false;  //!< whitespace or a comment right before it
 };

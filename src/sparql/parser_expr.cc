@@ -18,16 +18,17 @@ struct Builtin {
 
 // EXISTS, NOT EXISTS, aggregates, REGEX's and SUBSTR's optional argument are among these too.
 constexpr Builtin kBuiltins[] = {
-    {"STR", 1, 1}, {"LANG", 1, 1}, {"LANGMATCHES", 2, 2}, {"DATATYPE", 1, 1}, {"BOUND", 1, 1},
-    {"IRI", 1, 1}, {"URI", 1, 1}, {"BNODE", 0, 1}, {"RAND", 0, 0}, {"ABS", 1, 1}, {"CEIL", 1, 1},
-    {"FLOOR", 1, 1}, {"ROUND", 1, 1}, {"CONCAT", 0, -1}, {"SUBSTR", 2, 3}, {"STRLEN", 1, 1},
-    {"REPLACE", 3, 4}, {"UCASE", 1, 1}, {"LCASE", 1, 1}, {"ENCODE_FOR_URI", 1, 1}, {"CONTAINS", 2, 2},
-    {"STRSTARTS", 2, 2}, {"STRENDS", 2, 2}, {"STRBEFORE", 2, 2}, {"STRAFTER", 2, 2}, {"YEAR", 1, 1},
-    {"MONTH", 1, 1}, {"DAY", 1, 1}, {"HOURS", 1, 1}, {"MINUTES", 1, 1}, {"SECONDS", 1, 1},
-    {"TIMEZONE", 1, 1}, {"TZ", 1, 1}, {"NOW", 0, 0}, {"UUID", 0, 0}, {"STRUUID", 0, 0}, {"MD5", 1, 1},
-    {"SHA1", 1, 1}, {"SHA256", 1, 1}, {"SHA384", 1, 1}, {"SHA512", 1, 1}, {"COALESCE", 0, -1},
-    {"IF", 3, 3}, {"STRLANG", 2, 2}, {"STRDT", 2, 2}, {"SAMETERM", 2, 2}, {"ISIRI", 1, 1},
-    {"ISURI", 1, 1}, {"ISBLANK", 1, 1}, {"ISLITERAL", 1, 1}, {"ISNUMERIC", 1, 1}, {"REGEX", 2, 3},
+    {"STR", 1, 1},       {"LANG", 1, 1},      {"LANGMATCHES", 2, 2}, {"DATATYPE", 1, 1},  {"BOUND", 1, 1},
+    {"IRI", 1, 1},       {"URI", 1, 1},       {"BNODE", 0, 1},       {"RAND", 0, 0},      {"ABS", 1, 1},
+    {"CEIL", 1, 1},      {"FLOOR", 1, 1},     {"ROUND", 1, 1},       {"CONCAT", 0, -1},   {"SUBSTR", 2, 3},
+    {"STRLEN", 1, 1},    {"REPLACE", 3, 4},   {"UCASE", 1, 1},       {"LCASE", 1, 1},     {"ENCODE_FOR_URI", 1, 1},
+    {"CONTAINS", 2, 2},  {"STRSTARTS", 2, 2}, {"STRENDS", 2, 2},     {"STRBEFORE", 2, 2}, {"STRAFTER", 2, 2},
+    {"YEAR", 1, 1},      {"MONTH", 1, 1},     {"DAY", 1, 1},         {"HOURS", 1, 1},     {"MINUTES", 1, 1},
+    {"SECONDS", 1, 1},   {"TIMEZONE", 1, 1},  {"TZ", 1, 1},          {"NOW", 0, 0},       {"UUID", 0, 0},
+    {"STRUUID", 0, 0},   {"MD5", 1, 1},       {"SHA1", 1, 1},        {"SHA256", 1, 1},    {"SHA384", 1, 1},
+    {"SHA512", 1, 1},    {"COALESCE", 0, -1}, {"IF", 3, 3},          {"STRLANG", 2, 2},   {"STRDT", 2, 2},
+    {"SAMETERM", 2, 2},  {"ISIRI", 1, 1},     {"ISURI", 1, 1},       {"ISBLANK", 1, 1},   {"ISLITERAL", 1, 1},
+    {"ISNUMERIC", 1, 1}, {"REGEX", 2, 3},
 };
 
 const Builtin* FindBuiltin(const std::string& name) {
@@ -38,8 +39,7 @@ const Builtin* FindBuiltin(const std::string& name) {
 }
 
 bool IsAggregateName(const std::string& n) {
-  return n == "COUNT" || n == "SUM" || n == "MIN" || n == "MAX" || n == "AVG" || n == "SAMPLE" ||
-         n == "GROUP_CONCAT";
+  return n == "COUNT" || n == "SUM" || n == "MIN" || n == "MAX" || n == "AVG" || n == "SAMPLE" || n == "GROUP_CONCAT";
 }
 
 Expr Binary(Expr::Kind kind, Expr left, Expr right, Position at) {
@@ -76,7 +76,7 @@ Expr Parser::ParseConditionalAnd() {
 Expr Parser::ParseRelational() {
   Expr left = ParseAdditive();
   static constexpr std::pair<const char*, Expr::Kind> kOps[] = {
-      {"=", Expr::Kind::kEqual}, {"!=", Expr::Kind::kNotEqual}, {"<", Expr::Kind::kLess},
+      {"=", Expr::Kind::kEqual},   {"!=", Expr::Kind::kNotEqual},  {"<", Expr::Kind::kLess},
       {">", Expr::Kind::kGreater}, {"<=", Expr::Kind::kLessEqual}, {">=", Expr::Kind::kGreaterEqual}};
   for (const auto& [op, kind] : kOps) {
     if (IsPunct(op)) {
@@ -212,9 +212,10 @@ Expr Parser::ParseBuiltinCall() {
   const int n = static_cast<int>(e.args.size());
   if (n < b->min_args || (b->max_args >= 0 && n > b->max_args)) {
     const std::string want = b->min_args == b->max_args ? std::to_string(b->min_args)
-                             : b->max_args < 0        ? "at least " + std::to_string(b->min_args)
-                                                      : std::to_string(b->min_args) + " to " + std::to_string(b->max_args);
-    FailAt(t.position, t.text + " takes " + want + " argument" + (want == "1" ? "" : "s") + ", not " + std::to_string(n));
+                             : b->max_args < 0          ? "at least " + std::to_string(b->min_args)
+                                               : std::to_string(b->min_args) + " to " + std::to_string(b->max_args);
+    FailAt(t.position,
+           t.text + " takes " + want + " argument" + (want == "1" ? "" : "s") + ", not " + std::to_string(n));
   }
   return e;
 }
@@ -284,13 +285,15 @@ std::vector<Expr> Parser::ParseExpressionList(const std::string& what) {
 bool Parser::StartsSignedNumber() const {
   if (!IsPunct("+") && !IsPunct("-")) return false;
   const Token& n = Peek(1);
-  return !n.space_before && (n.kind == Token::Kind::kInteger || n.kind == Token::Kind::kDecimal ||
-                             n.kind == Token::Kind::kDouble);
+  return !n.space_before &&
+         (n.kind == Token::Kind::kInteger || n.kind == Token::Kind::kDecimal || n.kind == Token::Kind::kDouble);
 }
 
 graph::Term Parser::ParseNumber(std::string_view sign) {
   const Token& t = Take();
-  const char* type = t.kind == Token::Kind::kInteger ? "integer" : t.kind == Token::Kind::kDecimal ? "decimal" : "double";
+  const char* type = t.kind == Token::Kind::kInteger   ? "integer"
+                     : t.kind == Token::Kind::kDecimal ? "decimal"
+                                                       : "double";
   return graph::Term::Literal(std::string(sign) + t.text, std::string(kXsd) + type);
 }
 

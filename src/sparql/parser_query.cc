@@ -12,9 +12,7 @@ namespace internal {
 Parser::Parser(std::vector<Token> tokens, const ParseOptions& options)
     : tokens_(std::move(tokens)), options_(options), base_(options.base) {}
 
-const Token& Parser::Peek(size_t ahead) const {
-  return tokens_[std::min(at_ + ahead, tokens_.size() - 1)];
-}
+const Token& Parser::Peek(size_t ahead) const { return tokens_[std::min(at_ + ahead, tokens_.size() - 1)]; }
 const Token& Parser::Take() {
   const Token& t = tokens_[at_];
   if (at_ + 1 < tokens_.size()) ++at_;
@@ -143,7 +141,8 @@ void Parser::ParseConstruct(Query* q) {
   if (IsPunct("{")) {
     const Token& open = Take();
     while (!IsPunct("}")) {
-      if (!StartsTriples()) Fail(Peek(), "a triple or '}' to close the CONSTRUCT template opened at " + LineColumn(open.position));
+      if (!StartsTriples())
+        Fail(Peek(), "a triple or '}' to close the CONSTRUCT template opened at " + LineColumn(open.position));
       ParseTriplesSameSubject(false, &q->construct_template);
       if (!AcceptPunct(".")) break;
     }
@@ -252,7 +251,8 @@ void Parser::ParseSolutionModifiers(Query* q) {
         c.expr = ParseBracketted();
       } else if (t.kind == Token::Kind::kVar) {
         c.expr = ParsePrimary();
-      } else if (IsPunct("(") || StartsBuiltin() || t.kind == Token::Kind::kIri || t.kind == Token::Kind::kPrefixedName) {
+      } else if (IsPunct("(") || StartsBuiltin() || t.kind == Token::Kind::kIri ||
+                 t.kind == Token::Kind::kPrefixedName) {
         c.expr = ParseConstraint();
       } else {
         if (!q->order_by.empty()) break;
@@ -299,7 +299,8 @@ ValuesBlock Parser::ParseDataBlock() {
     v.vars.push_back(Var{Take().text});
     const Token& open = ExpectPunct("{", "after VALUES ?var");
     while (!IsPunct("}")) {
-      if (Peek().kind == Token::Kind::kEnd) Fail(Peek(), "'}' to close the VALUES block opened at " + LineColumn(open.position));
+      if (Peek().kind == Token::Kind::kEnd)
+        Fail(Peek(), "'}' to close the VALUES block opened at " + LineColumn(open.position));
       v.rows.push_back({ParseDataBlockValue()});
     }
     Take();

@@ -92,8 +92,10 @@ class Checker {
     }
     std::set<std::string> groups;
     for (const GroupCondition& c : q.group_by) {
-      if (c.as) groups.insert(c.as->name);
-      else if (c.expr.kind == Expr::Kind::kVar) groups.insert(c.expr.name);
+      if (c.as)
+        groups.insert(c.as->name);
+      else if (c.expr.kind == Expr::Kind::kVar)
+        groups.insert(c.expr.name);
     }
     std::set<std::string> assigned;
     for (const sparql::Projection& p : q.projection) {

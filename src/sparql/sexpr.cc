@@ -44,26 +44,46 @@ bool Bare(const graph::Term& t) {
 const char* OperatorName(Expr::Kind k) {
   using K = Expr::Kind;
   switch (k) {
-    case K::kOr: return "||";
-    case K::kAnd: return "&&";
-    case K::kEqual: return "=";
-    case K::kNotEqual: return "!=";
-    case K::kLess: return "<";
-    case K::kGreater: return ">";
-    case K::kLessEqual: return "<=";
-    case K::kGreaterEqual: return ">=";
-    case K::kIn: return "in";
-    case K::kNotIn: return "notin";
-    case K::kAdd: return "+";
-    case K::kSubtract: return "-";
-    case K::kMultiply: return "*";
-    case K::kDivide: return "/";
-    case K::kNot: return "!";
-    case K::kNegate: return "-";
-    case K::kPlus: return "+";
-    case K::kExists: return "exists";
-    case K::kNotExists: return "notexists";
-    default: return "";
+    case K::kOr:
+      return "||";
+    case K::kAnd:
+      return "&&";
+    case K::kEqual:
+      return "=";
+    case K::kNotEqual:
+      return "!=";
+    case K::kLess:
+      return "<";
+    case K::kGreater:
+      return ">";
+    case K::kLessEqual:
+      return "<=";
+    case K::kGreaterEqual:
+      return ">=";
+    case K::kIn:
+      return "in";
+    case K::kNotIn:
+      return "notin";
+    case K::kAdd:
+      return "+";
+    case K::kSubtract:
+      return "-";
+    case K::kMultiply:
+      return "*";
+    case K::kDivide:
+      return "/";
+    case K::kNot:
+      return "!";
+    case K::kNegate:
+      return "-";
+    case K::kPlus:
+      return "+";
+    case K::kExists:
+      return "exists";
+    case K::kNotExists:
+      return "notexists";
+    default:
+      return "";
   }
 }
 
@@ -98,32 +118,45 @@ std::string Values(const ValuesBlock& v) {
 std::string Element(const PatternElement& e) {
   using K = PatternElement::Kind;
   switch (e.kind) {
-    case K::kTriples: return Triples(e.triples);
-    case K::kGroup: return ToSExpr(e.groups[0]);
-    case K::kOptional: return "(optional " + ToSExpr(e.groups[0]) + ")";
-    case K::kMinus: return "(minus " + ToSExpr(e.groups[0]) + ")";
+    case K::kTriples:
+      return Triples(e.triples);
+    case K::kGroup:
+      return ToSExpr(e.groups[0]);
+    case K::kOptional:
+      return "(optional " + ToSExpr(e.groups[0]) + ")";
+    case K::kMinus:
+      return "(minus " + ToSExpr(e.groups[0]) + ")";
     case K::kUnion: {
       std::string out = "(union";
       for (const GroupPattern& g : e.groups) out += " " + ToSExpr(g);
       return out + ")";
     }
-    case K::kGraph: return "(graph " + Node(e.name) + " " + ToSExpr(e.groups[0]) + ")";
+    case K::kGraph:
+      return "(graph " + Node(e.name) + " " + ToSExpr(e.groups[0]) + ")";
     case K::kService:
       return std::string("(service ") + (e.silent ? "silent " : "") + Node(e.name) + " " + ToSExpr(e.groups[0]) + ")";
-    case K::kFilter: return "(filter " + ToSExpr(e.expr) + ")";
-    case K::kBind: return "(extend ?" + e.var.name + " " + ToSExpr(e.expr) + ")";
-    case K::kValues: return Values(e.values);
-    case K::kSubSelect: return ToSExpr(*e.subquery);
+    case K::kFilter:
+      return "(filter " + ToSExpr(e.expr) + ")";
+    case K::kBind:
+      return "(extend ?" + e.var.name + " " + ToSExpr(e.expr) + ")";
+    case K::kValues:
+      return Values(e.values);
+    case K::kSubSelect:
+      return ToSExpr(*e.subquery);
   }
   return "";
 }
 
 const char* FormName(Query::Form f) {
   switch (f) {
-    case Query::Form::kSelect: return "select";
-    case Query::Form::kConstruct: return "construct";
-    case Query::Form::kAsk: return "ask";
-    case Query::Form::kDescribe: return "describe";
+    case Query::Form::kSelect:
+      return "select";
+    case Query::Form::kConstruct:
+      return "construct";
+    case Query::Form::kAsk:
+      return "ask";
+    case Query::Form::kDescribe:
+      return "describe";
   }
   return "";
 }
@@ -167,14 +200,22 @@ std::string ToSExpr(const Path& p) {
     return out + ")";
   };
   switch (p.kind) {
-    case K::kIri: return "<" + p.iri + ">";
-    case K::kInverse: return args("reverse");
-    case K::kSequence: return args("seq");
-    case K::kAlternative: return args("alt");
-    case K::kZeroOrMore: return args("path*");
-    case K::kOneOrMore: return args("path+");
-    case K::kZeroOrOne: return args("path?");
-    case K::kNegated: return args("notoneof");
+    case K::kIri:
+      return "<" + p.iri + ">";
+    case K::kInverse:
+      return args("reverse");
+    case K::kSequence:
+      return args("seq");
+    case K::kAlternative:
+      return args("alt");
+    case K::kZeroOrMore:
+      return args("path*");
+    case K::kOneOrMore:
+      return args("path+");
+    case K::kZeroOrOne:
+      return args("path?");
+    case K::kNegated:
+      return args("notoneof");
   }
   return "";
 }
@@ -221,7 +262,8 @@ std::string ToSExpr(const Query& q) {
   for (const Expr& h : q.having) out += " (having " + ToSExpr(h) + ")";
   if (!q.order_by.empty()) {
     out += " (order-by";
-    for (const OrderCondition& c : q.order_by) out += c.descending ? " (desc " + ToSExpr(c.expr) + ")" : " " + ToSExpr(c.expr);
+    for (const OrderCondition& c : q.order_by)
+      out += c.descending ? " (desc " + ToSExpr(c.expr) + ")" : " " + ToSExpr(c.expr);
     out += ")";
   }
   if (q.limit) out += " (limit " + std::to_string(*q.limit) + ")";

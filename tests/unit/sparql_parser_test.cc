@@ -30,7 +30,8 @@ TEST(SparqlParserTest, BasicGraphPatternWithAbbreviations) {
 
 TEST(SparqlParserTest, BlankNodePropertyListAndCollection) {
   EXPECT_EQ(Tree("SELECT * { [ <p> ?o ] <q> (1 ?x) }", {.base = "http://b/"}),
-            "(select (base <http://b/>) * (where (group (bgp (triple _:-b1 <http://b/p> ?o) (triple _:-b1 <http://b/q> _:-b2) "
+            "(select (base <http://b/>) * (where (group (bgp (triple _:-b1 <http://b/p> ?o) (triple _:-b1 <http://b/q> "
+            "_:-b2) "
             "(triple _:-b2 <http://www.w3.org/1999/02/22-rdf-syntax-ns#first> 1) "
             "(triple _:-b2 <http://www.w3.org/1999/02/22-rdf-syntax-ns#rest> _:-b3) "
             "(triple _:-b3 <http://www.w3.org/1999/02/22-rdf-syntax-ns#first> ?x) "
@@ -79,14 +80,15 @@ TEST(SparqlParserTest, RyaFunctionsAreIriCalls) {
 }
 
 TEST(SparqlParserTest, GraphUnionMinusBindValuesSubquery) {
-  EXPECT_EQ(Tree("SELECT * FROM <http://d> FROM NAMED <http://g> { GRAPH ?g { ?s ?p ?o } { ?s ?p 1 } UNION { ?s ?p 2 } "
-                 "MINUS { ?s ?p 3 } BIND(STRLEN(STR(?s)) AS ?n) VALUES (?a ?b) { (1 UNDEF) } "
-                 "{ SELECT (COUNT(*) AS ?c) { ?x ?y ?z } } } VALUES ?z { <http://z> }"),
-            "(select * (from <http://d>) (from-named <http://g>) (where (group (graph ?g (group (bgp (triple ?s ?p ?o)))) "
-            "(union (group (bgp (triple ?s ?p 1))) (group (bgp (triple ?s ?p 2)))) (minus (group (bgp (triple ?s ?p 3)))) "
-            "(extend ?n (strlen (str ?s))) (table (vars ?a ?b) (row [?a 1])) "
-            "(group (select (vars (as ?c (count *))) (where (group (bgp (triple ?x ?y ?z)))))))) "
-            "(table (vars ?z) (row [?z <http://z>])))");
+  EXPECT_EQ(
+      Tree("SELECT * FROM <http://d> FROM NAMED <http://g> { GRAPH ?g { ?s ?p ?o } { ?s ?p 1 } UNION { ?s ?p 2 } "
+           "MINUS { ?s ?p 3 } BIND(STRLEN(STR(?s)) AS ?n) VALUES (?a ?b) { (1 UNDEF) } "
+           "{ SELECT (COUNT(*) AS ?c) { ?x ?y ?z } } } VALUES ?z { <http://z> }"),
+      "(select * (from <http://d>) (from-named <http://g>) (where (group (graph ?g (group (bgp (triple ?s ?p ?o)))) "
+      "(union (group (bgp (triple ?s ?p 1))) (group (bgp (triple ?s ?p 2)))) (minus (group (bgp (triple ?s ?p 3)))) "
+      "(extend ?n (strlen (str ?s))) (table (vars ?a ?b) (row [?a 1])) "
+      "(group (select (vars (as ?c (count *))) (where (group (bgp (triple ?x ?y ?z)))))))) "
+      "(table (vars ?z) (row [?z <http://z>])))");
 }
 
 TEST(SparqlParserTest, ConstructAskDescribe) {
@@ -108,22 +110,48 @@ TEST(SparqlParserTest, IriResolutionFollowsRfc3986) {
   // RFC 3986 section 5.4.1 and 5.4.2.
   const std::string base = "http://a/b/c/d;p?q";
   const std::pair<const char*, const char*> cases[] = {
-      {"g:h", "g:h"}, {"g", "http://a/b/c/g"}, {"./g", "http://a/b/c/g"}, {"g/", "http://a/b/c/g/"},
-      {"/g", "http://a/g"}, {"//g", "http://g"}, {"?y", "http://a/b/c/d;p?y"}, {"g?y", "http://a/b/c/g?y"},
-      {"#s", "http://a/b/c/d;p?q#s"}, {"g#s", "http://a/b/c/g#s"}, {";x", "http://a/b/c/;x"}, {"", "http://a/b/c/d;p?q"},
-      {".", "http://a/b/c/"}, {"./", "http://a/b/c/"}, {"..", "http://a/b/"}, {"../", "http://a/b/"},
-      {"../g", "http://a/b/g"}, {"../..", "http://a/"}, {"../../g", "http://a/g"}, {"../../../g", "http://a/g"},
-      {"/./g", "http://a/g"}, {"/../g", "http://a/g"}, {"g.", "http://a/b/c/g."}, {".g", "http://a/b/c/.g"},
-      {"g..", "http://a/b/c/g.."}, {"..g", "http://a/b/c/..g"}, {"./../g", "http://a/b/g"}, {"./g/.", "http://a/b/c/g/"},
-      {"g/./h", "http://a/b/c/g/h"}, {"g/../h", "http://a/b/c/h"}, {"g;x=1/./y", "http://a/b/c/g;x=1/y"},
-      {"g;x=1/../y", "http://a/b/c/y"}, {"g?y/./x", "http://a/b/c/g?y/./x"}, {"g#s/../x", "http://a/b/c/g#s/../x"},
+      {"g:h", "g:h"},
+      {"g", "http://a/b/c/g"},
+      {"./g", "http://a/b/c/g"},
+      {"g/", "http://a/b/c/g/"},
+      {"/g", "http://a/g"},
+      {"//g", "http://g"},
+      {"?y", "http://a/b/c/d;p?y"},
+      {"g?y", "http://a/b/c/g?y"},
+      {"#s", "http://a/b/c/d;p?q#s"},
+      {"g#s", "http://a/b/c/g#s"},
+      {";x", "http://a/b/c/;x"},
+      {"", "http://a/b/c/d;p?q"},
+      {".", "http://a/b/c/"},
+      {"./", "http://a/b/c/"},
+      {"..", "http://a/b/"},
+      {"../", "http://a/b/"},
+      {"../g", "http://a/b/g"},
+      {"../..", "http://a/"},
+      {"../../g", "http://a/g"},
+      {"../../../g", "http://a/g"},
+      {"/./g", "http://a/g"},
+      {"/../g", "http://a/g"},
+      {"g.", "http://a/b/c/g."},
+      {".g", "http://a/b/c/.g"},
+      {"g..", "http://a/b/c/g.."},
+      {"..g", "http://a/b/c/..g"},
+      {"./../g", "http://a/b/g"},
+      {"./g/.", "http://a/b/c/g/"},
+      {"g/./h", "http://a/b/c/g/h"},
+      {"g/../h", "http://a/b/c/h"},
+      {"g;x=1/./y", "http://a/b/c/g;x=1/y"},
+      {"g;x=1/../y", "http://a/b/c/y"},
+      {"g?y/./x", "http://a/b/c/g?y/./x"},
+      {"g#s/../x", "http://a/b/c/g#s/../x"},
   };
   for (const auto& [ref, want] : cases) EXPECT_EQ(ResolveIri(base, ref), want) << ref;
 }
 
 TEST(SparqlParserTest, BaseAndPrefixesResolve) {
   EXPECT_EQ(Tree("BASE <http://a/b/> PREFIX p: <c/> PREFIX : <#> SELECT * { <d> p:e\\~f\\. :g%20h }"),
-            "(select (base <http://a/b/>) * (where (group (bgp (triple <http://a/b/d> <http://a/b/c/e~f.> <http://a/b/#g%20h>)))))");
+            "(select (base <http://a/b/>) * (where (group (bgp (triple <http://a/b/d> <http://a/b/c/e~f.> "
+            "<http://a/b/#g%20h>)))))");
   // A later BASE applies to what follows it only; the options' base comes first.
   EXPECT_EQ(Tree("PREFIX x: <y/> BASE <z/> SELECT * { x:a <b> ?c }", {.base = "http://h/i/"}),
             "(select (base <http://h/i/z/>) * (where (group (bgp (triple <http://h/i/y/a> <http://h/i/z/b> ?c)))))");
@@ -136,23 +164,35 @@ TEST(SparqlParserTest, ErrorsSayWhatWasExpectedWhere) {
             "line 3, column 14: expected a triple pattern, a graph pattern or '}' to close the group pattern after "
             "OPTIONAL opened at line 2, column 12, found 'ORDER'");
   EXPECT_EQ(Error("SELECT * { ?s ?p ?o "),
-            "line 1, column 21: expected '.' or '}' to close the group pattern opened at line 1, column 10, found end of query");
-  EXPECT_EQ(Error("SELECT * { ?s ?p ?o OPTIONAL { ?s ?p ?o } } ORDER"), "line 1, column 50: expected BY after ORDER, found end of query");
+            "line 1, column 21: expected '.' or '}' to close the group pattern opened at line 1, column 10, found end "
+            "of query");
+  EXPECT_EQ(Error("SELECT * { ?s ?p ?o OPTIONAL { ?s ?p ?o } } ORDER"),
+            "line 1, column 50: expected BY after ORDER, found end of query");
   EXPECT_EQ(Error("SELECT * { ?s x:p ?o }"), "line 1, column 15: undeclared prefix 'x:'");
   EXPECT_EQ(Error("SELECT * { ?s ?p \"abc\n\" }"), "line 1, column 22: line break inside a short string");
-  EXPECT_EQ(Error("SELECT * {\n  ?s ?p \"\"\"never closed }"), "line 2, column 9: string not closed before the end of the query");
+  EXPECT_EQ(Error("SELECT * {\n  ?s ?p \"\"\"never closed }"),
+            "line 2, column 9: string not closed before the end of the query");
   // Columns count code points, not bytes.
   EXPECT_EQ(Error("SELECT * { ?s ?p \"é€😀\" , }"), "line 1, column 26: expected an object, found '}'");
   EXPECT_EQ(Error("SELECT (STRLEN(?a, ?b) AS ?n) {}"), "line 1, column 9: STRLEN takes 1 argument, not 2");
-  EXPECT_EQ(Error("SELECT * { ?s ?p ?o } LIMIT -1"), "line 1, column 29: expected a non-negative integer after LIMIT, found '-'");
+  EXPECT_EQ(Error("ASK { <http://a/\\u0020> ?p ?o }"),
+            "line 1, column 17: the escape gives a character an IRI cannot hold");
+  EXPECT_EQ(Error("ASK { <http://a/\xff> ?p ?o }"), "line 1, column 7: invalid UTF-8 in an IRI");
+  EXPECT_EQ(Error(" <=\\u0060"), "line 1, column 4: the escape gives a character an IRI cannot hold");
+  EXPECT_EQ(Error("ASK { ?s ?p \"\\uD800\" }"), "line 1, column 14: the escape is not a Unicode scalar value");
+  EXPECT_EQ(Error("SELECT * { ?s ?p ?o } LIMIT -1"),
+            "line 1, column 29: expected a non-negative integer after LIMIT, found '-'");
 }
 
 TEST(SparqlParserTest, ScopeRestrictions) {
-  EXPECT_EQ(Error("SELECT * { ?s ?p ?o BIND(1 AS ?o) }"), "line 1, column 21: BIND assigns ?o, which is already in scope in its group");
-  EXPECT_EQ(Error("SELECT (1 AS ?o) { ?s ?p ?o }"), "line 1, column 8: SELECT ... AS ?o assigns a variable already in scope");
+  EXPECT_EQ(Error("SELECT * { ?s ?p ?o BIND(1 AS ?o) }"),
+            "line 1, column 21: BIND assigns ?o, which is already in scope in its group");
+  EXPECT_EQ(Error("SELECT (1 AS ?o) { ?s ?p ?o }"),
+            "line 1, column 8: SELECT ... AS ?o assigns a variable already in scope");
   EXPECT_EQ(Error("SELECT * { ?s ?p ?o FILTER(COUNT(?s) > 1) }"),
             "line 1, column 28: aggregate COUNT outside SELECT, HAVING or ORDER BY");
-  EXPECT_EQ(Error("SELECT (SUM(MAX(?o)) AS ?x) { ?s ?p ?o }"), "line 1, column 13: aggregate MAX inside another aggregate");
+  EXPECT_EQ(Error("SELECT (SUM(MAX(?o)) AS ?x) { ?s ?p ?o }"),
+            "line 1, column 13: aggregate MAX inside another aggregate");
   EXPECT_EQ(Error("SELECT ?s (COUNT(?o) AS ?n) { ?s ?p ?o }"),
             "line 1, column 8: ?s is projected but neither grouped nor assigned from an aggregate");
   EXPECT_EQ(Error("SELECT (?o + COUNT(?s) AS ?n) { ?s ?p ?o } GROUP BY ?s"),
@@ -181,7 +221,7 @@ TEST(SparqlParserTest, LimitsOfLengthAndNesting) {
   EXPECT_TRUE(Error("ASK " + groups).find("nested too deeply") != std::string::npos);
   std::string parens = "ASK { FILTER(" + std::string(100000, '(') + " }";
   EXPECT_TRUE(Error(parens).find("nested too deeply") != std::string::npos);
-  for (const std::string& nested : {"ASK { ?s ?p " + std::string(100000, '(') + " }",        // collections
+  for (const std::string& nested : {"ASK { ?s ?p " + std::string(100000, '(') + " }",         // collections
                                     "ASK { ?s " + std::string(100000, '(') + "<p> ?o }",      // paths
                                     "ASK { FILTER(" + std::string(100000, '!') + "?x) }"}) {  // operators
     EXPECT_TRUE(Error(nested).find("nested too deeply") != std::string::npos);

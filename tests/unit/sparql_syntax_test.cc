@@ -79,7 +79,9 @@ TEST(SparqlSyntaxTest, W3cSyntaxCases) {
 TEST(SparqlSyntaxTest, MutatedQueriesAreRefusedWithAPosition) {
   std::vector<std::string> texts;
   for (const Case& c : Manifest()) texts.push_back(ReadFile(testing::TestData("sparql") + "/syntax/" + c.file));
-  static constexpr std::string_view kBytes = "{}()[];,.?$<>\"'\\:_@^|!*+-/=# \n\x80\xc3\xff" "0aeE";
+  static constexpr std::string_view kBytes =
+      "{}()[];,.?$<>\"'\\:_@^|!*+-/=# \n\x80\xc3\xff"
+      "0aeE";
   for (const uint64_t seed : testing::RandomTestSeeds({1, 2})) {
     std::cout << "seed " << seed << "\n";
     std::mt19937_64 rng(seed);
@@ -89,14 +91,22 @@ TEST(SparqlSyntaxTest, MutatedQueriesAreRefusedWithAPosition) {
         const size_t at = rng() % q.size();
         const size_t len = std::min<size_t>(1 + rng() % 8, q.size() - at);
         switch (rng() % 3) {
-          case 0: q.erase(at, len); break;
-          case 1: q.insert(at, q.substr(at, len)); break;
-          default: q.insert(at, 1, kBytes[rng() % kBytes.size()]); break;
+          case 0:
+            q.erase(at, len);
+            break;
+          case 1:
+            q.insert(at, q.substr(at, len));
+            break;
+          default:
+            q.insert(at, 1, kBytes[rng() % kBytes.size()]);
+            break;
         }
       }
       const Result<Query> r = ParseQuery(q);
       if (!r.ok()) {
-        ASSERT_TRUE(r.status().message().starts_with("line ")) << "seed " << seed << ": " << r.status().message() << "\n" << q;
+        ASSERT_TRUE(r.status().message().starts_with("line "))
+            << "seed " << seed << ": " << r.status().message() << "\n"
+            << q;
       }
     }
   }
