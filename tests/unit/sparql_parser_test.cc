@@ -4,6 +4,7 @@
 
 #include "sparql/iri_resolve.h"
 #include "sparql/parser.h"
+#include "sparql/scope.h"
 #include "sparql/sexpr.h"
 
 namespace webindex::sparql {
@@ -204,6 +205,18 @@ TEST(SparqlParserTest, ScopeRestrictions) {
   EXPECT_TRUE(ParseQuery("SELECT ?s (COUNT(?o) AS ?n) ((?n + 1) AS ?m) { ?s ?p ?o } GROUP BY ?s").ok());
   EXPECT_TRUE(ParseQuery("SELECT ?k (SAMPLE(?o) AS ?x) { ?s ?p ?o } GROUP BY (STR(?s) AS ?k)").ok());
   EXPECT_TRUE(ParseQuery("SELECT (COUNT(EXISTS { SELECT (COUNT(*) AS ?c) {} }) AS ?n) {}").ok());
+}
+
+TEST(SparqlParserTest, VariablesInScope) {
+  const Result<Query> q = ParseQuery(
+      "SELECT * { ?a <http://p> ?b . ?b <http://q>* ?c GRAPH ?g { ?d ?e ?f } OPTIONAL { ?h ?h ?h } "
+      "{ ?i ?i ?i } UNION { ?j ?j ?j } MINUS { ?m ?m ?m } FILTER(?x) BIND(1 AS ?k) VALUES ?l { 1 } "
+      "{ SELECT ?n { ?n ?o ?p } } }");
+  ASSERT_TRUE(q.ok()) << q.status().message();
+  std::set<std::string> vars;
+  AddInScope(*q->where, &vars);
+  EXPECT_EQ(vars, (std::set<std::string>{"a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "k", "l", "n"}));
+  EXPECT_EQ(ProjectedVars(*q), vars);
 }
 
 TEST(SparqlParserTest, LimitsOfLengthAndNesting) {
