@@ -1,7 +1,7 @@
 // The syntax tree of a SPARQL 1.1 query, as the parser (parser.h) builds it: the query's text
 // with prefixes expanded, IRIs resolved, abbreviations (`;` `,` `[]` collections `a`) expanded
-// into triple patterns, literals typed. The evaluator translates it into the algebra (§18.2).
-// Plain move-only value types; no thread affinity.
+// into triple patterns, literals typed. algebra.h translates it into the algebra (§18.2).
+// Plain value types (a Query and its patterns move-only, expressions copyable); no thread affinity.
 #pragma once
 
 #include <cstdint>
@@ -72,7 +72,9 @@ struct Expr {
   bool distinct = false;
   //! GROUP_CONCAT's SEPARATOR; nullopt when not given (the default is " ").
   std::optional<std::string> separator;
-  std::unique_ptr<GroupPattern> pattern;
+  //! Shared, not owned: copies of an expression (the algebra rewrites aggregates into
+  //! variables, algebra.h) keep pointing at the one EXISTS pattern of the query.
+  std::shared_ptr<const GroupPattern> pattern;
 };
 
 //! A property path (§9). An IRI alone is a plain predicate, kept as a term in TriplePattern.

@@ -185,7 +185,7 @@ Expr Parser::ParseBuiltinCall() {
     // The pattern is a new context: no aggregates of its own, and it may hold a subquery's.
     const bool saved_allowed = aggregates_allowed_, saved_inside = in_aggregate_;
     aggregates_allowed_ = in_aggregate_ = false;
-    e.pattern = std::make_unique<GroupPattern>(ParseGroupGraphPattern("group pattern after EXISTS"));
+    e.pattern = std::make_shared<const GroupPattern>(ParseGroupGraphPattern("group pattern after EXISTS"));
     aggregates_allowed_ = saved_allowed;
     in_aggregate_ = saved_inside;
     return e;

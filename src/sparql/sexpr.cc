@@ -101,20 +101,6 @@ std::string Triples(const std::vector<TriplePattern>& triples) {
   return out + ")";
 }
 
-std::string Values(const ValuesBlock& v) {
-  std::string out = "(table (vars";
-  for (const Var& var : v.vars) out += " ?" + var.name;
-  out += ")";
-  for (const auto& row : v.rows) {
-    out += " (row";
-    for (size_t i = 0; i < row.size(); ++i) {
-      if (row[i]) out += " [?" + v.vars[i].name + " " + ToSExpr(*row[i]) + "]";
-    }
-    out += ")";
-  }
-  return out + ")";
-}
-
 std::string Element(const PatternElement& e) {
   using K = PatternElement::Kind;
   switch (e.kind) {
@@ -140,7 +126,7 @@ std::string Element(const PatternElement& e) {
     case K::kBind:
       return "(extend ?" + e.var.name + " " + ToSExpr(e.expr) + ")";
     case K::kValues:
-      return Values(e.values);
+      return ToSExpr(e.values);
     case K::kSubSelect:
       return ToSExpr(*e.subquery);
   }
@@ -168,6 +154,20 @@ std::string ToSExpr(const graph::Term& term) {
   if (term.is_blank()) return "_:" + term.value();
   if (Bare(term)) return term.value();
   return graph::ToNTriples(term);
+}
+
+std::string ToSExpr(const ValuesBlock& v) {
+  std::string out = "(table (vars";
+  for (const Var& var : v.vars) out += " ?" + var.name;
+  out += ")";
+  for (const auto& row : v.rows) {
+    out += " (row";
+    for (size_t i = 0; i < row.size(); ++i) {
+      if (row[i]) out += " [?" + v.vars[i].name + " " + ToSExpr(*row[i]) + "]";
+    }
+    out += ")";
+  }
+  return out + ")";
 }
 
 std::string ToSExpr(const Expr& e) {
@@ -268,7 +268,7 @@ std::string ToSExpr(const Query& q) {
   }
   if (q.limit) out += " (limit " + std::to_string(*q.limit) + ")";
   if (q.offset) out += " (offset " + std::to_string(*q.offset) + ")";
-  if (q.values) out += " " + Values(*q.values);
+  if (q.values) out += " " + ToSExpr(*q.values);
   return out + ")";
 }
 

@@ -14,6 +14,8 @@ namespace webindex::sparql {
 std::string ToSExpr(const graph::Term& term);
 std::string ToSExpr(const Expr& expr);
 std::string ToSExpr(const Path& path);
+//! `(table (vars ?a ?b) (row [?a 1]) ...)`, UNDEF left out of its row.
+std::string ToSExpr(const ValuesBlock& values);
 std::string ToSExpr(const GroupPattern& group);
 std::string ToSExpr(const Query& query);
 

@@ -1,6 +1,7 @@
 // The SPARQL parser against the W3C SPARQL 1.1 and 1.0 syntax tests
-// (tests/data/sparql/manifest.txt): positive cases parse, negative ones are refused with a
-// position; a case listed as a known failure must still fail, so the list stays true.
+// (tests/data/sparql/manifest.txt): positive cases parse and translate into the algebra,
+// negative ones are refused with a position; a case listed as a known failure must still
+// fail, so the list stays true.
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -10,6 +11,7 @@
 
 #include "pipeline_harness.h"
 #include "seeds.h"
+#include "sparql/algebra.h"
 #include "sparql/parser.h"
 
 namespace webindex::sparql {
@@ -64,6 +66,7 @@ TEST(SparqlSyntaxTest, W3cSyntaxCases) {
     }
     if (c.positive) {
       EXPECT_TRUE(q.ok()) << c.file << ": " << q.status().message() << "\n" << text;
+      if (q.ok()) EXPECT_FALSE(ToSExpr(TranslateQuery(*q)).empty()) << c.file;
     } else {
       EXPECT_FALSE(q.ok()) << c.file << " was accepted\n" << text;
       if (!q.ok()) EXPECT_TRUE(q.status().message().starts_with("line ")) << c.file << ": " << q.status().message();
