@@ -42,7 +42,7 @@ void ApplyAppId(ProcessorConfig* config) {
   config->runner.app_id = id;
   if (id == kDefaultAppId) return;
   auto& n = config->topics;
-  for (std::string* name : {&n.uri_deltas, &n.domain_deltas, &n.exports, &n.dead_letters, &n.pagerank,
+  for (std::string* name : {&n.page_forwards, &n.uri_deltas, &n.domain_deltas, &n.exports, &n.dead_letters, &n.pagerank,
                             &n.generations, &n.instances}) {
     *name = Renamed(*name, id);
   }

@@ -39,6 +39,7 @@ std::vector<Input> Inputs(const ProcessorConfig& config) {
   const auto& n = config.topics;
   return {{"page", &n.pages, true},
           {"graph", &n.triples, true},
+          {"page", &n.page_forwards, false},
           {"uri", &n.uri_deltas, false},
           {"domain", &n.domain_deltas, false},
           {"sink", &n.exports, false}};

@@ -46,6 +46,13 @@ std::vector<kafka::TopicSpec> TopicSpecs(const ProcessorConfig& config) {
     if (auto c = config.topic_config.find(name); c != config.topic_config.end()) spec.config = c->second;
     specs.push_back(std::move(spec));
   }
+  {  // Task p forwards to partition p: as many partitions as pages, unless declared otherwise.
+    kafka::TopicSpec spec;
+    spec.name = n.page_forwards;
+    spec.partitions = partitions_of(spec.name, partitions_of(n.pages, 1));
+    if (auto c = config.topic_config.find(spec.name); c != config.topic_config.end()) spec.config = c->second;
+    specs.push_back(std::move(spec));
+  }
   // Changelogs: as many partitions as their stage's input, unless declared otherwise.
   for (const auto& [stage, input] : ChangelogInputs(config)) {
     kafka::TopicSpec spec;
@@ -140,7 +147,17 @@ Status Processor::Start() {
   const auto& n = config_.topics;
   std::vector<std::string> outputs = {n.uri_deltas, n.domain_deltas, n.exports, n.dead_letters, n.pagerank};
   if (config_.runner.changelog) {
-    outputs.push_back(n.pages);  // the page stage forwards events to their page's task (PageStage)
+    // The page stage forwards events to their page's task, partition p to task p (PageStage).
+    outputs.push_back(n.page_forwards);
+    {
+      ASSIGN_OR_RETURN(int want, admin_->PartitionCount(n.pages, kAdminTimeoutMs));
+      ASSIGN_OR_RETURN(int have, admin_->PartitionCount(n.page_forwards, kAdminTimeoutMs));
+      if (have != want) {
+        return Status::InvalidArgument(fmt::format(
+            "topic {} has {} partitions, but {} has {}: they must be equal (create {} with {} partitions)",
+            n.page_forwards, have, n.pages, want, n.page_forwards, want));
+      }
+    }
     // Task (stage, p) writes partition p of its stage's changelog: partitioned like the input.
     for (const auto& [stage, input] : ChangelogInputs(config_)) {
       const std::string topic = pipeline::ChangelogTopic(config_.runner.changelog_prefix, stage);

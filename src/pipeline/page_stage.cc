@@ -65,36 +65,33 @@ Status PageStage::Process(const std::vector<InRecord>& records, BatchContext& ct
   std::vector<Decoded> events;
   events.reserve(records.size());
   for (const auto& r : records) {
-    // The pages topic is shared input: besides producers' events it holds webindex's fence
-    // markers and forwarded copies, maybe of other processors. A header of those names without
-    // the rest of webindex's headers is a producer's own, on an ordinary event.
-    const auto gen_header = r.Header("gen");
-    if (r.Header(kFenceHeader) && gen_header) {
-      if (r.Header("of") == layout_.instance) Admitted(fences_, r, ctx);  // notes the marker
-      continue;
-    }
-    const auto forwarder = r.Header(kForwardHeader);
-    const auto copy_of = r.Header("inst");
-    const auto seq_header = r.Header(kForwardSeqHeader);
-    const bool copy = forwarder && copy_of && seq_header && gen_header;
-    if (copy && *copy_of != layout_.instance) {  // another processor's copy of an event read here too
-      ++ctx.metrics().duplicates;
-      continue;
-    }
-    if (copy) {  // read and counted where it was produced; a copy already applied is skipped
-      if (!Admitted(fences_, r, ctx)) continue;
-      const auto seq = ParseUint(*seq_header);
-      const auto gen = ParseUint(*gen_header);
-      if (!seq || !gen) {
-        ++ctx.metrics().corrupt_records;
-        ctx.DeadLetter(r, layout_.names.dead_letters, "forwarded event with a seq or gen header that is no number");
+    // Records of pages are producers' events, whatever their headers say; forwarded events and
+    // fence markers come from this instance's page tasks, on their internal topic only.
+    const bool copy = r.topic == layout_.names.page_forwards;
+    if (copy) {
+      if (r.Header(kFenceHeader)) {
+        if (r.Header("of") == layout_.instance) Admitted(fences_, r, ctx);  // notes the marker
         continue;
       }
+      if (!Admitted(fences_, r, ctx)) continue;
+      const auto forwarder = r.Header(kForwardHeader);
+      const auto copy_of = r.Header("inst");
+      const auto seq = ParseUint(r.Header(kForwardSeqHeader).value_or(""));
+      const auto gen = ParseUint(r.Header("gen").value_or(""));
+      if (!forwarder || !copy_of || !seq || !gen) {
+        ++ctx.metrics().corrupt_records;
+        ctx.DeadLetter(r, layout_.names.dead_letters,
+                       "a record of " + layout_.names.page_forwards +
+                           " without the fwd, seq, gen and inst headers of a forwarded event: only webindex's page "
+                           "tasks write that topic");
+        continue;
+      }
+      RETURN_IF_ERROR(CheckInstance(layout_, *copy_of, r));
       if (*gen != layout_.generation) {
         ++ctx.metrics().other_generation;
         continue;
       }
-      if (!dedupe_.Accept(r.partition, std::string(*forwarder), *seq)) {
+      if (!dedupe_.Accept(r.partition, std::string(*forwarder), *seq)) {  // a copy already applied
         ++ctx.metrics().duplicates;
         continue;
       }
@@ -128,7 +125,7 @@ Status PageStage::Process(const std::vector<InRecord>& records, BatchContext& ct
       // Folded here, the event would change task `task`'s state in a commit of this task's
       // position: a takeover of one of them between the two could tear it apart.
       auto origin = ctx.NextTaskOrigin(r.partition);
-      ctx.Emit(r.partition, {layout_.names.pages,
+      ctx.Emit(r.partition, {layout_.names.page_forwards,
                              task,
                              std::string(r.key),
                              std::string(r.value),

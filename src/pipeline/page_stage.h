@@ -10,10 +10,10 @@
 
 namespace webindex::pipeline {
 
-//! Header of an event the page stage forwarded to its URI's partition of the pages topic: the
-//! task that forwarded it ("page.<partition>"); kForwardSeqHeader holds its seq there, and
-//! "gen" and "inst" the generation and data dir. Readers of the pages topic other than
-//! webindex skip records with this header: they are copies.
+//! Header of an event the page stage forwarded to its page's task (partition of
+//! webindex.page-forwards): the task that forwarded it ("page.<partition>"); kForwardSeqHeader
+//! holds its seq there, and "gen" and "inst" the generation and the instance. Only records of
+//! that internal topic are read as forwards: headers on `pages` are a producer's, and mean nothing.
 inline constexpr char kForwardHeader[] = "fwd";
 inline constexpr char kForwardSeqHeader[] = "seq";
 
@@ -38,10 +38,12 @@ class PageStage final : public Stage {
   }
   std::string_view name() const override { return "page"; }
   const std::string& input_topic() const override { return layout_.names.pages; }
+  const std::string& side_input_topic() const override { return layout_.names.page_forwards; }
   //! A page's state belongs to its page task (PageTaskOf). When tasks can move, an event read
-  //! from another partition is forwarded there (a record of the task that read it, deduplicated
-  //! and fenced like internal records) and folded when it arrives: an input record's effects stay
-  //! in one task. Otherwise it is folded where it is read.
+  //! from another partition is forwarded to that task's partition of webindex.page-forwards (a
+  //! record of the task that read it, deduplicated and fenced like internal records) and folded
+  //! when it arrives: an input record's effects stay in one task. Otherwise it is folded where
+  //! it is read. Every record of `pages` is a producer's event, whatever its headers.
   Status Process(const std::vector<InRecord>& records, BatchContext& ctx) override;
   bool KeepsChangelog() const override { return true; }
   bool ReadsExternalInput() const override { return true; }
@@ -50,7 +52,7 @@ class PageStage final : public Stage {
   std::vector<std::pair<std::string, int32_t>> Outputs() const override {
     return {{layout_.names.uri_deltas, layout_.uri_delta_partitions},
             {layout_.names.exports, layout_.export_partitions},
-            {layout_.names.pages, layout_.page_partitions}};
+            {layout_.names.page_forwards, layout_.page_partitions}};
   }
 
  private:

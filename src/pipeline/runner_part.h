@@ -63,7 +63,8 @@ class RunnerPart {
  public:
   RunnerPart(Stage* stage, int index, int32_t input_partitions, state::Store& store, kafka::Producer& producer,
              const kafka::ClientConfig& consumer_config, Metrics& metrics, const RunnerOptions& options,
-             std::unique_ptr<kafka::Consumer>& consumer, std::atomic<int64_t>* positions,
+             std::unique_ptr<kafka::Consumer>& consumer, std::unique_ptr<kafka::Consumer>& side_consumer,
+             std::atomic<int64_t>* positions,
              std::map<int32_t, uint64_t>& task_seqs, std::map<int32_t, uint64_t>& task_epochs,
              std::atomic<bool>& busy)
       : stage_(stage),
@@ -75,12 +76,23 @@ class RunnerPart {
         metrics_(metrics),
         options_(options),
         consumer_(consumer),
+        side_consumer_(side_consumer),
         positions_(positions),
         task_seqs_(task_seqs),
         task_epochs_(task_epochs),
         busy_(busy) {}
 
+ public:
+  //! The stage's side input (Stage::side_input_topic) when its tasks can move, else "".
+  const std::string& side_topic() const {
+    static const std::string none;
+    return options_.changelog && stage_->KeepsChangelog() ? stage_->side_input_topic() : none;
+  }
+  //! Where the side input partition `partition` has its position in positions_: after the input's.
+  int32_t side_index(int32_t partition) const { return input_partitions_ + partition; }
+
  protected:
+
   Stage* const stage_;
   const int index_;  //!< tags the runner's records in the shared producer's delivery reports
   const int32_t input_partitions_;
@@ -90,7 +102,12 @@ class RunnerPart {
   Metrics& metrics_;
   const RunnerOptions& options_;
   std::unique_ptr<kafka::Consumer>& consumer_;  //!< made by StageRunner::Start
-  std::atomic<int64_t>* const positions_;       //!< per input partition, the next offset to read, as committed
+  //! Group mode with a side input: an assigned (not subscribed) consumer of the side input's
+  //! partitions of the tasks owned (TaskOwnership::AssignSide); a lone runner's consumer reads both.
+  std::unique_ptr<kafka::Consumer>& side_consumer_;
+  //! Per input partition, the next offset to read, as committed; then (side_index) per side
+  //! input partition.
+  std::atomic<int64_t>* const positions_;
   std::map<int32_t, uint64_t>& task_seqs_;      //!< next seq of each task, as committed (runner thread)
   std::map<int32_t, uint64_t>& task_epochs_;    //!< epoch of each task (fence.h; absent: 0), as at Start
   std::atomic<bool>& busy_;                     //!< the runner is not idle

@@ -130,6 +130,13 @@ class Stage {
   //! Short stable name; prefixes this stage's keys in the offsets, outbox and dedupe families.
   virtual std::string_view name() const = 0;
   virtual const std::string& input_topic() const = 0;
+  //! An internal topic of as many partitions as the input that the stage's own tasks write to
+  //! one another (a task p reads partition p of both), or "" for none. Read only when tasks
+  //! can move (a changelog): their records then carry the forwarding task's seq and epoch.
+  virtual const std::string& side_input_topic() const {
+    static const std::string none;
+    return none;
+  }
   //! Loads what the stage keeps in memory across batches: before the first batch, and again
   //! whenever the runner's set of tasks changes (a task's rows restored or dropped).
   virtual Status Open(state::Store& store) { return Status::Ok(); }

@@ -24,16 +24,16 @@ StageRunner::StageRunner(std::unique_ptr<Stage> stage, int index, int32_t input_
       consumer_config_(std::move(consumer_config)),
       metrics_(metrics),
       options_(options),
-      positions_(new std::atomic<int64_t>[input_partitions]),
+      positions_(new std::atomic<int64_t>[2 * static_cast<size_t>(input_partitions)]),
       pause_committed_(std::string(stage_->name()) + "-committed"),
       shared_(stage_.get(), index_, input_partitions_, store_, producer_, consumer_config_, metrics_, options_, consumer_,
-              positions_.get(), task_seqs_, task_epochs_, busy_),
+              side_consumer_, positions_.get(), task_seqs_, task_epochs_, busy_),
       flow_(shared_),
       outbox_(shared_, flow_),
       changelog_(shared_, outbox_),
       ownership_(shared_, outbox_, changelog_),
       reports_(shared_, ownership_) {
-  for (int32_t p = 0; p < input_partitions_; ++p) positions_[p] = kafka::kBeginning;
+  for (int32_t p = 0; p < 2 * input_partitions_; ++p) positions_[p] = kafka::kBeginning;
 }
 
 StageRunner::~StageRunner() {
@@ -43,6 +43,7 @@ StageRunner::~StageRunner() {
   // unless it ended by an exception or never ran).
   ownership_.set_closing();
   consumer_.reset();
+  side_consumer_.reset();
 }
 
 Status StageRunner::Start() {
@@ -67,13 +68,18 @@ Status StageRunner::Start() {
   RETURN_IF_ERROR(stage_->Open(store_));
   // Counters and positions (a group member's come with each task it is given: OnAssigned).
   RETURN_IF_ERROR(outbox_.LoadSeq());
+  const std::string& side = shared_.side_topic();
   std::vector<kafka::TopicPartitionOffset> assignment;
   for (int32_t p = 0; p < input_partitions_ && !group; ++p) {
     RETURN_IF_ERROR(ownership_.LoadTask(p));
     assignment.push_back({stage_->input_topic(), p, positions_[p].load()});
+    if (!side.empty()) assignment.push_back({side, p, positions_[shared_.side_index(p)].load()});
   }
   RETURN_IF_ERROR(outbox_.Resend());
   if (group) {
+    if (!side.empty()) {  // assigned the side partitions of the tasks the group gives (TaskOwnership)
+      ASSIGN_OR_RETURN(side_consumer_, kafka::Consumer::Create(consumer_config_, options_.group->group_id + ".side"));
+    }
     ASSIGN_OR_RETURN(consumer_, kafka::Consumer::Join(consumer_config_, *options_.group, &ownership_));
     RETURN_IF_ERROR(consumer_->Subscribe({stage_->input_topic()}));
     thread_ = std::thread([this] { Loop(); });
@@ -109,10 +115,14 @@ std::vector<int64_t> StageRunner::Positions() const {
 }
 
 Status StageRunner::PollInput(int timeout_ms, kafka::MessageBatch* batch) {
+  side_batch_.Clear();
   if (const size_t room = flow_.BatchRoom(); room > 0) {
     held_since_.reset();
     RETURN_IF_ERROR(consumer_->Hold(false));
-    return consumer_->PollBatch(room, timeout_ms, batch, stage_->MaxBatchBytes());
+    // The group's consumer first: the tasks it gives or takes in there set the side's assignment.
+    RETURN_IF_ERROR(consumer_->PollBatch(room, timeout_ms, batch, stage_->MaxBatchBytes()));
+    if (!side_consumer_ || batch->records().size() >= room) return Status::Ok();
+    return side_consumer_->PollBatch(room - batch->records().size(), 0, &side_batch_, stage_->MaxBatchBytes());
   }
   // The stages downstream are behind: no input until they read on. A group member goes on being
   // polled, or the group drops it past max.poll.interval.ms (kafka::Consumer::Hold): held after a
@@ -141,6 +151,9 @@ void StageRunner::Loop() {
       if (st.ok() && batch.empty()) st = FinishWriting();
       if (!st.ok()) break;
       for (const auto& loss : consumer_->TakeDataLoss()) metrics_.lost_records += loss.to - loss.from;
+      if (side_consumer_) {
+        for (const auto& loss : side_consumer_->TakeDataLoss()) metrics_.lost_records += loss.to - loss.from;
+      }
       busy_ = true;
       st = outbox_.delivery_error();
       if (st.ok()) st = producer_.FatalError();
@@ -148,7 +161,12 @@ void StageRunner::Loop() {
       if (st.ok()) st = outbox_.ReleaseHeld();
       if (st.ok()) st = ownership_.group_error();
       if (st.ok()) changelog_.TrimIfDue(ownership_);
-      if (st.ok() && (!batch.empty() || !changelog_.adopted().empty() || outbox_.DeletableBelow() > outbox_.deleted_below())) {
+      if (st.ok() && !side_batch_.empty()) {
+        std::vector<InRecord> both = batch.records();
+        both.insert(both.end(), side_batch_.records().begin(), side_batch_.records().end());
+        st = RunBatch(both);
+      } else if (st.ok() && (!batch.empty() || !changelog_.adopted().empty() ||
+                             outbox_.DeletableBelow() > outbox_.deleted_below())) {
         st = RunBatch(batch.records());
       } else if (st.ok()) {
         // Idle: the positions of the last commits, whose report was due later (once a second at
@@ -156,6 +174,7 @@ void StageRunner::Loop() {
         reports_.Report();
       }
       batch.Clear();
+      side_batch_.Clear();
       busy_ = false;
     }
     // Stopping: the commit being written lands; the held records whose changelog records are
@@ -183,6 +202,7 @@ void StageRunner::Loop() {
   // close timeout in all (Consumer::Close), not one per stage.
   ownership_.set_closing();
   if (consumer_) consumer_->Close();
+  if (side_consumer_) side_consumer_->Close();
   busy_ = false;
   if (!st.ok()) {
     failed_ = true;
@@ -215,18 +235,25 @@ Status StageRunner::RunBatch(const std::vector<InRecord>& records) {
   // The previous commit, if still being written beside Process, lands before anything of this
   // batch's bookkeeping: the outbox rows this one deletes, the positions it writes.
   RETURN_IF_ERROR(FinishWriting());
-  std::vector<int64_t> next(input_partitions_, -1);
+  // The input's positions, then the side input's (RunnerPart::side_index).
+  const std::string& side = shared_.side_topic();
+  std::vector<int64_t> next(2 * static_cast<size_t>(input_partitions_), -1);
   for (const auto& r : *input) {
-    if (r.partition >= 0 && r.partition < input_partitions_) next[r.partition] = r.offset + 1;
+    if (r.partition < 0 || r.partition >= input_partitions_) continue;
+    next[!side.empty() && r.topic == side ? shared_.side_index(r.partition) : r.partition] = r.offset + 1;
   }
   BytesWriter w;
-  for (int32_t p = 0; p < input_partitions_; ++p) {
+  for (int32_t i = 0; i < 2 * input_partitions_; ++i) {
+    const bool side_position = i >= input_partitions_;
+    if (side_position && side.empty()) break;
+    const int32_t p = side_position ? i - input_partitions_ : i;
     // The batch's new position; when logging positions, the committed one of a partition it did not read.
-    const int64_t position = next[p] >= 0 ? next[p] : log_positions_ ? positions_[p].load() : -1;
+    const int64_t position = next[i] >= 0 ? next[i] : log_positions_ ? positions_[i].load() : -1;
     if (position < 0) continue;
     w.str().clear();
     w.PutFixed64BE(static_cast<uint64_t>(position));
-    ctx.Put(p, state::Family::kOffsets, OffsetKey(stage_->name(), stage_->input_topic(), p), w.str());
+    ctx.Put(p, state::Family::kOffsets, OffsetKey(stage_->name(), side_position ? side : stage_->input_topic(), p),
+            w.str());
   }
   for (const auto& [p, seq] : ctx.task_seqs()) {
     auto was = task_seqs_.find(p);
@@ -302,8 +329,8 @@ void StageRunner::Committed(const std::vector<int64_t>& next, std::chrono::nanos
   batch_nanos_ += static_cast<uint64_t>(busy.count());
   LOG_DEBUG("stage {}: committed {} records in, {} out, {} acknowledged", stage_->name(), records, outputs,
             acknowledged);
-  for (int32_t p = 0; p < input_partitions_; ++p) {
-    if (next[p] >= 0) positions_[p] = next[p];
+  for (size_t i = 0; i < next.size(); ++i) {
+    if (next[i] >= 0) positions_[i] = next[i];
   }
   reports_.Report();
 }

@@ -64,7 +64,7 @@ class StageRunner {
 
   const Stage& stage() const { return *stage_; }
   int32_t input_partitions() const { return input_partitions_; }
-  //! Next offset to read per input partition, as committed.
+  //! Next offset to read per input partition, as committed (the side input's aside).
   std::vector<int64_t> Positions() const;
   uint64_t unacked() const { return outbox_.unacked(); }
   bool busy() const { return busy_; }
@@ -104,6 +104,8 @@ class StageRunner {
   RunnerOptions options_;
 
   std::unique_ptr<kafka::Consumer> consumer_;
+  std::unique_ptr<kafka::Consumer> side_consumer_;  // RunnerPart::side_consumer_
+  kafka::MessageBatch side_batch_;                  // what PollInput took from side_consumer_
   std::optional<std::chrono::steady_clock::time_point> held_since_;  // flow control let nothing in since
   std::thread thread_;
   Status result_;

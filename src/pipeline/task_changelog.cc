@@ -137,6 +137,11 @@ Status TaskChangelog::ForEachTaskRow(const std::set<int32_t>& tasks, const TaskR
       ASSIGN_OR_RETURN(auto value, store_.Get(f, key));
       if (value) RETURN_IF_ERROR(fn(task, f, key, *value));
     }
+    if (const std::string& side = side_topic(); !side.empty()) {
+      const std::string key = OffsetKey(name, side, task);
+      ASSIGN_OR_RETURN(auto value, store_.Get(state::Family::kOffsets, key));
+      if (value) RETURN_IF_ERROR(fn(task, state::Family::kOffsets, key, *value));
+    }
     const std::string t = std::to_string(task) + "/";
     const std::pair<state::Family, std::string> prefixes[] = {{state::Family::kDedupe, name + "/" + t},
                                                               {state::Family::kDedupe, "fence/" + name + "/" + t},

@@ -86,6 +86,7 @@ std::vector<kafka::TopicPartitionOffset> TaskOwnership::OnAssigned(const std::ve
       }
     }
     if (st.ok()) st = stage_->Open(store_);
+    if (st.ok()) st = AssignSide();
   } catch (const std::exception& e) {  // the client's callback must not throw
     st = Status::Internal("stage " + std::string(stage_->name()) + " taking tasks over: " + e.what());
   }
@@ -119,6 +120,12 @@ Status TaskOwnership::LoadTask(int32_t task) {
   const std::string key = OffsetKey(stage_->name(), stage_->input_topic(), task);
   ASSIGN_OR_RETURN(auto next, state::GetFixed64(store_, state::Family::kOffsets, key, "offset " + key));
   positions_[task] = next ? static_cast<int64_t>(*next) : kafka::kBeginning;
+  if (const std::string& side = side_topic(); !side.empty()) {
+    // Records of this instance's own tasks: from the start when the task never read them.
+    const std::string side_key = OffsetKey(stage_->name(), side, task);
+    ASSIGN_OR_RETURN(auto at, state::GetFixed64(store_, state::Family::kOffsets, side_key, "offset " + side_key));
+    positions_[side_index(task)] = at ? static_cast<int64_t>(*at) : kafka::kBeginning;
+  }
   if (!next && stage_->ReadsExternalInput() && options_.admin) {
     // A task that never read its partition starts where the partition starts now; what the
     // broker's retention deleted before is named (and counted), not skipped without a word.
@@ -262,7 +269,7 @@ void TaskOwnership::OnRevoked(const std::vector<kafka::TopicPartitionOffset>& ta
     changelog_.Forget(task);
   }
   if (closing_) return;  // a stop: the rows stay, and the next owner (maybe this data dir) restores
-  for (int32_t task : tasks) positions_[task] = kafka::kBeginning;
+  for (int32_t task : tasks) positions_[task] = positions_[side_index(task)] = kafka::kBeginning;
   Status st;
   try {
     if (!lost) {
@@ -273,12 +280,22 @@ void TaskOwnership::OnRevoked(const std::vector<kafka::TopicPartitionOffset>& ta
     }
     if (st.ok()) st = DropTasks(tasks);
     if (st.ok()) st = stage_->Open(store_);
+    if (st.ok()) st = AssignSide();
   } catch (const std::exception& e) {  // the client's callback must not throw
     st = Status::Internal("stage " + std::string(stage_->name()) + " giving tasks up: " + e.what());
   }
   if (!st.ok() && group_error_.ok()) group_error_ = st;
   LOG_INFO("stage {}: gave up {} task(s) ({}, {}); owns {}", stage_->name(), tasks.size(),
            TaskNames(stage_->name(), tasks), lost ? "lost" : "revoked", Owned().size());
+}
+
+Status TaskOwnership::AssignSide() {
+  if (!side_consumer_) return Status::Ok();
+  // Every owned task at its committed position: whatever the side consumer handed out before
+  // is committed (a group member commits each batch before it polls again).
+  std::vector<kafka::TopicPartitionOffset> assignment;
+  for (int32_t task : Owned()) assignment.push_back({side_topic(), task, positions_[side_index(task)].load()});
+  return side_consumer_->Assign(assignment);
 }
 
 bool TaskOwnership::settled() const {

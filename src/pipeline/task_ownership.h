@@ -79,6 +79,9 @@ class TaskOwnership : private RunnerPart, public kafka::RebalanceListener {
   //! Deletes every local row of `tasks`: the stage's rows of those tasks, their positions,
   //! counters, epochs, dedupe and fence marks and restored records.
   Status DropTasks(const std::set<int32_t>& tasks);
+  //! Assigns the side consumer (if any) the side input's partitions of the tasks owned now, at
+  //! their committed positions.
+  Status AssignSide();
   //! DropTasks of those of `tasks` the last stop kept no current copy of (local_copies_).
   Status DropTasksWithoutCopy(const std::set<int32_t>& tasks);
 

@@ -11,6 +11,8 @@ namespace webindex::pipeline {
 struct TopicNames {
   std::string pages = "pages";
   std::string triples = "triples";  //!< RDF statements (graph::GraphStage)
+  //! Crawl events forwarded to their page's task (PageStage), and the page tasks' fence markers.
+  std::string page_forwards = "webindex.page-forwards";
   std::string uri_deltas = "webindex.uri-deltas";
   std::string domain_deltas = "webindex.domain-deltas";
   std::string exports = "webindex.exports";

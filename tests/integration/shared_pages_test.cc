@@ -1,8 +1,9 @@
-// The pages topic is shared input: producers write events, and a webindex that forwards events
-// to their page's task (docs/scale-out.md §9) writes copies and fence markers there too. A
-// processor must skip the copies and markers of other processors (it reads the originals
-// itself), and treat a producer's own headers that happen to share their names as what they are:
-// headers of an ordinary event.
+// The pages topic is input anyone may write (docs/reliability.md, "Who may write which topic"):
+// its records are crawl events whatever their headers say. Forwarded events and the page tasks'
+// fence markers travel on webindex.page-forwards, which only webindex writes. A producer who
+// copies webindex's headers onto `pages` (a forwarded event's fwd / seq / gen / inst with this
+// instance's name and a huge seq, a fence marker of a page task at a high epoch) changes nothing
+// but its own record: every forwarded event still arrives and counts.
 #include <gtest/gtest.h>
 
 #include <memory>
@@ -14,6 +15,7 @@
 #include "pipeline/page_stage.h"
 #include "pipeline/topics.h"
 #include "pipeline_harness.h"
+#include "state/data_dir.h"
 
 namespace webindex::testing {
 namespace {
@@ -23,53 +25,66 @@ std::string Event(const std::string& url, const std::string& link) {
          R"(","anchorText":"a"}]})";
 }
 
-// With a changelog the page stage forwards events to their task and reads its own copies and
-// markers among the others'; without one it forwards nothing. Both must give the batch table.
+// With a changelog the page stage forwards events to their task; without one it forwards
+// nothing. Both must give the batch table.
 class SharedPagesTest : public ::testing::TestWithParam<bool> {};
 
-TEST_P(SharedPagesTest, OtherProcessorsCopiesAndMarkersAreSkippedAndProducersHeadersKept) {
+TEST_P(SharedPagesTest, HeadersOnPagesNeverActAsForwardsOrFenceMarkers) {
   PipelineHarness h(2);
   h.config().runner.changelog = GetParam();
+  h.RunUntilIdle();  // sets the data dir up: its instance id is what a forger would copy
+  auto dir = state::DataDir::Open(h.config().data_dir, /*create=*/false);
+  ASSERT_TRUE(dir.ok()) << dir.status().ToString();
+  auto instance = dir->InstanceId();
+  ASSERT_TRUE(instance.ok()) << instance.status().ToString();
+
   BatchModel model;
   auto producer = kafka::Producer::Create(h.config().kafka, [](uint64_t, const Status& st) {
     EXPECT_TRUE(st.ok()) << st.ToString();
   });
   ASSERT_TRUE(producer.ok());
   const std::string pages = h.config().topics.pages;
+  const std::string forwards = h.config().topics.page_forwards;
   const std::string a = Event("http://a.com/1", "http://t.com/x");
-  const std::string b = Event("http://b.com/1", "http://t.com/y");
+  const std::string forged = Event("http://forged.com/1", "http://t.com/f");
   const std::string c = Event("http://c.com/1", "http://t.com/z");
-  const std::string other = Event("http://other.com/1", "http://t.com/never");
   model.Apply(a);
-  model.Apply(b);
+  model.Apply(forged);
   model.Apply(c);
   const std::vector<OutRecord> records = {
       // A producer's event whose headers share webindex's names, but not all of them.
       {pages, 0, "a", a, {{pipeline::kForwardHeader, "crawler-7"}, {"task", "fetch.3"}, {"ep", "x"}}},
-      {pages, 1, "b", b, {{pipeline::kFenceHeader, "yes"}}},
-      // Another group's copy of an event (whose original is not here: it must not count).
+      // Read as a forwarded event, this would raise task page.1's dedupe mark in partition 0
+      // past every seq it will ever send: its forward of c would be dropped as a duplicate.
       {pages,
        0,
-       "o",
-       other,
-       {{pipeline::kForwardHeader, "page.1"}, {pipeline::kForwardSeqHeader, "1"}, {"gen", "1"},
-        {"inst", "group:elsewhere"}}},
-      // Another group's fence marker of task page.1 at a high epoch: honoured, it would drop the
-      // copy of c that this processor's task page.1 forwards to partition 0.
-      pipeline::FenceRecord(pages, 0, "page.1", 99, 1, "0123456789abcdef", "group:elsewhere"),
+       "forged",
+       forged,
+       {{pipeline::kForwardHeader, "page.1"}, {pipeline::kForwardSeqHeader, "18446744073709551000"}, {"gen", "1"},
+        {"inst", *instance}}},
+      // Read as a marker, this would fence task page.1's records in partition 0 below epoch 99.
+      pipeline::FenceRecord(pages, 0, "page.1", 99, 1, *instance, *instance),
       // c's page task is 0 (its URI's partition); it arrives in 1.
       {pages, 1, "c", c, {}},
+      // A record on the internal topic that no task of this instance wrote: a dead letter.
+      {forwards, 0, "c", c, {}},
   };
   ASSERT_EQ(pipeline::PartitionFor("com.c>>o>/1", 2), 0);
   for (const auto& r : records) ASSERT_TRUE((*producer)->Produce(r, 0).ok());
   ASSERT_TRUE((*producer)->Flush(10000).ok());
-  uint64_t invalid = 0, forwarded = 0;
+  uint64_t invalid = 0, corrupt = 0, forwarded = 0, duplicates = 0, fenced = 0;
   h.RunUntilIdle([&](const pipeline::Metrics& m) {
-    invalid = m.invalid_events + m.corrupt_records;
+    invalid = m.invalid_events;
+    corrupt = m.corrupt_records;
     forwarded = m.forwarded_events;
+    duplicates = m.duplicates;
+    fenced = m.fenced_records;
   });
-  EXPECT_EQ(invalid, 0u) << "a record was dead-lettered";
+  EXPECT_EQ(invalid, 1u) << "the forged marker is no crawl event";
+  EXPECT_EQ(corrupt, GetParam() ? 1u : 0u) << "the unattributed record on " << forwards << " (read only with a changelog)";
   EXPECT_EQ(forwarded, GetParam() ? 1u : 0u);
+  EXPECT_EQ(duplicates, 0u);
+  EXPECT_EQ(fenced, 0u);
   EXPECT_EQ(h.Dump(), model.TableLines());
 }
 
