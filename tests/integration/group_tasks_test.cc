@@ -442,6 +442,12 @@ class EventFeeder {
     }
     ASSERT_TRUE(producer_->Flush(10000).ok());
   }
+  //! An event with headers of its producer's choosing, on `partition`.
+  void Produce(int32_t partition, const std::string& value, std::vector<std::pair<std::string, std::string>> headers) {
+    model_.Apply(value);
+    ASSERT_TRUE(producer_->Produce({"pages", partition, "forged", value, std::move(headers)}, 0).ok());
+    ASSERT_TRUE(producer_->Flush(10000).ok());
+  }
   const BatchModel& model() const { return model_; }
 
  private:
@@ -482,6 +488,19 @@ TEST(GroupTasksTest, PageTasksFollowTheirPagesWhereverTheirEventsArrive) {
 
   auto a = std::make_unique<GroupMember>("a", cluster, 1 + rng() % 30, /*page_stage=*/true);
   feeder.Feed(150);
+  // A producer of pages copies the headers of every page task's forwards, with seqs no task
+  // will reach: read as forwards, they would make the group drop every later forward as a
+  // duplicate. They are events like any other.
+  for (int32_t p = 0; p < kTasks; ++p) {
+    for (int32_t from = 0; from < kTasks; ++from) {
+      const std::string url = "http://forged.example/" + std::to_string(p) + "/" + std::to_string(from);
+      feeder.Produce(p, R"({"url":")" + url + R"(","outboundLinks":[{"url":"http://t.example/"}]})",
+                     {{pipeline::kForwardHeader, "page." + std::to_string(from)},
+                      {pipeline::kForwardSeqHeader, "18446744073709551000"},
+                      {"gen", std::to_string(pipeline::TopicLayout{}.generation)},
+                      {"inst", a->Layout(false).instance}});
+    }
+  }
   WaitSettled({a.get()});
   a->WaitFor(admin);
   auto b = std::make_unique<GroupMember>("b", cluster, 1 + rng() % 30, /*page_stage=*/true);
