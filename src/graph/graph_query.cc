@@ -109,6 +109,8 @@ Status GraphReader::Scan(const Pattern& pattern, std::string_view cursor, const 
   auto it = store_.NewIterator(space_.family, snapshot_);
   it->Seek(start);
   Statement st;
+  std::string want;  // graph prefix + bound: the matches' prefix in the graph of the current row
+  size_t want_graph = std::string::npos;  // the length of want's graph prefix (npos: none yet)
   while (it->Valid()) {
     const std::string_view key = it->key();
     if (!key.starts_with(base)) break;
@@ -121,7 +123,11 @@ Status GraphReader::Scan(const Pattern& pattern, std::string_view cursor, const 
     if (!ReadGraph(&rest, &graph)) return Status::Corruption("undecodable graph row key");
     const std::string_view graph_prefix = key.substr(0, key.size() - rest.size());
     if (fixed_graph && graph_prefix != *fixed_graph) break;
-    const std::string want = std::string(graph_prefix) + bound;
+    if (want_graph != graph_prefix.size() || std::string_view(want).substr(0, want_graph) != graph_prefix) {
+      want.assign(graph_prefix);
+      want += bound;
+      want_graph = graph_prefix.size();
+    }
     if (key < want) {
       it->Seek(want);
       continue;

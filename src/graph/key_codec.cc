@@ -20,15 +20,13 @@ void AppendEscaped(std::string_view s, std::string* out) {
 
 bool ReadEscaped(std::string_view* in, std::string* s) {
   s->clear();
-  for (size_t i = 0; i + 1 < in->size(); ++i) {
-    const char c = (*in)[i];
-    if (c != '\0') {
-      s->push_back(c);
-      continue;
-    }
-    const char next = (*in)[++i];
+  std::string_view rest = *in;
+  for (size_t nul; (nul = rest.find('\0')) != std::string_view::npos && nul + 1 < rest.size();) {
+    s->append(rest.data(), nul);  // the bytes up to a 0x00, a run at a time
+    const char next = rest[nul + 1];
+    rest.remove_prefix(nul + 2);
     if (next == '\x01') {
-      in->remove_prefix(i + 1);
+      *in = rest;
       return true;
     }
     if (next != '\xff') return false;
@@ -91,34 +89,38 @@ void AppendGraph(const std::optional<Term>& graph, std::string* out) {
 }
 
 bool ReadTerm(std::string_view* in, Term* term) {
+  // Into the term's own strings: a scan decodes each row into the same Statement, and reusing
+  // their buffers saves an allocation per string.
   if (in->empty()) return false;
   const char kind = in->front();
   in->remove_prefix(1);
-  std::string value;
-  if (!ReadEscaped(in, &value)) return false;
-  if (kind == kIriByte) {
-    *term = Term::Iri(std::move(value));
-    return true;
-  }
-  if (kind == kBlankByte) {
-    *term = Term::Blank(std::move(value));
+  if (!ReadEscaped(in, &term->value_)) return false;
+  if (kind == kIriByte || kind == kBlankByte) {
+    term->kind_ = kind == kIriByte ? TermKind::kIri : TermKind::kBlank;
+    term->datatype_.clear();
+    term->language_.clear();
     return true;
   }
   if (kind != kLiteralByte || in->empty()) return false;
+  term->kind_ = TermKind::kLiteral;
   const char suffix = in->front();
   in->remove_prefix(1);
   if (suffix == kPlainString) {
-    *term = Term::Literal(std::move(value));
+    term->datatype_.assign(kXsdString);
+    term->language_.clear();
     return true;
   }
-  std::string extra;
-  if (!ReadEscaped(in, &extra)) return false;
   if (suffix == kLanguage) {
-    *term = Term::LangLiteral(std::move(value), extra);
+    if (!ReadEscaped(in, &term->language_)) return false;
+    for (char& c : term->language_) {  // stored lower case (Term::LangLiteral)
+      if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+    }
+    term->datatype_.assign(kRdfLangString);
     return true;
   }
-  if (suffix != kDatatype) return false;
-  *term = Term::Literal(std::move(value), std::move(extra));
+  if (suffix != kDatatype || !ReadEscaped(in, &term->datatype_)) return false;
+  if (term->datatype_.empty()) term->datatype_.assign(kXsdString);
+  term->language_.clear();
   return true;
 }
 

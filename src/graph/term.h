@@ -48,6 +48,8 @@ class Term {
   std::strong_ordering operator<=>(const Term& other) const;
 
  private:
+  //! Decodes into the term's strings, reusing their buffers (key_codec.h).
+  friend bool ReadTerm(std::string_view* in, Term* term);
   //! 0: xsd:string, 1: language-tagged, 2: other datatypes; the literal order after the value.
   int LiteralClass() const;
   TermKind kind_ = TermKind::kIri;
