@@ -517,6 +517,16 @@ std::string MidKey(std::string_view a, std::string_view b) {
 
 }  // namespace
 
+uint64_t Store::ApproximateBytes(Family f, std::string_view begin, std::string_view end) {
+  rocksdb::SizeApproximationOptions size_options;
+  size_options.include_memtables = true;
+  size_options.include_files = true;
+  const rocksdb::Range range(ToSlice(begin), ToSlice(end));
+  uint64_t size = 0;
+  if (!impl_->db->GetApproximateSizes(size_options, impl_->h(f), &range, 1, &size).ok()) return 0;
+  return size;
+}
+
 std::vector<std::string> Store::SplitKeys(Family f, std::string_view begin, std::string_view end, int parts) {
   // Bytes on disk from `begin` to a key, estimated by RocksDB from the files' index blocks
   // (files that span the whole range count in part), then a bisection over keys per cut.

@@ -1,0 +1,91 @@
+#include "sparql/store_dataset.h"
+
+#include <vector>
+
+namespace webindex::sparql {
+namespace {
+
+//! Above this many named graphs, a pattern over all graphs is estimated from its first rows only.
+constexpr size_t kGraphsEstimatedOneByOne = 64;
+
+}  // namespace
+
+Status StoreDataset::Scan(const graph::Pattern& pattern, const Visitor& fn) {
+  graph::GraphReader reader(store_, snapshot_, space_);
+  return reader.Scan(pattern, {}, fn);
+}
+
+uint64_t StoreDataset::EstimateIn(const graph::Pattern& pattern, const std::optional<graph::Term>& graph) {
+  const graph::Index index = graph::IndexFor(pattern);
+  const std::optional<graph::Term>* by_position[3] = {&pattern.subject, &pattern.predicate, &pattern.object};
+  std::string start = space_.prefix;
+  start.push_back(static_cast<char>(index));
+  graph::AppendGraph(graph, &start);
+  for (int position : graph::IndexOrder(index)) {
+    if (!*by_position[position]) break;
+    graph::AppendTerm(**by_position[position], &start);
+  }
+  const std::string end = graph::PrefixEnd(start);
+  state::ScanOptions scan;
+  scan.upper_bound = end;
+  auto it = store_.NewIterator(space_.family, snapshot_, scan);
+  uint64_t count = 0;
+  std::string last;
+  for (it->Seek(start); it->Valid() && count < kExactUpTo; it->Next()) ++count;
+  if (count < kExactUpTo || !it->Valid()) return count;
+  last = std::string(it->key());
+  const uint64_t sampled = store_.ApproximateBytes(space_.family, start, last);
+  const uint64_t total = store_.ApproximateBytes(space_.family, start, end);
+  if (sampled == 0 || total <= sampled) return kExactUpTo + 1;
+  return kExactUpTo * (total / sampled) + kExactUpTo * (total % sampled) / sampled;
+}
+
+uint64_t StoreDataset::Estimate(const graph::Pattern& pattern) {
+  switch (pattern.graph.kind) {
+    case graph::GraphSelector::Kind::kDefault:
+      return EstimateIn(pattern, std::nullopt);
+    case graph::GraphSelector::Kind::kNamed:
+      return EstimateIn(pattern, pattern.graph.name);
+    case graph::GraphSelector::Kind::kAll:
+      break;
+  }
+  std::vector<graph::Term> graphs;
+  bool many = false;
+  Status listed = NamedGraphs([&](const graph::Term& name) {
+    if (graphs.size() == kGraphsEstimatedOneByOne) {
+      many = true;
+      return false;
+    }
+    graphs.push_back(name);
+    return true;
+  });
+  uint64_t sum = EstimateIn(pattern, std::nullopt);
+  if (!listed.ok() || many) {  // count the first rows across graphs: a lower bound
+    uint64_t count = 0;
+    Status st = Scan(pattern, [&](const graph::Statement&) { return ++count < kExactUpTo; });
+    return std::max(sum, count);
+  }
+  for (const auto& g : graphs) sum += EstimateIn(pattern, g);
+  return sum;
+}
+
+Status StoreDataset::NamedGraphs(const std::function<bool(const graph::Term& name)>& fn) {
+  std::string base = space_.prefix;
+  base.push_back(static_cast<char>(graph::Index::kSpo));
+  state::ScanOptions scan;
+  scan.upper_bound = graph::PrefixEnd(base);
+  auto it = store_.NewIterator(space_.family, snapshot_, scan);
+  for (it->Seek(base); it->Valid();) {
+    const std::string_view key = it->key();
+    if (!key.starts_with(base)) break;
+    std::string_view rest = key.substr(base.size());
+    std::optional<graph::Term> graph;
+    if (!graph::ReadGraph(&rest, &graph)) return Status::Corruption("undecodable graph row key");
+    const std::string graph_prefix(key.substr(0, key.size() - rest.size()));
+    if (graph && !fn(*graph)) return Status::Ok();
+    it->Seek(graph::PrefixEnd(graph_prefix));  // the next graph's first row
+  }
+  return it->status();
+}
+
+}  // namespace webindex::sparql

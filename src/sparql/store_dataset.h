@@ -1,0 +1,37 @@
+// The graph store as a SPARQL dataset: each triple pattern one range scan of the order that
+// binds its prefix (graph/graph_query.h), estimates from the rows themselves, the named graphs
+// by a skip scan. Reads one snapshot of a store; both outlive it. One thread.
+#pragma once
+
+#include <cstdint>
+
+#include "graph/key_codec.h"
+#include "sparql/dataset.h"
+#include "state/store.h"
+
+namespace webindex::sparql {
+
+class StoreDataset final : public Dataset {
+ public:
+  //! `snapshot` may be null: the latest state, read anew by each scan.
+  StoreDataset(state::Store& store, const state::Snapshot* snapshot, graph::KeySpace space = {})
+      : store_(store), snapshot_(snapshot), space_(std::move(space)) {}
+
+  Status Scan(const graph::Pattern& pattern, const Visitor& fn) override;
+  //! Exact up to kExactUpTo matches (the rows are counted); above, the range's size on disk
+  //! over the size of its first kExactUpTo rows, times kExactUpTo.
+  uint64_t Estimate(const graph::Pattern& pattern) override;
+  Status NamedGraphs(const std::function<bool(const graph::Term& name)>& fn) override;
+
+  static constexpr uint64_t kExactUpTo = 1000;
+
+ private:
+  //! The estimate for the rows of one graph (nullopt: the default graph) matching `pattern`.
+  uint64_t EstimateIn(const graph::Pattern& pattern, const std::optional<graph::Term>& graph);
+
+  state::Store& store_;
+  const state::Snapshot* snapshot_;
+  graph::KeySpace space_;
+};
+
+}  // namespace webindex::sparql
