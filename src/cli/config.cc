@@ -77,7 +77,8 @@ const std::map<std::string, std::vector<std::string>, std::less<>>& KnownKeys() 
       {"temporal", {"predicates"}},
       {"http",
        {"listen", "threads", "read_timeout_ms", "idle_timeout_ms", "max_connections", "max_connections_per_client",
-        "per_client_limit_on_loopback", "pressure_fraction", "idle_timeout_under_pressure_ms"}},
+        "per_client_limit_on_loopback", "pressure_fraction", "idle_timeout_under_pressure_ms", "sparql_timeout_ms",
+        "sparql_max_timeout_ms", "sparql_max_rows"}},
   };
   return known;
 }
@@ -205,6 +206,14 @@ Status ApplyConfig(const toml::table& t, Settings* s) {
   h.pressure_fraction = t["http"]["pressure_fraction"].value_or(h.pressure_fraction);
   h.idle_timeout_under_pressure = std::chrono::milliseconds(
       t["http"]["idle_timeout_under_pressure_ms"].value_or(h.idle_timeout_under_pressure.count()));
+  h.sparql.timeout = std::chrono::milliseconds(t["http"]["sparql_timeout_ms"].value_or(h.sparql.timeout.count()));
+  h.sparql.max_timeout =
+      std::chrono::milliseconds(t["http"]["sparql_max_timeout_ms"].value_or(h.sparql.max_timeout.count()));
+  h.sparql.max_rows = t["http"]["sparql_max_rows"].value_or(h.sparql.max_rows);
+  if (h.sparql.timeout.count() < 1 || h.sparql.max_timeout < h.sparql.timeout) {
+    return Status::InvalidArgument("http.sparql_timeout_ms must be >= 1 and at most http.sparql_max_timeout_ms");
+  }
+  if (h.sparql.max_rows < 1) return Status::InvalidArgument("http.sparql_max_rows must be >= 1");
   if (h.threads < 1) return Status::InvalidArgument("http.threads must be >= 1");
   if (h.max_connections < 1) return Status::InvalidArgument("http.max_connections must be >= 1");
   if (!(h.pressure_fraction > 0 && h.pressure_fraction <= 1)) {

@@ -12,6 +12,7 @@
 #include "cli/exit_codes.h"
 #include "cli/pagerank_command.h"
 #include "cli/query_command.h"
+#include "cli/sparql_query.h"
 #include "cli/statements_query.h"
 #include "common/log.h"
 
@@ -152,9 +153,18 @@ int main(int argc, char** argv) {
 
   cli::QueryOptions query_opts;
   auto* query = app.add_subcommand("query", "answer one query from the table as JSON, like the HTTP API");
-  query->add_option("what", query_opts.what, "top, pages, page, links; statements: triples, temporal, search")
+  query->add_option("what", query_opts.what,
+                    "top, pages, page, links; statements: triples, temporal, search; sparql (a SPARQL 1.1 query)")
       ->required()
-      ->check(CLI::IsMember({"top", "pages", "page", "links", "triples", "temporal", "search"}));
+      ->check(CLI::IsMember({"top", "pages", "page", "links", "triples", "temporal", "search", "sparql"}));
+  query->add_option("query", query_opts.sparql, "sparql: the query text (or --file)");
+  query->add_option("--file", query_opts.file, "sparql: read the query from this file (- for standard input)");
+  query->add_flag("--explain", query_opts.explain,
+                  "sparql: print the plan (each pattern's index order and estimate, the join order, the filters) "
+                  "instead of the answer");
+  query->add_option("--timeout-ms", query_opts.timeout_ms, "sparql: stop the query after this long")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
   query->add_option("--data-dir", data_dir, "state and query table directory")->required();
   query->add_option("--limit", query_opts.limit, "results per answer, 1..1000")->capture_default_str();
   query->add_option("--next", query_opts.next, "continue after a previous answer: its \"next\" cursor");
@@ -173,9 +183,11 @@ int main(int argc, char** argv) {
   query->add_option("--within", query_opts.within, "temporal: instants strictly between T1 and T2, as T1/T2");
   query->add_option("--q", query_opts.text,
                     "search: words, AND/&&, OR/||, NOT/!, (), word* and *word (docs/graph.md)");
-  query->add_option("--format", query_opts.format, "triples, temporal, search: ntriples prints every match as "
-                                                   "N-Triples (N-Quads with --graph all) instead of JSON pages")
-      ->check(CLI::IsMember({"ntriples"}));
+  query->add_option("--format", query_opts.format,
+                    "triples, temporal, search: ntriples prints every match as N-Triples (N-Quads with --graph all) "
+                    "instead of JSON pages; sparql: json (default), xml, csv, tsv for SELECT and ASK, ntriples for "
+                    "CONSTRUCT and DESCRIBE")
+      ->check(CLI::IsMember({"ntriples", "json", "xml", "csv", "tsv"}));
 
   auto* dump = app.add_subcommand("dump", "print the query table as row|cf|cq|value lines");
   dump->add_option("--data-dir", data_dir, "state and query table directory")->required();
@@ -273,6 +285,12 @@ int main(int argc, char** argv) {
   if (*details) return cli::RunDetails(*settings);
   if (*replay) return cli::RunReplay(std::move(settings).value(), replay_opts);
   if (*query) {
+    if (query_opts.what == "sparql") return cli::RunSparqlQuery(*settings, query_opts);
+    if (!query_opts.sparql.empty() || !query_opts.file.empty() || query_opts.explain ||
+        query->get_option("--timeout-ms")->count() > 0) {
+      LOG_ERROR("a query text, --file, --explain and --timeout-ms are for `query sparql`");
+      return cli::kExitUsage;
+    }
     return cli::IsStatementsQuery(query_opts.what) ? cli::RunStatementsQuery(*settings, query_opts)
                                                    : cli::RunQuery(*settings, query_opts);
   }

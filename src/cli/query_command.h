@@ -21,7 +21,13 @@ struct QueryOptions {
   //! temporal: exactly one of them, RFC 3339 (within: T1/T2).
   std::string before, after, equals, within;
   std::string text;    //!< search: the query (--q)
-  std::string format;  //!< statements: "" (JSON pages) or "ntriples" (every match, one line each)
+  std::string format;  //!< statements: "" (JSON pages) or "ntriples"; sparql: json, xml, csv, tsv, ntriples
+  //! sparql: the query text, or the file holding it ("-": standard input); print the plan only;
+  //! the time budget and the result cap.
+  std::string sparql, file;
+  bool explain = false;
+  int64_t timeout_ms = 60000;
+  uint64_t max_rows = UINT64_MAX;
 };
 //! Prints the JSON answer; exit code 0, or 2 for a bad argument, 3 for not found (a page the
 //! table does not know, with {"error": ...} printed as the API would; a domain of no page, with

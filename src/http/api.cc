@@ -256,15 +256,16 @@ const std::vector<std::string>& Api::Routes() {
   static const std::vector<std::string> kRoutes = {
       "/api/top",      "/api/pages",   "/api/page",    "/api/links",  "/api/pagerank", "/api/triples",
       "/api/temporal", "/api/search",  "/api/suggest", "/api/totals", "/api/status",   "/healthz",
-      "/metrics",      std::string(kUi), std::string(kOther)};
+      "/metrics",      "/sparql",      std::string(kUi), std::string(kOther)};
   return kRoutes;
 }
 
-Api::Api(state::Store& store, MetricsSource metrics, StatusSource status)
+Api::Api(state::Store& store, MetricsSource metrics, StatusSource status, SparqlOptions sparql)
     : query_(std::make_unique<query::QueryService>(store)),
       store_(&store),
       metrics_(std::move(metrics)),
-      status_(std::move(status)) {
+      status_(std::move(status)),
+      sparql_(sparql) {
   for (const auto& r : Routes()) latency_[r];
 }
 
@@ -294,9 +295,16 @@ ApiResponse Api::Handle(const ApiRequest& request) {
       response = Error(400, target.status().message());
     } else if (route == kOther) {
       response = Error(404, "no such route: " + target->path);
+    } else if (route == "/sparql") {  // the protocol's own methods and bodies
+      response = [&] {
+        std::shared_lock lock(source_mu_);
+        return AnswerSparql(*store_, request, sparql_);
+      }();
+      Count(route, response.status);
+      if (response.status >= 500) LOG_WARN("{} {}: {}", request.method, route, response.body);
     } else if (request.method != "GET" && request.method != "HEAD") {
       response = Error(405, "method " + std::string(request.method) + " not allowed; use GET or HEAD", route);
-      response.allow_get = true;
+      response.allow = "GET, HEAD";
     } else if (request.has_body) {
       response = Error(400, std::string(request.method) + " requests take no body", route);
     } else if (Status params = asset ? Status::Ok() : CheckParams(route, *target); !params.ok()) {
@@ -340,7 +348,8 @@ ApiResponse Api::Handle(const ApiRequest& request) {
     response = Error(500, std::string("internal error: ") + e.what(), route);
   }
   latency_.find(route)->second.Observe(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
-  response.close = (request.method != "GET" && request.method != "HEAD") || request.has_body;
+  const bool sparql_post = route == "/sparql" && request.method == "POST";
+  response.close = !sparql_post && ((request.method != "GET" && request.method != "HEAD") || request.has_body);
   return response;
 }
 

@@ -16,6 +16,7 @@
 
 #include "http/histogram.h"
 #include "http/prometheus.h"
+#include "http/sparql_route.h"
 #include "http/status.h"
 #include "query/query_service.h"
 #include "state/store.h"
@@ -27,13 +28,15 @@ struct ApiRequest {
   std::string_view target;  //!< "/api/top?limit=10"
   bool has_body = false;
   std::string_view accept;  //!< the Accept header ("" when absent)
+  std::string_view content_type;  //!< the Content-Type header ("" when absent)
+  std::string_view body;          //!< POST /sparql's (others refuse a body)
 };
 
 struct ApiResponse {
   int status = 200;
   std::string content_type = "application/json";
   std::string body;
-  bool allow_get = false;  //!< add "Allow: GET, HEAD" (405)
+  std::string allow;  //!< a 405's Allow header, e.g. "GET, HEAD"
   //! The request is none this API takes (another method, a body): its client does not speak
   //! the API, whose answer ends the connection (as after a request that does not parse).
   bool close = false;
@@ -57,7 +60,7 @@ class Api {
   //! The running processor's figures for /api/status; empty when none runs in this process.
   using StatusSource = std::function<ProcessorStatus()>;
 
-  Api(state::Store& store, MetricsSource metrics, StatusSource status = {});
+  Api(state::Store& store, MetricsSource metrics, StatusSource status = {}, SparqlOptions sparql = {});
 
   ApiResponse Handle(const ApiRequest& request);
   //! A JSON error, counted under `route` ("other" for requests that never reached a route).
@@ -82,6 +85,7 @@ class Api {
   state::Store* store_;  //!< what query_ reads, for the PageRank results
   MetricsSource metrics_;
   StatusSource status_;
+  const SparqlOptions sparql_;
   std::map<std::string, LatencyHistogram, std::less<>> latency_;  //!< fixed after construction
   std::mutex counts_mu_;
   std::map<std::pair<std::string, int>, uint64_t> counts_;  //!< (route, status) -> responses

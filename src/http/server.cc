@@ -295,7 +295,7 @@ class Session : public std::enable_shared_from_this<Session> {
     const auto length = parser_->content_length();
     ApiRequest request{View(req.method_string()), View(req.target()),
                        !req.body().empty() || parser_->chunked() || (length && *length > 0),
-                       View(req[bhttp::field::accept])};
+                       View(req[bhttp::field::accept]), View(req[bhttp::field::content_type]), req.body()};
     ApiResponse response = shared_.api.Handle(request);
     const bool close = !req.keep_alive() || response.close;
     Reply(std::move(response), req.version(), close, req.method() == bhttp::verb::head);
@@ -314,7 +314,7 @@ class Session : public std::enable_shared_from_this<Session> {
     response_.set(bhttp::field::server, "webindex");
     response_.set(bhttp::field::content_type, r.content_type);
     response_.set(bhttp::field::cache_control, r.cache_control);
-    if (r.allow_get) response_.set(bhttp::field::allow, "GET, HEAD");
+    if (!r.allow.empty()) response_.set(bhttp::field::allow, r.allow);
     response_.keep_alive(!close);
     response_.body() = std::move(r.body);
     response_.prepare_payload();
@@ -387,7 +387,9 @@ Result<ListenAddress> ParseListenAddress(const std::string& text) {
 
 struct Server::Impl {
   Impl(state::Store& store, ServerOptions opts, Api::MetricsSource metrics, Api::StatusSource status)
-      : options(std::move(opts)), api(store, std::move(metrics), std::move(status)), shared(api, options) {}
+      : options(std::move(opts)),
+        api(store, std::move(metrics), std::move(status), options.sparql),
+        shared(api, options) {}
 
   Status Listen();
   void Accept();

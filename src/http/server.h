@@ -37,6 +37,8 @@ struct ServerOptions {
   //! idle_timeout_under_pressure for their next request.
   double pressure_fraction = 0.75;
   std::chrono::milliseconds idle_timeout_under_pressure{5000};
+  //! /sparql: time budget and result cap.
+  SparqlOptions sparql;
 };
 
 //! Host and port of a listen address; InvalidArgument with the reason.

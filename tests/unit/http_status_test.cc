@@ -85,7 +85,7 @@ TEST_F(StatusRoutesTest, SuggestAnswersGetAndHeadAndValidatesItsParameters) {
   }
   const ApiResponse post = api_->Handle({"POST", "/api/suggest?q=a", false});
   EXPECT_EQ(post.status, 405);
-  EXPECT_TRUE(post.allow_get);
+  EXPECT_EQ(post.allow, "GET, HEAD");
   const std::string metrics = api_->Metrics();
   EXPECT_NE(metrics.find("webindex_http_responses_total{route=\"/api/suggest\",code=\"400\"} 7\n"), std::string::npos)
       << metrics;

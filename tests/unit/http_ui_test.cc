@@ -80,7 +80,7 @@ TEST_F(UiRoutingTest, ServesTheFilesAtSlashAndUnderUi) {
   EXPECT_EQ(api_->Handle({"GET", "/ui", false}).status, 404);
   const ApiResponse post = api_->Handle({"POST", "/", false});
   EXPECT_EQ(post.status, 405);
-  EXPECT_TRUE(post.allow_get);
+  EXPECT_EQ(post.allow, "GET, HEAD");
   EXPECT_EQ(api_->Handle({"GET", "/", true}).status, 400);
 
   const std::string metrics = api_->Metrics();

@@ -1,0 +1,124 @@
+#include "sparql/endpoint.h"
+
+#include <array>
+
+#include "sparql/execute.h"
+#include "sparql/results_format.h"
+#include "sparql/store_dataset.h"
+
+namespace webindex::sparql {
+namespace {
+
+struct FormatInfo {
+  ResultFormat format;
+  std::string_view name;
+  std::string_view media_type;
+  bool graphs;  //!< writes CONSTRUCT / DESCRIBE answers (else SELECT / ASK ones)
+};
+
+constexpr std::array<FormatInfo, 5> kFormats = {{
+    {ResultFormat::kJson, "json", "application/sparql-results+json", false},
+    {ResultFormat::kXml, "xml", "application/sparql-results+xml", false},
+    {ResultFormat::kCsv, "csv", "text/csv", false},
+    {ResultFormat::kTsv, "tsv", "text/tab-separated-values", false},
+    {ResultFormat::kNTriples, "ntriples", "application/n-triples", true},
+}};
+
+const FormatInfo& InfoOf(ResultFormat format) {
+  for (const auto& f : kFormats) {
+    if (f.format == format) return f;
+  }
+  return kFormats[0];
+}
+
+bool AnswersGraphs(Query::Form form) { return form == Query::Form::kConstruct || form == Query::Form::kDescribe; }
+
+std::string_view Trim(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
+  return s;
+}
+
+}  // namespace
+
+Result<ResultFormat> ResultFormatNamed(std::string_view name) {
+  for (const auto& f : kFormats) {
+    if (f.name == name) return f.format;
+  }
+  return Status::InvalidArgument("unknown format '" + std::string(name) +
+                                 "': json, xml, csv or tsv for SELECT and ASK, ntriples for CONSTRUCT and DESCRIBE");
+}
+
+std::string_view MediaType(ResultFormat format) { return InfoOf(format).media_type; }
+
+ResultFormat DefaultFormat(Query::Form form) {
+  return AnswersGraphs(form) ? ResultFormat::kNTriples : ResultFormat::kJson;
+}
+
+Status CheckFormat(ResultFormat format, Query::Form form) {
+  if (InfoOf(format).graphs == AnswersGraphs(form)) return Status::Ok();
+  return Status::InvalidArgument(AnswersGraphs(form)
+                                     ? "CONSTRUCT and DESCRIBE answer statements: the format is ntriples"
+                                     : "SELECT and ASK answer json, xml, csv or tsv; ntriples is for CONSTRUCT and "
+                                       "DESCRIBE");
+}
+
+std::optional<ResultFormat> ResultFormatAccepted(std::string_view accept, Query::Form form) {
+  if (Trim(accept).empty()) return DefaultFormat(form);
+  bool any = false;
+  while (!accept.empty()) {
+    const size_t comma = accept.find(',');
+    std::string_view item = accept.substr(0, comma);
+    accept = comma == std::string_view::npos ? std::string_view() : accept.substr(comma + 1);
+    item = Trim(item.substr(0, item.find(';')));
+    if (item == "*/*" || item == "application/*" || item == "text/*") {
+      any = true;
+      continue;
+    }
+    for (const auto& f : kFormats) {
+      if (item == f.media_type && f.graphs == AnswersGraphs(form)) return f.format;
+    }
+    if (AnswersGraphs(form) && (item == "text/plain" || item == "application/n-quads")) return ResultFormat::kNTriples;
+    if (!AnswersGraphs(form) && item == "application/json") return ResultFormat::kJson;
+  }
+  if (any) return DefaultFormat(form);
+  return std::nullopt;
+}
+
+Result<Answer> AnswerQuery(state::Store& store, const Query& query, ResultFormat format, const QueryLimits& limits) {
+  RETURN_IF_ERROR(CheckFormat(format, query.form));
+  auto snapshot = store.GetSnapshot();
+  StoreDataset dataset(store, snapshot.get());
+  ExecuteOptions options;
+  const auto start = std::chrono::steady_clock::now();
+  options.deadline = start + limits.timeout;
+  options.max_rows = limits.max_rows;
+  options.cancelled = limits.cancelled;
+  auto result = Execute(query, dataset, options);
+  if (!result.ok()) {
+    const Status& st = result.status();
+    if (st.code() != Status::Code::kAborted) return st;
+    if (limits.cancelled && limits.cancelled->load()) return st;
+    if (std::chrono::steady_clock::now() >= *options.deadline) {
+      return Status::Unavailable("the query ran longer than its time budget of " +
+                                 std::to_string(limits.timeout.count()) +
+                                 " ms and was stopped: bind more terms, add LIMIT, or raise the budget (timeout=)");
+    }
+    return Status::InvalidArgument("the answer has more than " + std::to_string(limits.max_rows) +
+                                   (AnswersGraphs(query.form) ? " statements" : " rows") +
+                                   ", the most one answer holds: add LIMIT (and OFFSET to page through it)");
+  }
+  Answer answer;
+  answer.media_type = std::string(MediaType(format));
+  answer.media_type += "; charset=utf-8";
+  WriteResults(*result, format, &answer.body);
+  return answer;
+}
+
+Result<std::string> ExplainQuery(state::Store& store, const Query& query) {
+  auto snapshot = store.GetSnapshot();
+  StoreDataset dataset(store, snapshot.get());
+  return ExplainPlan(query, dataset);
+}
+
+}  // namespace webindex::sparql
