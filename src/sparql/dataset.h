@@ -9,7 +9,9 @@
 
 #include "common/status.h"
 #include "graph/graph_query.h"
+#include "graph/temporal_index.h"
 #include "graph/term.h"
+#include "graph/text_query.h"
 
 namespace webindex::sparql {
 
@@ -29,6 +31,14 @@ class Dataset {
 
   //! Calls `fn` with the name of each named graph once, until it returns false.
   virtual Status NamedGraphs(const std::function<bool(const graph::Term& name)>& fn) = 0;
+
+  //! Rya's indexes, for tempo:* and fts:text: the statements whose object is an indexed
+  //! xsd:dateTime satisfying `query` (docs/graph.md, "Temporal index"), and those whose object
+  //! is an indexed literal satisfying `search` ("Free-text index"), as `webindex query temporal`
+  //! and `query search` answer them. Aborted, naming how to build the index, when the dataset
+  //! keeps none.
+  virtual Status ScanTemporal(const graph::TemporalQuery& query, const Visitor& fn) = 0;
+  virtual Status ScanText(const graph::TextSearch& search, const Visitor& fn) = 0;
 };
 
 }  // namespace webindex::sparql

@@ -2,6 +2,8 @@
 
 #include <vector>
 
+#include "graph/statement_query.h"
+
 namespace webindex::sparql {
 namespace {
 
@@ -86,6 +88,18 @@ Status StoreDataset::NamedGraphs(const std::function<bool(const graph::Term& nam
     it->Seek(graph::PrefixEnd(graph_prefix));  // the next graph's first row
   }
   return it->status();
+}
+
+Status StoreDataset::ScanTemporal(const graph::TemporalQuery& query, const Visitor& fn) {
+  RETURN_IF_ERROR(graph::CheckIndexFor(store_, graph::StatementQuery{query}));
+  graph::TemporalReader reader(store_, snapshot_, space_);
+  return reader.Scan(query, {}, fn);
+}
+
+Status StoreDataset::ScanText(const graph::TextSearch& search, const Visitor& fn) {
+  RETURN_IF_ERROR(graph::CheckIndexFor(store_, graph::StatementQuery{search}));
+  graph::TextReader reader(store_, snapshot_, space_);
+  return reader.Scan(search, {}, fn);
 }
 
 }  // namespace webindex::sparql

@@ -22,6 +22,10 @@ class StoreDataset final : public Dataset {
   //! over the size of its first kExactUpTo rows, times kExactUpTo.
   uint64_t Estimate(const graph::Pattern& pattern) override;
   Status NamedGraphs(const std::function<bool(const graph::Term& name)>& fn) override;
+  //! Range scans of the temporal rows and the free-text posting lists, after checking that the
+  //! store's generation keeps the index (graph::CheckIndexFor).
+  Status ScanTemporal(const graph::TemporalQuery& query, const Visitor& fn) override;
+  Status ScanText(const graph::TextSearch& search, const Visitor& fn) override;
 
   static constexpr uint64_t kExactUpTo = 1000;
 

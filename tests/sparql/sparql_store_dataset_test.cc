@@ -6,6 +6,7 @@
 #include <filesystem>
 
 #include "graph/graph_update.h"
+#include "graph/index_set.h"
 #include "sparql/store_dataset.h"
 #include "pipeline_harness.h"
 
@@ -46,8 +47,8 @@ class StoreDatasetTest : public ::testing::Test {
     store_.reset();
     std::filesystem::remove_all(dir_);
   }
-  void Add(const std::vector<Statement>& statements) {
-    graph::GraphUpdate update;
+  void Add(const std::vector<Statement>& statements, const graph::IndexSet& indexes = {}) {
+    graph::GraphUpdate update({}, indexes);
     for (const auto& st : statements) ASSERT_TRUE(update.Add(st).ok());
     state::WriteBatch batch(*store_);
     ASSERT_TRUE(update.Apply(*store_, batch).ok());
@@ -130,6 +131,40 @@ TEST_F(StoreDatasetTest, ReadsItsSnapshot) {
   EXPECT_EQ(Count(then, few), 7u);
   EXPECT_EQ(then.Estimate(few), 7u);
   EXPECT_EQ(Count(now, few), 8u);
+}
+
+TEST_F(StoreDatasetTest, RyasIndexesAreScannedWhenKeptAndRefusedWhenNot) {
+  graph::IndexSet both;
+  both.temporal = both.freetext = true;
+  const Term dt = Term::Iri("http://www.w3.org/2001/XMLSchema#dateTime");
+  Add({{Iri("a"), Iri("at"), Term::Literal("2001-01-01T01:01:03-08:00", dt.value()), std::nullopt},
+       {Iri("b"), Iri("at"), Term::Literal("1999-01-01T00:00:00Z", dt.value()), std::nullopt},
+       {Iri("c"), Iri("label"), Term::Literal("kafka streams and tables"), std::nullopt},
+       {Iri("d"), Iri("label"), Term::Literal("graph store"), std::nullopt}},
+      both);
+  auto snap = store_->GetSnapshot();
+  StoreDataset dataset(*store_, snap.get());
+  std::vector<Term> subjects;
+  auto collect = [&](const Statement& st) { return subjects.push_back(st.subject), true; };
+  // Without the indexes recorded in the store's generation: refused, naming the replay.
+  graph::TemporalQuery after;
+  after.op = graph::TemporalQuery::Op::kAfter;
+  after.t1 = 946684800;  // 2000-01-01T00:00:00Z
+  const Status no_index = dataset.ScanTemporal(after, collect);
+  EXPECT_EQ(no_index.code(), Status::Code::kAborted);
+  EXPECT_NE(no_index.message().find("replay --indexes +temporal"), std::string::npos) << no_index.ToString();
+  auto search = graph::ParseTextSearch("kafka", "", "");
+  ASSERT_TRUE(search.ok());
+  EXPECT_EQ(dataset.ScanText(*search, collect).code(), Status::Code::kAborted);
+
+  state::WriteBatch batch(*store_);
+  graph::RecordIndexes(both, &batch);
+  ASSERT_TRUE(store_->Write(batch).ok());
+  ASSERT_TRUE(dataset.ScanTemporal(after, collect).ok());
+  EXPECT_EQ(subjects, std::vector<Term>{Iri("a")});
+  subjects.clear();
+  ASSERT_TRUE(dataset.ScanText(*search, collect).ok());
+  EXPECT_EQ(subjects, std::vector<Term>{Iri("c")});
 }
 
 }  // namespace
