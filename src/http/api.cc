@@ -11,6 +11,7 @@
 #include "graph/statement_query.h"
 #include "common/log.h"
 #include "http/query_string.h"
+#include "http/sparql_route.h"
 #include "http/ui_assets.h"
 #include "query/query_json.h"
 #include "rank/pagerank.h"

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -16,12 +17,18 @@
 
 #include "http/histogram.h"
 #include "http/prometheus.h"
-#include "http/sparql_route.h"
 #include "http/status.h"
 #include "query/query_service.h"
 #include "state/store.h"
 
 namespace webindex::http {
+
+//! /sparql's limits (sparql_route.h).
+struct SparqlOptions {
+  std::chrono::milliseconds timeout{30000};      //!< a query's time budget unless it asks for another
+  std::chrono::milliseconds max_timeout{600000};  //!< the most `timeout=` may ask for
+  uint64_t max_rows = 100000;                     //!< rows (statements) of one answer at most
+};
 
 struct ApiRequest {
   std::string_view method;  //!< "GET", "HEAD" (answered as GET, without the body), ...

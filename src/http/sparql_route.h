@@ -13,12 +13,6 @@
 
 namespace webindex::http {
 
-struct SparqlOptions {
-  std::chrono::milliseconds timeout{30000};      //!< a query's time budget unless it asks for another
-  std::chrono::milliseconds max_timeout{600000};  //!< the most `timeout=` may ask for
-  uint64_t max_rows = 100000;                     //!< rows (statements) of one answer at most
-};
-
 //! The answer to a request of /sparql (any method; the route checks it). Errors are JSON
 //! {"error": ...} with 400 (syntax, with line and column), 405, 406, 415 or 503 (over budget).
 ApiResponse AnswerSparql(state::Store& store, const ApiRequest& request, const SparqlOptions& options);
