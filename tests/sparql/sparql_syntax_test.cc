@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "pipeline_harness.h"
+#include "test_paths.h"
 #include "seeds.h"
 #include "sparql/algebra.h"
 #include "sparql/parser.h"
