@@ -1,35 +1,20 @@
 #include "sparql/endpoint.h"
 
-#include <array>
-
 #include "sparql/execute.h"
-#include "sparql/results_format.h"
 #include "sparql/store_dataset.h"
 
 namespace webindex::sparql {
 namespace {
 
-struct FormatInfo {
+struct FormatName {
   ResultFormat format;
   std::string_view name;
-  std::string_view media_type;
-  bool graphs;  //!< writes CONSTRUCT / DESCRIBE answers (else SELECT / ASK ones)
 };
-
-constexpr std::array<FormatInfo, 5> kFormats = {{
-    {ResultFormat::kJson, "json", "application/sparql-results+json", false},
-    {ResultFormat::kXml, "xml", "application/sparql-results+xml", false},
-    {ResultFormat::kCsv, "csv", "text/csv", false},
-    {ResultFormat::kTsv, "tsv", "text/tab-separated-values", false},
-    {ResultFormat::kNTriples, "ntriples", "application/n-triples", true},
-}};
-
-const FormatInfo& InfoOf(ResultFormat format) {
-  for (const auto& f : kFormats) {
-    if (f.format == format) return f;
-  }
-  return kFormats[0];
-}
+constexpr FormatName kNames[] = {{ResultFormat::kJson, "json"},
+                                 {ResultFormat::kXml, "xml"},
+                                 {ResultFormat::kCsv, "csv"},
+                                 {ResultFormat::kTsv, "tsv"},
+                                 {ResultFormat::kNTriples, "ntriples"}};
 
 bool AnswersGraphs(Query::Form form) { return form == Query::Form::kConstruct || form == Query::Form::kDescribe; }
 
@@ -42,25 +27,28 @@ std::string_view Trim(std::string_view s) {
 }  // namespace
 
 Result<ResultFormat> ResultFormatNamed(std::string_view name) {
-  for (const auto& f : kFormats) {
+  for (const auto& f : kNames) {
     if (f.name == name) return f.format;
   }
   return Status::InvalidArgument("unknown format '" + std::string(name) +
-                                 "': json, xml, csv or tsv for SELECT and ASK, ntriples for CONSTRUCT and DESCRIBE");
+                                 "': json, xml, csv or tsv for SELECT (json or xml for ASK), ntriples for CONSTRUCT "
+                                 "and DESCRIBE");
 }
-
-std::string_view MediaType(ResultFormat format) { return InfoOf(format).media_type; }
 
 ResultFormat DefaultFormat(Query::Form form) {
   return AnswersGraphs(form) ? ResultFormat::kNTriples : ResultFormat::kJson;
 }
 
 Status CheckFormat(ResultFormat format, Query::Form form) {
-  if (InfoOf(format).graphs == AnswersGraphs(form)) return Status::Ok();
-  return Status::InvalidArgument(AnswersGraphs(form)
-                                     ? "CONSTRUCT and DESCRIBE answer statements: the format is ntriples"
-                                     : "SELECT and ASK answer json, xml, csv or tsv; ntriples is for CONSTRUCT and "
-                                       "DESCRIBE");
+  if (FormatFits(format, form)) return Status::Ok();
+  switch (form) {
+    case Query::Form::kSelect:
+      return Status::InvalidArgument("SELECT answers json, xml, csv or tsv; ntriples is for CONSTRUCT and DESCRIBE");
+    case Query::Form::kAsk:
+      return Status::InvalidArgument("ASK answers json or xml");
+    default:
+      return Status::InvalidArgument("CONSTRUCT and DESCRIBE answer statements: the format is ntriples");
+  }
 }
 
 std::optional<ResultFormat> ResultFormatAccepted(std::string_view accept, Query::Form form) {
@@ -68,18 +56,16 @@ std::optional<ResultFormat> ResultFormatAccepted(std::string_view accept, Query:
   bool any = false;
   while (!accept.empty()) {
     const size_t comma = accept.find(',');
-    std::string_view item = accept.substr(0, comma);
+    std::string_view item = Trim(accept.substr(0, comma));
     accept = comma == std::string_view::npos ? std::string_view() : accept.substr(comma + 1);
-    item = Trim(item.substr(0, item.find(';')));
-    if (item == "*/*" || item == "application/*" || item == "text/*") {
+    const std::string_view type = Trim(item.substr(0, item.find(';')));
+    if (type == "*/*" || type == "application/*" || type == "text/*") {
       any = true;
       continue;
     }
-    for (const auto& f : kFormats) {
-      if (item == f.media_type && f.graphs == AnswersGraphs(form)) return f.format;
-    }
-    if (AnswersGraphs(form) && (item == "text/plain" || item == "application/n-quads")) return ResultFormat::kNTriples;
-    if (!AnswersGraphs(form) && item == "application/json") return ResultFormat::kJson;
+    if (auto format = FormatForMediaType(type); format && FormatFits(*format, form)) return format;
+    if (AnswersGraphs(form) && (type == "text/plain" || type == "application/n-quads")) return ResultFormat::kNTriples;
+    if (!AnswersGraphs(form) && type == "application/json") return ResultFormat::kJson;
   }
   if (any) return DefaultFormat(form);
   return std::nullopt;
@@ -111,7 +97,7 @@ Result<Answer> AnswerQuery(state::Store& store, const Query& query, ResultFormat
   Answer answer;
   answer.media_type = std::string(MediaType(format));
   answer.media_type += "; charset=utf-8";
-  WriteResults(*result, format, &answer.body);
+  RETURN_IF_ERROR(WriteResult(*result, format, [&](std::string_view text) { answer.body.append(text); }));
   return answer;
 }
 

@@ -12,13 +12,10 @@
 
 #include "common/status.h"
 #include "sparql/ast.h"
+#include "sparql/results_format.h"
 #include "state/store.h"
 
 namespace webindex::sparql {
-
-//! How an answer is written: SPARQL 1.1 Query Results JSON, XML, CSV, TSV (SELECT, ASK) or
-//! N-Triples (CONSTRUCT, DESCRIBE).
-enum class ResultFormat { kJson, kXml, kCsv, kTsv, kNTriples };
 
 //! --format's names: json, xml, csv, tsv, ntriples; InvalidArgument listing them otherwise.
 Result<ResultFormat> ResultFormatNamed(std::string_view name);
@@ -27,7 +24,6 @@ Result<ResultFormat> ResultFormatNamed(std::string_view name);
 //! N-Triples for graphs) when it names none that fits. nullopt when it names types and accepts
 //! none of those the form has (no */*, application/*, text/*): 406.
 std::optional<ResultFormat> ResultFormatAccepted(std::string_view accept, Query::Form form);
-std::string_view MediaType(ResultFormat format);
 
 struct QueryLimits {
   //! Past this the query stops: Unavailable "the query ran longer than its time budget ...".
@@ -46,8 +42,8 @@ struct Answer {
 
 //! JSON for SELECT and ASK, N-Triples for CONSTRUCT and DESCRIBE.
 ResultFormat DefaultFormat(Query::Form form);
-//! InvalidArgument unless `format` writes what `form` answers (solutions and booleans: JSON,
-//! XML, CSV, TSV; graphs: N-Triples), naming those it has.
+//! InvalidArgument unless `format` writes what `form` answers (SELECT: JSON, XML, CSV, TSV;
+//! ASK: JSON, XML; graphs: N-Triples), naming those it has.
 Status CheckFormat(ResultFormat format, Query::Form form);
 
 //! Answers `query` (parser.h) from one snapshot of `store`, written as `format`. InvalidArgument
