@@ -1,0 +1,34 @@
+// The statements a SPARQL query reads: an interface the evaluator scans through, so the same
+// evaluator runs over the graph store (its four orders, store_dataset.h) and over statements in
+// memory (memory_dataset.h: the W3C tests, the randomized test's reference data). One query
+// uses a dataset from one thread.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+
+#include "common/status.h"
+#include "graph/graph_query.h"
+#include "graph/term.h"
+
+namespace webindex::sparql {
+
+class Dataset {
+ public:
+  virtual ~Dataset() = default;
+
+  using Visitor = std::function<bool(const graph::Statement& statement)>;
+  //! Calls `fn` with each statement matching `pattern` until it returns false. The pattern's
+  //! graph: kDefault (statements without a graph), kNamed (one named graph) or kAll (every
+  //! statement, the default graph's included). Order unspecified.
+  virtual Status Scan(const graph::Pattern& pattern, const Visitor& fn) = 0;
+
+  //! How many statements `pattern` matches, exactly or as an estimate within a small factor;
+  //! cheap (no scan of the matches). Plans order their scans by it.
+  virtual uint64_t Estimate(const graph::Pattern& pattern) = 0;
+
+  //! Calls `fn` with the name of each named graph once, until it returns false.
+  virtual Status NamedGraphs(const std::function<bool(const graph::Term& name)>& fn) = 0;
+};
+
+}  // namespace webindex::sparql
