@@ -9,6 +9,7 @@
 #include <random>
 #include <sstream>
 
+#include "pipeline_harness.h"
 #include "test_paths.h"
 #include "seeds.h"
 #include "sparql/algebra.h"
