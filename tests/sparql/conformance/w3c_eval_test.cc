@@ -155,20 +155,33 @@ std::string RunCase(const TestCase& c) {
   return RoundTrip(*result, actual, false);
 }
 
-std::vector<TestCase> InScope() {
-  std::vector<TestCase> out;
-  for (const auto& c : Cases()) {
-    if (!OutOfScope(c)) out.push_back(c);
-  }
-  return out;
+const std::vector<TestCase>& InScope() {
+  static const std::vector<TestCase> in_scope = [] {
+    std::vector<TestCase> out;
+    for (const auto& c : Cases()) {
+      if (!OutOfScope(c)) out.push_back(c);
+    }
+    return out;
+  }();
+  return in_scope;
 }
 
+//! <folder>__<test> with every other character as '_', made unique by the manifest position.
 std::string TestName(const ::testing::TestParamInfo<TestCase>& info) {
   std::string name = info.param.folder + "__" + info.param.name;
   for (char& ch : name) {
     if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
   }
-  return name + "_" + std::to_string(info.index);
+  int same = 0;
+  for (const auto& c : InScope()) {
+    if (&c - &InScope()[0] >= static_cast<long>(info.index)) break;
+    std::string other = c.folder + "__" + c.name;
+    for (char& ch : other) {
+      if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
+    }
+    same += other == name;
+  }
+  return same ? name + "_" + std::to_string(same + 1) : name;
 }
 
 class SparqlConformanceTest : public ::testing::TestWithParam<TestCase> {};

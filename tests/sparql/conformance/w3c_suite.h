@@ -5,6 +5,7 @@
 #pragma once
 
 #include <map>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -30,6 +31,9 @@ struct TestCase {
   std::string Dir() const;        //!< the folder on disk
   std::string BaseIri() const { return std::string(kBase) + folder + "/"; }
 };
+
+//! gtest prints a case as its id.
+inline void PrintTo(const TestCase& c, std::ostream* os) { *os << c.Id(); }
 
 //! The cases of manifest.txt in its order.
 Result<std::vector<TestCase>> ReadManifest(const std::string& path);
