@@ -71,7 +71,10 @@ Answer FromQueryResult(const QueryResult& result);
 //! An Answer as a QueryResult (rows in order of `vars`), for writing it out again.
 QueryResult ToQueryResult(const Answer& answer);
 
-//! Empty when `actual` matches `expected`, else what differs. `ordered`: rows compared as lists.
-std::string Compare(const Answer& actual, const Answer& expected, bool ordered, bool lax);
+//! Empty when `actual` matches `expected`, else what differs. `ordered`: rows compared as lists,
+//! except that runs of expected rows equal on all of `order_keys` (ORDER BY's conditions when
+//! they are all variables) may come in any order.
+std::string Compare(const Answer& actual, const Answer& expected, bool ordered, bool lax,
+                    const std::vector<std::string>& order_keys = {});
 
 }  // namespace webindex::sparql::w3c

@@ -40,6 +40,16 @@ TEST(SparqlW3cCompareTest, MultisetsListsAndReduced) {
   EXPECT_NE(Compare(Rows({a}), Rows({Row{}}), false, false), "");  // bound vs unbound
 }
 
+TEST(SparqlW3cCompareTest, OrderByTiesInAnyOrder) {
+  const Term one = Term::Literal("1"), two = Term::Literal("2");
+  Row a1{{"k", one}, {"x", Term::Iri("http://e/a")}}, b1{{"k", one}, {"x", Term::Iri("http://e/b")}};
+  Row c2{{"k", two}, {"x", Term::Iri("http://e/c")}};
+  EXPECT_EQ(Compare(Rows({b1, a1, c2}), Rows({a1, b1, c2}), true, false, {"k"}), "");
+  EXPECT_NE(Compare(Rows({b1, a1, c2}), Rows({a1, b1, c2}), true, false, {"k", "x"}), "");
+  EXPECT_NE(Compare(Rows({c2, a1, b1}), Rows({a1, b1, c2}), true, false, {"k"}), "");
+  EXPECT_NE(Compare(Rows({b1, a1, c2}), Rows({a1, b1, c2}), true, false), "");
+}
+
 TEST(SparqlW3cCompareTest, NumbersOfOneDatatypeByValue) {
   const std::string xsd = "http://www.w3.org/2001/XMLSchema#";
   Answer dec = Rows({{{"n", Term::Literal("1.0", xsd + "decimal")}}});
