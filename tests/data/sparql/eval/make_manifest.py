@@ -10,11 +10,13 @@ out-of-scope and no files. RDF/XML files (data and result sets) are copied as N-
 and N-Triples only.
 """
 import os
+import re
 import shutil
 import sys
 
 import rdflib
 from rdflib.collection import Collection
+from rdflib.compare import to_canonical_graph
 
 MF = rdflib.Namespace("http://www.w3.org/2001/sw/DataAccess/tests/test-manifest#")
 QT = rdflib.Namespace("http://www.w3.org/2001/sw/DataAccess/tests/test-query#")
@@ -39,13 +41,26 @@ def rel(uri, folder_uri):
     return s[len(folder_uri):]
 
 
+def stable_ntriples(g):
+    """N-Triples in a canonical form (rdflib's canonical blank nodes, lines sorted, then labelled
+    b0, b1, ... in order), so that a regeneration writes the same bytes."""
+    lines = to_canonical_graph(g).serialize(format="nt").strip().split("\n")
+    bnode = re.compile(r"_:[A-Za-z0-9]+")
+    lines.sort()
+    labels = {}
+    def label(m):
+        return labels.setdefault(m.group(0), f"_:b{len(labels)}")
+    return "".join(bnode.sub(label, line) + "\n" for line in lines if line)
+
+
 def copy(src_dir, out_dir, name):
     os.makedirs(out_dir, exist_ok=True)
     src = os.path.join(src_dir, name)
     if name.endswith(".rdf"):
         g = rdflib.Graph()
         g.parse(src, format="xml", publicID="file://" + os.path.abspath(src))
-        g.serialize(os.path.join(out_dir, name + ".nt"), format="nt", encoding="utf-8")
+        with open(os.path.join(out_dir, name + ".nt"), "w", encoding="utf-8") as out:
+            out.write(stable_ntriples(g))
     else:
         shutil.copyfile(src, os.path.join(out_dir, name))
 
