@@ -12,7 +12,10 @@ namespace {
 
 constexpr std::string_view kXsd = "http://www.w3.org/2001/XMLSchema#";
 
-std::string Resolve(const std::string& base, std::string_view iri) { return ResolveIri(base, iri); }
+//! An absolute IRI as written (no dot segments removed), a relative one resolved.
+std::string Resolve(const std::string& base, std::string_view iri) {
+  return HasScheme(iri) ? std::string(iri) : ResolveIri(base, iri);
+}
 
 void AppendUtf8(uint32_t cp, std::string* out) {
   if (cp < 0x80) {

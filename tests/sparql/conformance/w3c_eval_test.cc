@@ -224,8 +224,12 @@ TEST(SparqlConformanceSummary, PassRatePerFolder) {
       continue;
     }
     ++n.run;
-    const bool pass = RunCase(c).empty();
+    const std::string why = RunCase(c);
+    const bool pass = why.empty();
     const bool listed = kEvaluator && Failures().known.count(c.Id());
+    if (!pass && !listed) {  // in the list's format, for the one who adds it
+      std::cout << "known-failure " << c.Id() << " " << why.substr(0, why.find('\n')) << "\n";
+    }
     n.pass += pass;
     n.known += listed;
     unexpected += !pass && !listed;

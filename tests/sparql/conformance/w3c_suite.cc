@@ -7,6 +7,7 @@
 #include <set>
 #include <sstream>
 
+#include "sparql/iri_resolve.h"
 #include "test_paths.h"
 
 namespace webindex::sparql::w3c {
@@ -39,7 +40,17 @@ struct RdfReader {
 
   bool Convert(const SerdNode* node, const SerdNode* datatype, const SerdNode* lang, graph::Term* term) {
     switch (node->type) {
-      case SERD_URI:
+      case SERD_URI: {
+        // serd would resolve an absolute IRI too, removing its dot segments; RDF keeps it as written.
+        std::string_view iri = Text(node);
+        if (HasScheme(iri)) {
+          *term = graph::Term::Iri(std::string(iri));
+        } else {
+          const SerdNode* base = serd_env_get_base_uri(env, nullptr);
+          *term = graph::Term::Iri(ResolveIri(Text(base), iri));
+        }
+        return true;
+      }
       case SERD_CURIE: {
         SerdNode full = serd_env_expand_node(env, node);
         if (full.type == SERD_NOTHING) {

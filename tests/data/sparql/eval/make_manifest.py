@@ -106,7 +106,11 @@ def main():
                             graphs.append((rel(gd, folder_uri), rel(gd, folder_uri)))
                     graphs.sort()
                     result = rel(g.value(e, MF.result), folder_uri)
-                    for name in [query, result] + data + [f for _, f in graphs]:
+                    # The files a query's FROM / FROM NAMED name: the harness loads them by IRI.
+                    text = open(os.path.join(src_dir, query), encoding="utf-8").read()
+                    from_files = [f for f in re.findall(r"FROM\s+(?:NAMED\s+)?<([^>:]*)>", text, re.I)
+                                  if os.path.isfile(os.path.join(src_dir, f))]
+                    for name in [query, result] + data + [f for _, f in graphs] + from_files:
                         copy(src_dir, out_dir, name)
                     lax = "lax" if g.value(e, MF.resultCardinality) == MF.LaxCardinality else "-"
                     gfield = ",".join(f"{n}={f}" for n, f in graphs) or "-"
