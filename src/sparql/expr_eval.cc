@@ -7,6 +7,7 @@
 #include <random>
 
 #include "sparql/expr_internal.h"
+#include "sparql/iri_resolve.h"
 
 namespace webindex::sparql {
 namespace {
@@ -22,12 +23,25 @@ const Term* Put(std::optional<Term> value, Term& scratch) {
   return &scratch;
 }
 
-const Term* PutBool(bool v, Term& scratch) { return Put(Term::Literal(v ? "true" : "false", Xsd("boolean")), scratch); }
+//! Booleans are shared constants: FILTERs create one per row and comparison.
+const Term* BoolTerm(bool v) {
+  static const Term kTrue = Term::Literal("true", Xsd("boolean"));
+  static const Term kFalse = Term::Literal("false", Xsd("boolean"));
+  return v ? &kTrue : &kFalse;
+}
+
+const Term* PutBool(bool v, Term& /*scratch*/) { return BoolTerm(v); }
+
+std::optional<bool> EbvOf(const Term* t) {
+  if (t == nullptr) return std::nullopt;
+  if (t == BoolTerm(true)) return true;
+  if (t == BoolTerm(false)) return false;
+  return EffectiveBooleanValue(*t);
+}
 
 std::optional<bool> Ebv(const Expr& e, const Solution& s, ExprContext& c) {
   Term scratch;
-  const Term* t = Eval(e, s, c, scratch);
-  return t ? EffectiveBooleanValue(*t) : std::nullopt;
+  return EbvOf(Eval(e, s, c, scratch));
 }
 
 //! A literal's kind of value for comparisons; kOther for unknown datatypes and invalid forms.
@@ -180,7 +194,8 @@ std::optional<Term> Strict(const std::string& name, const Term* const* args, siz
   if (name == "SAMETERM") return boolean(*a == *args[1]);
   if (name == "IRI" || name == "URI") {
     if (a->is_iri()) return *a;
-    return IsSimpleString(*a) ? std::optional(Term::Iri(a->value())) : std::nullopt;
+    if (!IsSimpleString(*a)) return std::nullopt;
+    return Term::Iri(c.base.empty() || HasScheme(a->value()) ? a->value() : ResolveIri(c.base, a->value()));
   }
   if (name == "BNODE") return Bnode(a, c);
   if (name == "STRDT") {
@@ -302,6 +317,10 @@ std::optional<Term> Evaluate(const Expr& expr, const Solution& solution, ExprCon
   if (t == nullptr) return std::nullopt;
   if (t == &scratch) return scratch;
   return *t;
+}
+
+std::optional<bool> EvaluateBoolean(const Expr& expr, const Solution& solution, ExprContext& context) {
+  return Ebv(expr, solution, context);
 }
 
 std::optional<bool> EffectiveBooleanValue(const Term& term) {

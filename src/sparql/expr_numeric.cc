@@ -22,6 +22,26 @@ bool IsIntegerLocal(std::string_view local) {
   return false;
 }
 
+//! The value space of the derived integer types (xsd:byte holds -128..127 ...).
+bool InRange(std::string_view local, __int128 v) {
+  struct Range {
+    std::string_view type;
+    __int128 lo, hi;
+  };
+  constexpr __int128 kNone = static_cast<__int128>(1) << 120;
+  static constexpr Range kRanges[] = {
+      {"long", INT64_MIN, INT64_MAX},      {"int", INT32_MIN, INT32_MAX},
+      {"short", INT16_MIN, INT16_MAX},     {"byte", INT8_MIN, INT8_MAX},
+      {"unsignedLong", 0, UINT64_MAX},     {"unsignedInt", 0, UINT32_MAX},
+      {"unsignedShort", 0, UINT16_MAX},    {"unsignedByte", 0, UINT8_MAX},
+      {"nonNegativeInteger", 0, kNone},    {"positiveInteger", 1, kNone},
+      {"nonPositiveInteger", -kNone, 0},   {"negativeInteger", -kNone, -1}};
+  for (const Range& r : kRanges) {
+    if (r.type == local) return v >= r.lo && v <= r.hi;
+  }
+  return true;
+}
+
 bool MulOverflow(__int128 a, __int128 b, __int128* out) { return __builtin_mul_overflow(a, b, out); }
 
 bool Pow10(int n, __int128* out) {
@@ -198,13 +218,7 @@ std::optional<Number> ToNumber(const graph::Term& term) {
     return n;
   }
   if (!IsIntegerLocal(local) || !ParseExact(v, false, &n)) return std::nullopt;
-  if (local.find("ositive") != std::string_view::npos || local.find("egative") != std::string_view::npos ||
-      local.starts_with("unsigned")) {
-    if (local == "nonPositiveInteger" && n.mant > 0) return std::nullopt;
-    if (local == "negativeInteger" && n.mant >= 0) return std::nullopt;
-    if ((local == "nonNegativeInteger" || local.starts_with("unsigned")) && n.mant < 0) return std::nullopt;
-    if (local == "positiveInteger" && n.mant <= 0) return std::nullopt;
-  }
+  if (!InRange(local, n.mant)) return std::nullopt;
   return n;
 }
 

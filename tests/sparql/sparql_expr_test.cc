@@ -130,6 +130,17 @@ TEST_F(ExprTest, Logical) {
   EXPECT_EQ(E("!0.0"), "\"true\"^^xsd:boolean");
 }
 
+TEST_F(ExprTest, EvaluateBoolean) {
+  const auto ebv = [&](const std::string& text) { return EvaluateBoolean(*Parse(text), solution_, context_); };
+  EXPECT_EQ(ebv("?i < 2"), true);
+  EXPECT_EQ(ebv("?i > 2"), false);
+  EXPECT_EQ(ebv("?s"), true);
+  EXPECT_EQ(ebv("?i - 1"), false);
+  EXPECT_EQ(ebv("?iri"), std::nullopt);
+  EXPECT_EQ(ebv("?u = 1"), std::nullopt);
+  EXPECT_EQ(ebv("?u = 1 || ?i = 1"), true);
+}
+
 TEST_F(ExprTest, EffectiveBooleanValue) {
   EXPECT_EQ(EffectiveBooleanValue(Term::Literal("true", Xsd("boolean"))), true);
   EXPECT_EQ(EffectiveBooleanValue(Term::Literal("maybe", Xsd("boolean"))), false);
@@ -230,7 +241,11 @@ TEST_F(ExprTest, TermFunctions) {
   EXPECT_EQ(E("isNumeric(?d)"), "\"true\"^^xsd:boolean");
   EXPECT_EQ(E("isNumeric(?bad)"), "\"false\"^^xsd:boolean");
   EXPECT_EQ(E("isNumeric(\"1\")"), "\"false\"^^xsd:boolean");
-  EXPECT_EQ(E("isNumeric(\"1200\"^^xsd:byte)"), "\"true\"^^xsd:boolean");
+  EXPECT_EQ(E("isNumeric(\"127\"^^xsd:byte)"), "\"true\"^^xsd:boolean");
+  EXPECT_EQ(E("isNumeric(\"1200\"^^xsd:byte)"), "\"false\"^^xsd:boolean");
+  EXPECT_EQ(E("isNumeric(\"-1\"^^xsd:unsignedInt)"), "\"false\"^^xsd:boolean");
+  EXPECT_EQ(E("isNumeric(\"0\"^^xsd:positiveInteger)"), "\"false\"^^xsd:boolean");
+  EXPECT_EQ(E("isNumeric(\"18446744073709551615\"^^xsd:unsignedLong)"), "\"true\"^^xsd:boolean");
   EXPECT_EQ(E("STR(?iri)"), "\"http://e/x\"");
   EXPECT_EQ(E("STR(?en)"), "\"chat\"");
   EXPECT_EQ(E("STR(?d)"), "\"2.5\"");
@@ -245,6 +260,9 @@ TEST_F(ExprTest, TermFunctions) {
   EXPECT_EQ(E("IRI(\"http://e/y\")"), "<http://e/y>");
   EXPECT_EQ(E("URI(?iri)"), "<http://e/x>");
   EXPECT_EQ(E("IRI(?en)"), "error");
+  context_.base = "http://example.org/a/b";
+  EXPECT_EQ(E("IRI(\"c\")"), "<http://example.org/a/c>");
+  EXPECT_EQ(E("IRI(\"urn:x\")"), "<urn:x>");
   EXPECT_EQ(E("STRDT(\"1\", xsd:integer)"), "\"1\"^^xsd:integer");
   EXPECT_EQ(E("STRDT(?en, xsd:integer)"), "error");
   EXPECT_EQ(E("STRDT(\"1\", \"x\")"), "error");
