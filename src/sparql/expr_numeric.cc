@@ -146,6 +146,33 @@ std::string FormatFloating(double d, bool is_float) {
   return out + "E" + std::to_string(exponent);
 }
 
+//! XPath's cast of a number to xsd:string: integral decimals without ".0", floats and doubles
+//! from 1e-6 to 1e6 in decimal notation, others in the canonical "1.0E7" form.
+std::string NumberToString(const Number& n) {
+  if (n.type == Number::kInteger) return Int128ToString(n.mant);
+  if (n.type == Number::kDecimal) {
+    std::string s = FormatDecimal(n);
+    if (s.ends_with(".0")) s.resize(s.size() - 2);
+    return s == "-0" ? "0" : s;
+  }
+  const double a = std::fabs(n.d);
+  if (!std::isfinite(n.d) || (a != 0 && (a < 1e-6 || a >= 1e6))) return FormatFloating(n.d, n.type == Number::kFloat);
+  if (a == 0) return std::signbit(n.d) ? "-0" : "0";
+  char buf[64];
+  auto r = n.type == Number::kFloat ? std::to_chars(buf, buf + sizeof buf, static_cast<float>(n.d), std::chars_format::fixed)
+                                    : std::to_chars(buf, buf + sizeof buf, n.d, std::chars_format::fixed);
+  return std::string(buf, r.ptr);
+}
+
+std::string CastToString(const graph::Term& arg) {
+  if (XsdLocal(arg) == "boolean") {
+    const std::optional<bool> b = ParseBoolean(arg.value());
+    if (b) return *b ? "true" : "false";
+  }
+  const std::optional<Number> n = IsNumericDatatype(arg) ? ToNumber(arg) : std::nullopt;
+  return n ? NumberToString(*n) : arg.value();
+}
+
 std::optional<Number> AlignedAdd(const Number& a, const Number& b, bool subtract) {
   Number x = a, y = b;
   __int128 f;
@@ -333,7 +360,7 @@ std::optional<bool> ParseBoolean(std::string_view lexical) {
 
 std::optional<graph::Term> Cast(std::string_view local, const graph::Term& arg) {
   if (arg.is_blank() || !arg.language().empty()) return std::nullopt;
-  if (local == "string") return graph::Term::Literal(arg.value());
+  if (local == "string") return graph::Term::Literal(arg.is_iri() ? arg.value() : CastToString(arg));
   if (arg.is_iri()) return std::nullopt;
   const std::string_view from = XsdLocal(arg);
   const bool from_string = from == "string";

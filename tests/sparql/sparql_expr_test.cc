@@ -435,6 +435,14 @@ TEST_F(ExprTest, DateTimeFunctions) {
 TEST_F(ExprTest, Casts) {
   EXPECT_EQ(E("xsd:string(?iri)"), "\"http://e/x\"");
   EXPECT_EQ(E("xsd:string(1)"), "\"1\"");
+  // XPath's casts to string: canonical numbers, decimal notation for doubles near 1.
+  EXPECT_EQ(E("xsd:string(1.0)"), "\"1\"");
+  EXPECT_EQ(E("xsd:string(-2.50)"), "\"-2.5\"");
+  EXPECT_EQ(E("xsd:string(0E1)"), "\"0\"");
+  EXPECT_EQ(E("xsd:string(-7.875e0)"), "\"-7.875\"");
+  EXPECT_EQ(E("xsd:string(1e7)"), "\"1.0E7\"");
+  EXPECT_EQ(E("xsd:string(\"0\"^^xsd:boolean)"), "\"false\"");
+  EXPECT_EQ(E("xsd:string(\"+33.3300\")"), "\"+33.3300\"");
   EXPECT_EQ(E("xsd:string(?bn)"), "error");
   EXPECT_EQ(E("xsd:integer(\"12\")"), "\"12\"^^xsd:integer");
   EXPECT_EQ(E("xsd:integer(\" 12\")"), "error");
