@@ -45,7 +45,7 @@ std::optional<bool> Ebv(const Expr& e, const Solution& s, ExprContext& c) {
 }
 
 //! A literal's kind of value for comparisons; kOther for unknown datatypes and invalid forms.
-enum class ValueClass { kNumeric, kString, kLangString, kBoolean, kDateTime, kOther };
+enum class ValueClass { kNumeric, kString, kLangString, kBoolean, kDateTime, kDate, kOther };
 
 struct Classified {
   ValueClass cls = ValueClass::kOther;
@@ -66,6 +66,8 @@ Classified Classify(const Term& t) {
     if (b) c.cls = ValueClass::kBoolean, c.boolean = *b;
   } else if (local == "dateTime") {
     if ((c.time = ParseDateTime(t.value()))) c.cls = ValueClass::kDateTime;
+  } else if (local == "date") {
+    if ((c.time = ParseDate(t.value()))) c.cls = ValueClass::kDate;
   } else if ((c.number = ToNumber(t))) {
     c.cls = ValueClass::kNumeric;
   }
@@ -80,7 +82,8 @@ std::optional<std::partial_ordering> CompareValues(const Term& a, const Classifi
     case ValueClass::kNumeric: return CompareNumbers(*x.number, *y.number);
     case ValueClass::kString: return a.value().compare(b.value()) <=> 0;
     case ValueClass::kBoolean: return x.boolean <=> y.boolean;
-    case ValueClass::kDateTime: return CompareDateTimes(*x.time, *y.time);
+    case ValueClass::kDateTime:
+    case ValueClass::kDate: return CompareDateTimes(*x.time, *y.time);
     case ValueClass::kLangString:
     case ValueClass::kOther: break;
   }
@@ -97,6 +100,9 @@ std::optional<bool> Equal(const Term& a, const Term& b) {
     return *o == std::partial_ordering::equivalent;
   }
   if (a == b) return true;
+  // A language-tagged string differs from every other literal; a literal of an unknown datatype
+  // (or an invalid lexical form) might have the value of another one.
+  if (x.cls == ValueClass::kLangString || y.cls == ValueClass::kLangString) return false;
   if (x.cls == ValueClass::kOther || y.cls == ValueClass::kOther) return std::nullopt;
   return false;
 }

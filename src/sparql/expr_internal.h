@@ -57,6 +57,8 @@ struct DateTime {
   std::optional<int> tz_minutes;
 };
 std::optional<DateTime> ParseDateTime(std::string_view lexical);
+//! xsd:date as the dateTime of its midnight.
+std::optional<DateTime> ParseDate(std::string_view lexical);
 //! XPath's op:dateTime-less-than / equal: nullopt when indeterminate (one has a timezone and
 //! the other not, and they are within 14 hours).
 std::optional<std::partial_ordering> CompareDateTimes(const DateTime& a, const DateTime& b);

@@ -105,6 +105,17 @@ std::optional<DateTime> ParseDateTime(std::string_view s) {
   return t;
 }
 
+std::optional<DateTime> ParseDate(std::string_view lexical) {
+  // -?YYYY-MM-DD(Z|(+|-)hh:mm)?: midnight starting the day.
+  size_t dash = lexical.find('-', lexical.starts_with("-") ? 1 : 0);
+  if (dash == std::string_view::npos || dash + 6 > lexical.size()) return std::nullopt;
+  const size_t end = dash + 6;
+  std::string as_time(lexical.substr(0, end));
+  as_time += "T00:00:00";
+  as_time += lexical.substr(end);
+  return ParseDateTime(as_time);
+}
+
 std::optional<std::partial_ordering> CompareDateTimes(const DateTime& a, const DateTime& b) {
   if (a.tz_minutes.has_value() == b.tz_minutes.has_value()) {
     return CompareAt(a, a.tz_minutes.value_or(0), b, b.tz_minutes.value_or(0));

@@ -173,6 +173,10 @@ TEST_F(ExprTest, Comparisons) {
   EXPECT_EQ(E("?en = \"chat\"@fr"), "\"false\"^^xsd:boolean");
   EXPECT_EQ(E("?en = \"chat\""), "\"false\"^^xsd:boolean");
   EXPECT_EQ(E("?en < \"chat\"@en"), "error");
+  // A language-tagged string is known to differ from literals of unknown datatypes.
+  EXPECT_EQ(E("?en = \"chat\"^^:t"), "\"false\"^^xsd:boolean");
+  EXPECT_EQ(E("?en != ?bad"), "\"true\"^^xsd:boolean");
+  EXPECT_EQ(E("?s = ?bad"), "error");
   EXPECT_EQ(E("false < true"), "\"true\"^^xsd:boolean");
   EXPECT_EQ(E("1 < \"2\""), "error");
   EXPECT_EQ(E("1 = \"1\""), "\"false\"^^xsd:boolean");
@@ -205,6 +209,15 @@ TEST_F(ExprTest, DateTimeComparisons) {
   EXPECT_EQ(E(dt + " < \"2002-04-03T12:00:00\"^^xsd:dateTime"), "\"true\"^^xsd:boolean");
   EXPECT_EQ(E(dt + " = \"2002-04-03T12:00:00\"^^xsd:dateTime"), "\"false\"^^xsd:boolean");
   EXPECT_EQ(E("\"2002-02-30T12:00:00Z\"^^xsd:dateTime = " + dt), "error");
+  // xsd:date: midnight of its day; a date and a dateTime are different values.
+  const std::string date = "\"2006-08-23\"^^xsd:date";
+  EXPECT_EQ(E(date + " = \"2006-08-23\"^^xsd:date"), "\"true\"^^xsd:boolean");
+  EXPECT_EQ(E(date + " != \"2001-01-01Z\"^^xsd:date"), "\"true\"^^xsd:boolean");
+  EXPECT_EQ(E(date + " != \"2006-08-23Z\"^^xsd:date"), "error");
+  EXPECT_EQ(E("\"2006-08-23Z\"^^xsd:date > \"2006-08-22\"^^xsd:date"), "\"true\"^^xsd:boolean");
+  EXPECT_EQ(E("\"2006-08-23+00:00\"^^xsd:date = \"2006-08-23Z\"^^xsd:date"), "\"true\"^^xsd:boolean");
+  EXPECT_EQ(E(date + " != \"2006-08-23T09:00:00+01:00\"^^xsd:dateTime"), "\"true\"^^xsd:boolean");
+  EXPECT_EQ(E(date + " < \"2006-08-23T09:00:00+01:00\"^^xsd:dateTime"), "error");
 }
 
 TEST_F(ExprTest, InAndNotIn) {
