@@ -172,13 +172,24 @@ std::string Uuid() {
   return buf;
 }
 
+//! A fresh blank node label: a per-process random prefix keeps BNODE()'s nodes apart from the
+//! data's labels, the context's counter apart from each other.
+std::string FreshLabel(ExprContext& c) {
+  static const std::string kPrefix = [] {
+    char buf[16];
+    std::snprintf(buf, sizeof buf, "g%06llx", static_cast<unsigned long long>(std::random_device{}() & 0xFFFFFF));
+    return std::string(buf);
+  }();
+  return kPrefix + "_" + std::to_string(c.next_blank++);
+}
+
 std::optional<Term> Bnode(const Term* arg, ExprContext& c) {
-  if (arg == nullptr) return Term::Blank("e" + std::to_string(c.next_blank++));
+  if (arg == nullptr) return Term::Blank(FreshLabel(c));
   if (!IsSimpleString(*arg)) return std::nullopt;
   for (const auto& [text, label] : c.blank_of_string) {
     if (text == arg->value()) return Term::Blank(label);
   }
-  std::string label = "e" + std::to_string(c.next_blank++);
+  std::string label = FreshLabel(c);
   c.blank_of_string.emplace_back(arg->value(), label);
   return Term::Blank(std::move(label));
 }
@@ -331,7 +342,8 @@ std::optional<bool> EvaluateBoolean(const Expr& expr, const Solution& solution, 
 
 std::optional<bool> EffectiveBooleanValue(const Term& term) {
   if (!term.is_literal()) return std::nullopt;
-  if (term.datatype() == graph::kXsdString) return !term.value().empty();
+  // Plain literals, with or without a language tag, and xsd:string: true unless empty.
+  if (term.datatype() == graph::kXsdString || !term.language().empty()) return !term.value().empty();
   const std::string_view local = XsdLocal(term);
   if (local == "boolean") return ParseBoolean(term.value()).value_or(false);
   if (!IsNumericDatatype(term)) return std::nullopt;

@@ -152,7 +152,9 @@ TEST_F(ExprTest, EffectiveBooleanValue) {
   EXPECT_EQ(EffectiveBooleanValue(Term::Literal("x", Xsd("integer"))), false);
   EXPECT_EQ(EffectiveBooleanValue(Term::Iri("http://e/")), std::nullopt);
   EXPECT_EQ(EffectiveBooleanValue(Term::Literal("x", "http://e/t")), std::nullopt);
-  EXPECT_EQ(EffectiveBooleanValue(Term::LangLiteral("x", "en")), std::nullopt);
+  EXPECT_EQ(EffectiveBooleanValue(Term::LangLiteral("x", "en")), true);
+  EXPECT_EQ(EffectiveBooleanValue(Term::LangLiteral("", "en")), false);
+  EXPECT_EQ(EffectiveBooleanValue(Term::Blank("b")), std::nullopt);
 }
 
 TEST_F(ExprTest, Comparisons) {
