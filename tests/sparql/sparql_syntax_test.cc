@@ -9,7 +9,7 @@
 #include <random>
 #include <sstream>
 
-#include "test_paths.h"
+#include "pipeline_harness.h"
 #include "seeds.h"
 #include "sparql/algebra.h"
 #include "sparql/parser.h"
