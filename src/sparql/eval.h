@@ -92,6 +92,8 @@ class Evaluator {
   //! `mentioned`'s variables that `op`'s first argument may leave unbound.
   bool SeedSafe(const Solution& seed, const Op& first, const std::set<int>& mentioned);
   bool Holds(const Expr& e, const Solution& s);
+  //! MentionedSlots of `op`, computed once.
+  const std::set<int>& Mentioned(const Op& op);
 
   struct Cached {
     Solutions rows;

@@ -35,6 +35,8 @@ class BgpRun {
     }
     Status status;
     Status scan = ev_.ScanActive(terms[0], terms[1], terms[2], [&](const graph::Statement& st) {
+      status = ev_.Tick();
+      if (!status.ok()) return false;
       const graph::Term* values[3] = {&st.subject, &st.predicate, &st.object};
       int set[3];
       int n = 0;

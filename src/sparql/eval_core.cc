@@ -1,5 +1,6 @@
 // The evaluator's frame: variables, the dataset of FROM / FROM NAMED, scans of the active graph,
 // the limits, and the dispatch of Eval over the operators.
+#include <algorithm>
 #include <set>
 
 #include "sparql/eval.h"
@@ -152,8 +153,14 @@ Result<Solutions> Evaluator::Eval(const Op& op, const Solution& seed) {
     case K::kJoin: {
       ASSIGN_OR_RETURN(Solutions left, Eval(op.args[0], seed));
       Solutions out;
+      // A right side sharing no variable with the left runs once (a cross product), not per row.
+      const std::set<int>& l = Mentioned(op.args[0]);
+      const std::set<int>& r = Mentioned(op.args[1]);
+      bool disjoint = std::none_of(r.begin(), r.end(), [&](int s) { return l.count(s) > 0; });
       for (const Solution& a : left) {
-        ASSIGN_OR_RETURN(Solutions right, Eval(op.args[1], a));
+        Result<Solutions> rows = disjoint && !substitute_all_ ? EvalIndependent(op.args[1], a) : Eval(op.args[1], a);
+        if (!rows.ok()) return rows.status();
+        Solutions right = std::move(rows).value();
         if (out.empty()) {
           out = std::move(right);
         } else {

@@ -22,7 +22,7 @@ size_t HashSlots(const Solution& s, const std::vector<int>& slots) {
 }  // namespace
 
 Result<Solutions> Evaluator::EvalLeftJoin(const Op& op, const Solution& seed) {
-  if (!SeedSafe(seed, op.args[0], MentionedSlots(op, *this))) return EvalIndependent(op, seed);
+  if (!SeedSafe(seed, op.args[0], Mentioned(op))) return EvalIndependent(op, seed);
   ASSIGN_OR_RETURN(Solutions left, Eval(op.args[0], seed));
   Solutions out;
   out.reserve(left.size());
@@ -43,7 +43,7 @@ Result<Solutions> Evaluator::EvalLeftJoin(const Op& op, const Solution& seed) {
 }
 
 Result<Solutions> Evaluator::EvalFilter(const Op& op, const Solution& seed) {
-  if (!SeedSafe(seed, op.args[0], MentionedSlots(op, *this))) return EvalIndependent(op, seed);
+  if (!SeedSafe(seed, op.args[0], Mentioned(op))) return EvalIndependent(op, seed);
   ASSIGN_OR_RETURN(Solutions rows, Eval(op.args[0], seed));
   Solutions out;
   for (Solution& r : rows) {
@@ -56,7 +56,7 @@ Result<Solutions> Evaluator::EvalFilter(const Op& op, const Solution& seed) {
 }
 
 Result<Solutions> Evaluator::EvalMinus(const Op& op, const Solution& seed) {
-  if (!SeedSafe(seed, op.args[0], MentionedSlots(op, *this))) return EvalIndependent(op, seed);
+  if (!SeedSafe(seed, op.args[0], Mentioned(op))) return EvalIndependent(op, seed);
   ASSIGN_OR_RETURN(Solutions left, Eval(op.args[0], seed));
   ASSIGN_OR_RETURN(Solutions right, EvalIndependent(op.args[1], Empty()));
   Solutions out;
@@ -98,7 +98,7 @@ Result<Solutions> Evaluator::EvalGraph(const Op& op, const Solution& seed) {
 
 Result<Solutions> Evaluator::EvalExtend(const Op& op, const Solution& seed) {
   int slot = Slot(op.vars[0]);
-  if (seed[slot] || !SeedSafe(seed, op.args[0], MentionedSlots(op, *this))) return EvalIndependent(op, seed);
+  if (seed[slot] || !SeedSafe(seed, op.args[0], Mentioned(op))) return EvalIndependent(op, seed);
   ASSIGN_OR_RETURN(Solutions rows, Eval(op.args[0], seed));
   for (Solution& r : rows) {
     context_.NewSolution();

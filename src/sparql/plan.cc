@@ -161,6 +161,12 @@ Op Evaluator::Prepare(Op op) {
   return op;
 }
 
+const std::set<int>& Evaluator::Mentioned(const Op& op) {
+  auto it = mentioned_.find(&op);
+  if (it == mentioned_.end()) it = mentioned_.emplace(&op, MentionedSlots(op, *this)).first;
+  return it->second;
+}
+
 bool Evaluator::SeedSafe(const Solution& seed, const Op& first, const std::set<int>& mentioned) {
   if (substitute_all_) return true;
   auto it = certain_.find(&first);
