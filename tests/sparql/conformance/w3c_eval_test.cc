@@ -1,9 +1,10 @@
 // The W3C SPARQL 1.1 / 1.0 query evaluation tests (tests/data/sparql/eval/manifest.txt), one
-// gtest each: the query runs over its dataset and its answer must equal the expected result; the
-// answer also goes through the JSON, XML and TSV writers and back unchanged. A test listed as a
-// known failure in expected_failures.txt must fail (a fixed one is taken off the list). Without
-// an evaluator linked (WEBINDEX_SPARQL_EXECUTE unset) each test checks the expected result's
-// reader and the writers alone. SparqlConformanceSummary prints the pass rate per folder.
+// gtest each: the query runs over its dataset (a MemoryDataset) and its answer must equal the
+// expected result; the answer also goes through the JSON, XML and TSV writers and back unchanged.
+// A test listed as a known failure in expected_failures.txt must fail (a fixed one is taken off
+// the list). Without an evaluator linked (WEBINDEX_SPARQL_EXECUTE unset) each test checks the
+// expected result's reader and the writers alone. SparqlConformanceSummary prints the pass rate
+// per folder.
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -14,8 +15,8 @@
 #include <set>
 #include <sstream>
 
-#include "graph/graph_query.h"
 #include "sparql/iri_resolve.h"
+#include "sparql/memory_dataset.h"
 #include "sparql/parser.h"
 #include "sparql/results_format.h"
 #include "test_paths.h"
@@ -55,31 +56,6 @@ const ExpectedFailures& Failures() {
 
 bool OutOfScope(const TestCase& c) { return !c.out_of_scope.empty() || Failures().out_of_scope.count(c.Id()); }
 
-//! The statements of one test in memory, scanned in full for each pattern.
-class VectorDataset : public Dataset {
- public:
-  std::vector<graph::Statement> statements;
-  std::set<graph::Term> named;
-
-  Status Scan(const graph::Pattern& pattern, const Visitor& fn) override {
-    for (const auto& st : statements) {
-      if (graph::Matches(pattern, st) && !fn(st)) break;
-    }
-    return Status::Ok();
-  }
-  uint64_t Estimate(const graph::Pattern& pattern) override {
-    uint64_t n = 0;
-    for (const auto& st : statements) n += graph::Matches(pattern, st);
-    return n;
-  }
-  Status NamedGraphs(const std::function<bool(const graph::Term&)>& fn) override {
-    for (const auto& g : named) {
-      if (!fn(g)) break;
-    }
-    return Status::Ok();
-  }
-};
-
 std::string ReadText(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   std::stringstream ss;
@@ -88,19 +64,19 @@ std::string ReadText(const std::string& path) {
 }
 
 //! Loads the test's default graph, its named graphs and the files its FROM / FROM NAMED name.
-Status LoadDataset(const TestCase& c, const Query& query, VectorDataset* ds) {
+Status LoadDataset(const TestCase& c, const Query& query, MemoryDataset* ds) {
   int n = 0;
   for (const auto& file : c.data) {
     ASSIGN_OR_RETURN(auto st, ReadRdf(c.Dir() + "/" + file, c.BaseIri() + file, "f" + std::to_string(n++) + "_",
                                       std::nullopt));
-    ds->statements.insert(ds->statements.end(), st.begin(), st.end());
+    for (auto& s : st) ds->Add(std::move(s));
   }
+  std::set<std::string> named;
   auto load_named = [&](const std::string& iri, const std::string& file) -> Status {
-    graph::Term name = graph::Term::Iri(iri);
-    if (ds->named.count(name)) return Status::Ok();
-    ASSIGN_OR_RETURN(auto st, ReadRdf(c.Dir() + "/" + file, iri, "f" + std::to_string(n++) + "_", name));
-    ds->statements.insert(ds->statements.end(), st.begin(), st.end());
-    ds->named.insert(name);
+    if (!named.insert(iri).second) return Status::Ok();
+    ASSIGN_OR_RETURN(auto st, ReadRdf(c.Dir() + "/" + file, iri, "f" + std::to_string(n++) + "_",
+                                      graph::Term::Iri(iri)));
+    for (auto& s : st) ds->Add(std::move(s));
     return Status::Ok();
   };
   for (const auto& [name, file] : c.graphs) RETURN_IF_ERROR(load_named(ResolveIri(c.BaseIri(), name), file));
@@ -143,7 +119,7 @@ std::string RunCase(const TestCase& c) {
   po.base = c.BaseIri() + c.query;
   auto query = ParseQuery(ReadText(c.Dir() + "/" + c.query), po);
   if (!query.ok()) return "parse: " + query.status().ToString();
-  VectorDataset ds;
+  MemoryDataset ds;
   if (Status s = LoadDataset(c, *query, &ds); !s.ok()) return "data: " + s.ToString();
   ExecuteOptions options;
   options.deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
