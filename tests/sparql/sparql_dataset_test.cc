@@ -28,6 +28,9 @@ TEST_F(SparqlDatasetTest, GraphWithAnIriOrAVariable) {
   EXPECT_EQ(Q("SELECT ?g ?o { GRAPH ?g { :b :p ?o } }"), Lines{":g2 \"two\""});
   EXPECT_EQ(Q("SELECT ?g { GRAPH ?g { :a :p \"shared\" } }"), (Lines{":g1", ":g2"}));
   EXPECT_EQ(Q("SELECT ?o { GRAPH :nope { ?s :p ?o } }"), Lines{});
+  EXPECT_EQ(Q("SELECT * { GRAPH :nope {} }"), Lines{});
+  EXPECT_EQ(Q("SELECT * { GRAPH :g1 {} }"), Lines{""});
+  EXPECT_EQ(Q("SELECT ?x ?p { GRAPH ?g { { SELECT * { ?x ?p ?g } } } }"), Lines{});
   // The variable bound before GRAPH picks the graph.
   EXPECT_EQ(Q("SELECT ?o { VALUES ?g { :g2 } GRAPH ?g { ?s :p ?o } }"), (Lines{"\"shared\"", "\"two\""}));
 }
