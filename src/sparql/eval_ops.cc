@@ -79,7 +79,7 @@ Result<Solutions> Evaluator::EvalGraph(const Op& op, const Solution& seed) {
   ASSIGN_OR_RETURN(std::vector<graph::Term> visible, NamedGraphs());
   if (slot < 0 || seed[slot]) {
     graph::Term name = slot < 0 ? std::get<graph::Term>(op.name) : *seed[slot];
-    if (std::find(visible.begin(), visible.end(), name) != visible.end() || !named_) names.push_back(name);
+    if (std::find(visible.begin(), visible.end(), name) != visible.end()) names.push_back(name);
   } else {
     names = std::move(visible);
   }
@@ -97,12 +97,21 @@ Result<Solutions> Evaluator::EvalGraph(const Op& op, const Solution& seed) {
 }
 
 Result<Solutions> Evaluator::EvalExtend(const Op& op, const Solution& seed) {
-  int slot = Slot(op.vars[0]);
-  if (seed[slot] || !SeedSafe(seed, op.args[0], Mentioned(op))) return EvalIndependent(op, seed);
-  ASSIGN_OR_RETURN(Solutions rows, Eval(op.args[0], seed));
+  // A chain of Extends (BIND after BIND, the select expressions) is one solution's: BNODE(str)
+  // gives the same label throughout it.
+  std::vector<const Op*> chain;
+  const Op* base = &op;
+  for (; base->kind == Op::Kind::kExtend; base = &base->args[0]) {
+    if (seed[Slot(base->vars[0])]) return EvalIndependent(op, seed);
+    chain.push_back(base);
+  }
+  if (!SeedSafe(seed, *base, Mentioned(op))) return EvalIndependent(op, seed);
+  ASSIGN_OR_RETURN(Solutions rows, Eval(*base, seed));
   for (Solution& r : rows) {
     context_.NewSolution();
-    r[slot] = Evaluate(op.exprs[0], r, context_);
+    for (auto it = chain.rbegin(); it != chain.rend(); ++it) {
+      r[Slot((*it)->vars[0])] = Evaluate((*it)->exprs[0], r, context_);
+    }
     RETURN_IF_ERROR(Tick());
   }
   return rows;

@@ -15,6 +15,13 @@ class PathEvaluator {
  public:
   explicit PathEvaluator(Evaluator& ev) : ev_(ev) {}
 
+  //! An end the query's earlier patterns bound (not written in the path's triple): a zero-length
+  //! path matches it only as a node of the active graph, as when the path is evaluated alone.
+  void SetBoundEnds(std::optional<Term> s, std::optional<Term> o) {
+    bound_s_ = std::move(s);
+    bound_o_ = std::move(o);
+  }
+
   Status Eval(const Path& p, const std::optional<Term>& s, const std::optional<Term>& o, Pairs* out) {
     RETURN_IF_ERROR(ev_.Tick());
     switch (p.kind) {
@@ -95,11 +102,11 @@ class PathEvaluator {
   //! The nodes a zero-length path connects to themselves.
   Status ZeroLength(const std::optional<Term>& s, const std::optional<Term>& o, std::set<Term>* nodes) {
     if (s && o) {
-      if (*s == *o) nodes->insert(*s);
+      if (*s == *o && ZeroEnd(*s)) nodes->insert(*s);
       return Status::Ok();
     }
     if (s || o) {
-      nodes->insert(s ? *s : *o);
+      if (ZeroEnd(s ? *s : *o)) nodes->insert(s ? *s : *o);
       return Status::Ok();
     }
     return ev_.ScanActive(std::nullopt, std::nullopt, std::nullopt, [&](const graph::Statement& st) {
@@ -111,7 +118,7 @@ class PathEvaluator {
 
   //! The nodes reachable from `start` by `step` (forward) one or more times; `start` itself too for `*`.
   Status Reach(const Path& step, const Term& start, bool forward, bool zero, std::set<Term>* seen) {
-    if (zero) seen->insert(start);
+    if (zero && ZeroEnd(start)) seen->insert(start);
     std::deque<Term> todo{start};
     while (!todo.empty()) {
       Term x = std::move(todo.front());
@@ -151,7 +158,21 @@ class PathEvaluator {
     return Status::Ok();
   }
 
+  //! Whether `n` may be a zero-length path's end: written in the query, or a node of the graph.
+  bool ZeroEnd(const Term& n) {
+    if (n != bound_s_ && n != bound_o_) return true;
+    bool found = false;
+    auto any = [&](const graph::Statement&) {
+      found = true;
+      return false;
+    };
+    ev_.ScanActive(n, std::nullopt, std::nullopt, any).PermitUncheckedError();
+    if (!found) ev_.ScanActive(std::nullopt, std::nullopt, n, any).PermitUncheckedError();
+    return found;
+  }
+
   Evaluator& ev_;
+  std::optional<Term> bound_s_, bound_o_;
 };
 
 Result<Solutions> Evaluator::EvalPath(const Op& op, const Solution& seed) {
@@ -163,6 +184,7 @@ Result<Solutions> Evaluator::EvalPath(const Op& op, const Solution& seed) {
   };
   Pairs pairs;
   PathEvaluator paths(*this);
+  paths.SetBoundEnds(ss >= 0 ? seed[ss] : std::nullopt, os >= 0 ? seed[os] : std::nullopt);
   RETURN_IF_ERROR(paths.Eval(*t.path, end(t.subject, ss), end(t.object, os), &pairs));
   Solutions out;
   for (auto& [a, b] : pairs) {

@@ -12,6 +12,7 @@ constexpr char kData[] = R"(
 <http://e/b> <http://e/p> "two" <http://e/g2> .
 <http://e/a> <http://e/p> "shared" <http://e/g1> .
 <http://e/a> <http://e/p> "shared" <http://e/g2> .
+<http://e/c> <http://e/q> <http://e/g2> <http://e/g2> .
 )";
 
 class SparqlDatasetTest : public ::testing::Test {
@@ -28,6 +29,9 @@ TEST_F(SparqlDatasetTest, GraphWithAnIriOrAVariable) {
   EXPECT_EQ(Q("SELECT ?g ?o { GRAPH ?g { :b :p ?o } }"), Lines{":g2 \"two\""});
   EXPECT_EQ(Q("SELECT ?g { GRAPH ?g { :a :p \"shared\" } }"), (Lines{":g1", ":g2"}));
   EXPECT_EQ(Q("SELECT ?o { GRAPH :nope { ?s :p ?o } }"), Lines{});
+  EXPECT_EQ(Q("SELECT * { GRAPH :nope {} }"), Lines{});
+  EXPECT_EQ(Q("SELECT * { GRAPH :g1 {} }"), Lines{""});
+  EXPECT_EQ(Q("SELECT ?x ?p { GRAPH ?g { { SELECT * { ?x ?p ?g } } } }"), Lines{":c :q"});
   // The variable bound before GRAPH picks the graph.
   EXPECT_EQ(Q("SELECT ?o { VALUES ?g { :g2 } GRAPH ?g { ?s :p ?o } }"), (Lines{"\"shared\"", "\"two\""}));
 }

@@ -1,6 +1,8 @@
 // The evaluator's operators (§18.5) over a small MemoryDataset: BGPs with blank nodes, joins,
 // OPTIONAL with its filter, FILTER, UNION, MINUS, BIND, VALUES, grouping, ordering, slices,
 // subqueries and EXISTS.
+#include <set>
+
 #include "sparql_eval_fixture.h"
 
 namespace webindex::sparql {
@@ -43,6 +45,27 @@ TEST_F(SparqlEvalTest, OptionalKeepsTheLeftAndSeesBothSidesInItsFilter) {
             (Lines{":alice \"Alice\"", ":bob \"Bob\"", ":carol -"}));
   EXPECT_EQ(Q("SELECT ?x ?y { ?x :age ?a OPTIONAL { ?x :knows ?y . ?y :age ?b FILTER(?b > ?a) } }"),
             (Lines{":alice :carol", ":bob :carol", ":carol -"}));
+}
+
+TEST_F(SparqlEvalTest, OptionalTakesOnlyItsOwnGroupsFiltersAsItsCondition) {
+  // The nested group's filter cannot see ?a: it fails, and the OPTIONAL never matches.
+  EXPECT_EQ(Q("SELECT ?x ?n { ?x :age ?a OPTIONAL { { ?x :name ?n FILTER(?a = 30) } } }"),
+            (Lines{":alice -", ":bob -", ":carol -"}));
+}
+
+TEST_F(SparqlEvalTest, BnodeOfAStringIsOneLabelPerSolution) {
+  Result<QueryResult> r = RunQuery(ds_, "SELECT ?b1 ?b2 ?b3 { ?x :name ?n BIND(BNODE(?n) AS ?b1) BIND(BNODE(?n) AS ?b2) "
+                                        "BIND(BNODE(\"other\") AS ?b3) }");
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  ASSERT_EQ(r->rows.size(), 3u);
+  std::set<std::string> labels;
+  for (const auto& row : r->rows) {
+    ASSERT_TRUE(row[0] && row[1] && row[2]);
+    EXPECT_EQ(*row[0], *row[1]);
+    EXPECT_NE(*row[0], *row[2]);
+    labels.insert(row[0]->value());
+  }
+  EXPECT_EQ(labels.size(), 3u);
 }
 
 TEST_F(SparqlEvalTest, FilterErrorsAreFalseAndFiltersCoverTheGroup) {

@@ -49,6 +49,9 @@ TEST_F(SparqlPathsTest, ZeroLengthPaths) {
   EXPECT_EQ(Q("SELECT * { :zz :next* :zz }"), Lines{""});
   EXPECT_EQ(Q("SELECT ?x { :zz :next* ?x }"), Lines{":zz"});
   EXPECT_EQ(Q("SELECT * { :zz :next? :zz }"), Lines{""});
+  // An end bound by another pattern is not written in the path: it must be a node of the graph.
+  EXPECT_EQ(Q("SELECT ?v { VALUES ?v { :zz } ?v :next? ?v }"), Lines{});
+  EXPECT_EQ(Q("SELECT ?v { VALUES ?v { :zz :a } ?v :next* ?v }"), Lines{":a"});
   // Both ends variables: every node of the graph, literals included.
   EXPECT_EQ(Q("SELECT ?x { ?x :other? ?x }"), (Lines{"\"c\"", ":a", ":b", ":c"}));
   EXPECT_EQ(Q("SELECT (COUNT(*) AS ?n) { ?x :other* ?y }"), Lines{"5"});
