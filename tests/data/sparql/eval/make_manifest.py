@@ -24,6 +24,7 @@ DAWGT = rdflib.Namespace("http://www.w3.org/2001/sw/DataAccess/tests/test-dawg#"
 UT = rdflib.Namespace("http://www.w3.org/2009/sparql/tests/test-update#")
 SD = rdflib.Namespace("http://www.w3.org/ns/sparql-service-description#")
 RDFS = rdflib.RDFS
+BASE = "https://w3c.github.io/rdf-tests/sparql/"  # w3c_suite.h's kBase
 HEADER = """\
 # W3C SPARQL 1.1 / 1.0 query evaluation tests, one per line, fields separated by tabs:
 #   <folder> <test> <run|out-of-scope> <query> <data,...> <graph=file,...> <result> <flags>
@@ -53,12 +54,12 @@ def stable_ntriples(g):
     return "".join(bnode.sub(label, line) + "\n" for line in lines if line)
 
 
-def copy(src_dir, out_dir, name):
+def copy(src_dir, out_dir, name, folder):
     os.makedirs(out_dir, exist_ok=True)
     src = os.path.join(src_dir, name)
     if name.endswith(".rdf"):
         g = rdflib.Graph()
-        g.parse(src, format="xml", publicID="file://" + os.path.abspath(src))
+        g.parse(src, format="xml", publicID=BASE + folder + "/" + name)  # the harness's base
         with open(os.path.join(out_dir, name + ".nt"), "w", encoding="utf-8") as out:
             out.write(stable_ntriples(g))
     else:
@@ -111,7 +112,7 @@ def main():
                     from_files = [f for f in re.findall(r"FROM\s+(?:NAMED\s+)?<([^>:]*)>", text, re.I)
                                   if os.path.isfile(os.path.join(src_dir, f))]
                     for name in [query, result] + data + [f for _, f in graphs] + from_files:
-                        copy(src_dir, out_dir, name)
+                        copy(src_dir, out_dir, name, folder)
                     lax = "lax" if g.value(e, MF.resultCardinality) == MF.LaxCardinality else "-"
                     gfield = ",".join(f"{n}={f}" for n, f in graphs) or "-"
                     lines.append("\t".join([folder, test, "run", query, ",".join(data) or "-", gfield, result, lax]))
