@@ -11,7 +11,7 @@ with_tests=OFF
 
 packages=(build-essential cmake ninja-build pkg-config
           librdkafka-dev librocksdb-dev libsimdjson-dev libboost-dev libpsl-dev publicsuffix
-          liburiparser-dev libcli11-dev libspdlog-dev libfmt-dev libtomlplusplus-dev zlib1g-dev libserd-dev libicu-dev libjemalloc-dev)
+          liburiparser-dev libcli11-dev libspdlog-dev libfmt-dev libtomlplusplus-dev zlib1g-dev libserd-dev libicu-dev libssl-dev libjemalloc-dev)
 if [[ $with_tests == ON ]]; then
   packages+=(libgtest-dev libgmock-dev libbenchmark-dev python3 python3-jsonschema python3-yaml curl clang libclang-rt-14-dev chromium
              ccache)

@@ -100,7 +100,10 @@ Op Element(const PatternElement& e, Op g, std::vector<Expr>* filters) {
     case EK::kOptional: {
       Op a = TranslatePattern(e.groups[0]);
       Op lj = Make(K::kLeftJoin);
-      if (a.kind == K::kFilter) {
+      // Only the OPTIONAL group's own FILTERs become the LeftJoin's condition, not a nested group's.
+      bool own_filter = false;
+      for (const PatternElement& x : e.groups[0].elements) own_filter = own_filter || x.kind == EK::kFilter;
+      if (a.kind == K::kFilter && own_filter) {
         lj.exprs = std::move(a.exprs);
         Op inner = std::move(a.args[0]);
         a = std::move(inner);

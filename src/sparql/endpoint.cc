@@ -1,6 +1,7 @@
 #include "sparql/endpoint.h"
 
 #include "sparql/execute.h"
+#include "sparql/explain.h"
 #include "sparql/store_dataset.h"
 
 namespace webindex::sparql {

@@ -28,11 +28,17 @@ struct ExprContext {
   uint64_t next_blank = 0;
   void NewSolution();
   std::vector<std::pair<std::string, std::string>> blank_of_string;
+  //! IRI() / URI() resolve a relative reference against it (the query's BASE); empty: as is.
+  std::string base;
 };
 
 //! The value of `expr`, nullopt for an error (an unbound variable, a type error): FILTER
 //! treats an error as false, BIND leaves the variable unbound.
 std::optional<graph::Term> Evaluate(const Expr& expr, const Solution& solution, ExprContext& context);
+
+//! The effective boolean value of `expr`'s value, what FILTER needs: the same as
+//! EffectiveBooleanValue(Evaluate(...)) without building the terms of comparisons and logic.
+std::optional<bool> EvaluateBoolean(const Expr& expr, const Solution& solution, ExprContext& context);
 
 //! The effective boolean value (§17.2.2); nullopt for an error.
 std::optional<bool> EffectiveBooleanValue(const graph::Term& term);

@@ -10,7 +10,6 @@
 #include <sstream>
 
 #include "pipeline_harness.h"
-#include "test_paths.h"
 #include "seeds.h"
 #include "sparql/algebra.h"
 #include "sparql/parser.h"

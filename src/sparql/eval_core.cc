@@ -1,0 +1,211 @@
+// The evaluator's frame: variables, the dataset of FROM / FROM NAMED, scans of the active graph,
+// the limits, and the dispatch of Eval over the operators.
+#include <algorithm>
+#include <set>
+
+#include "sparql/eval.h"
+
+namespace webindex::sparql {
+
+std::string ActiveGraph::Key() const {
+  std::string key(1, static_cast<char>('0' + static_cast<int>(kind)));
+  for (const graph::Term& g : graphs) key += graph::ToNTriples(g);
+  return key;
+}
+
+Evaluator::Evaluator(Dataset& dataset, const ExecuteOptions& options) : dataset_(dataset), options_(options) {
+  context_.vars = &vars_;
+  context_.now = options.now.value_or(std::chrono::system_clock::now());
+  context_.exists = [this](const GroupPattern& pattern, const Solution& solution) {
+    auto it = exists_.find(&pattern);
+    if (it == exists_.end()) it = exists_.emplace(&pattern, TranslatePattern(pattern)).first;
+    bool saved = substitute_all_;
+    substitute_all_ = true;
+    Result<Solutions> rows = Eval(it->second, solution);
+    substitute_all_ = saved;
+    return rows.ok() && !rows->empty();
+  };
+}
+
+int Evaluator::SlotOf(const VarOrTerm& node) const {
+  if (const Var* v = std::get_if<Var>(&node)) return vars_.Find(v->name);
+  const graph::Term& t = std::get<graph::Term>(node);
+  return t.is_blank() ? vars_.Find("_:" + t.value()) : -1;
+}
+
+void Evaluator::AddVars(const Expr& e) {
+  if (e.kind == Expr::Kind::kVar) vars_.Add(e.name);
+  if (e.pattern && !exists_.count(e.pattern.get())) {
+    Op op = TranslatePattern(*e.pattern);
+    AddVars(op);
+    exists_.emplace(e.pattern.get(), std::move(op));
+  }
+  for (const Expr& a : e.args) AddVars(a);
+}
+
+void Evaluator::AddVars(const Op& op) {
+  auto node = [&](const VarOrTerm& n) {
+    if (const Var* v = std::get_if<Var>(&n)) {
+      if (!v->name.empty()) vars_.Add(v->name);
+    } else if (std::get<graph::Term>(n).is_blank() && op.kind != Op::Kind::kGraph) {
+      vars_.Add("_:" + std::get<graph::Term>(n).value());
+    }
+  };
+  for (const TriplePattern& t : op.triples) {
+    node(t.subject);
+    node(t.predicate);
+    node(t.object);
+  }
+  node(op.name);
+  for (const Var& v : op.vars) {
+    if (!v.name.empty()) vars_.Add(v.name);
+  }
+  for (const Var& v : op.table.vars) vars_.Add(v.name);
+  for (const Expr& e : op.exprs) AddVars(e);
+  for (const auto& [v, e] : op.aggregates) {
+    vars_.Add(v.name);
+    AddVars(e);
+  }
+  for (const OrderCondition& c : op.order) AddVars(c.expr);
+  for (const Op& a : op.args) AddVars(a);
+}
+
+Status Evaluator::SetDataset(const Query& query) {
+  if (query.from.empty() && query.from_named.empty()) return Status::Ok();
+  active_.kind = ActiveGraph::Kind::kMerge;
+  for (const std::string& g : query.from) active_.graphs.push_back(graph::Term::Iri(g));
+  named_.emplace();
+  std::set<std::string> seen;
+  for (const std::string& g : query.from_named) {
+    if (seen.insert(g).second) named_->push_back(graph::Term::Iri(g));
+  }
+  return Status::Ok();
+}
+
+Result<std::vector<graph::Term>> Evaluator::NamedGraphs() {
+  if (named_) return *named_;
+  std::vector<graph::Term> out;
+  RETURN_IF_ERROR(dataset_.NamedGraphs([&](const graph::Term& g) {
+    out.push_back(g);
+    return true;
+  }));
+  return out;
+}
+
+Status Evaluator::Tick() {
+  if (++ticks_ % 256 != 0) return Status::Ok();
+  if (options_.cancelled != nullptr && options_.cancelled->load(std::memory_order_relaxed)) {
+    return Status::Aborted("cancelled");
+  }
+  if (options_.deadline && std::chrono::steady_clock::now() > *options_.deadline) {
+    return Status::Aborted("the query ran longer than its timeout");
+  }
+  return Status::Ok();
+}
+
+Status Evaluator::ScanActive(const std::optional<graph::Term>& s, const std::optional<graph::Term>& p,
+                             const std::optional<graph::Term>& o, const Dataset::Visitor& fn) {
+  graph::Pattern pattern{s, p, o, {}};
+  if (active_.kind == ActiveGraph::Kind::kDefault) return dataset_.Scan(pattern, fn);
+  if (active_.graphs.size() == 1) {
+    pattern.graph = graph::GraphSelector::Named(active_.graphs[0]);
+    return dataset_.Scan(pattern, fn);
+  }
+  std::set<std::tuple<graph::Term, graph::Term, graph::Term>> seen;  // a merge holds each triple once
+  bool more = true;
+  for (const graph::Term& g : active_.graphs) {
+    if (!more) break;
+    pattern.graph = graph::GraphSelector::Named(g);
+    RETURN_IF_ERROR(dataset_.Scan(pattern, [&](const graph::Statement& st) {
+      if (!seen.emplace(st.subject, st.predicate, st.object).second) return true;
+      more = fn(st);
+      return more;
+    }));
+  }
+  return Status::Ok();
+}
+
+uint64_t Evaluator::EstimateActive(const std::optional<graph::Term>& s, const std::optional<graph::Term>& p,
+                                   const std::optional<graph::Term>& o) {
+  graph::Pattern pattern{s, p, o, {}};
+  if (active_.kind == ActiveGraph::Kind::kDefault) return dataset_.Estimate(pattern);
+  uint64_t n = 0;
+  for (const graph::Term& g : active_.graphs) {
+    pattern.graph = graph::GraphSelector::Named(g);
+    n += dataset_.Estimate(pattern);
+  }
+  return n;
+}
+
+bool Evaluator::Holds(const Expr& e, const Solution& s) {
+  std::optional<graph::Term> v = Evaluate(e, s, context_);
+  if (!v) return false;
+  return EffectiveBooleanValue(*v).value_or(false);
+}
+
+Result<Solutions> Evaluator::Eval(const Op& op, const Solution& seed) {
+  using K = Op::Kind;
+  switch (op.kind) {
+    case K::kBgp:
+      return EvalBgp(op, seed);
+    case K::kPath:
+      return EvalPath(op, seed);
+    case K::kJoin: {
+      ASSIGN_OR_RETURN(Solutions left, Eval(op.args[0], seed));
+      Solutions out;
+      // A right side sharing no variable with the left runs once (a cross product), not per row.
+      const std::set<int>& l = Mentioned(op.args[0]);
+      const std::set<int>& r = Mentioned(op.args[1]);
+      bool disjoint = std::none_of(r.begin(), r.end(), [&](int s) { return l.count(s) > 0; });
+      for (const Solution& a : left) {
+        Result<Solutions> rows = disjoint && !substitute_all_ ? EvalIndependent(op.args[1], a) : Eval(op.args[1], a);
+        if (!rows.ok()) return rows.status();
+        Solutions right = std::move(rows).value();
+        if (out.empty()) {
+          out = std::move(right);
+        } else {
+          for (Solution& r : right) out.push_back(std::move(r));
+        }
+        RETURN_IF_ERROR(Tick());
+      }
+      return out;
+    }
+    case K::kLeftJoin:
+      return EvalLeftJoin(op, seed);
+    case K::kFilter:
+      return EvalFilter(op, seed);
+    case K::kUnion: {
+      ASSIGN_OR_RETURN(Solutions out, Eval(op.args[0], seed));
+      ASSIGN_OR_RETURN(Solutions right, Eval(op.args[1], seed));
+      for (Solution& r : right) out.push_back(std::move(r));
+      return out;
+    }
+    case K::kMinus:
+      return EvalMinus(op, seed);
+    case K::kGraph:
+      return EvalGraph(op, seed);
+    case K::kService:
+      return Status::InvalidArgument("SERVICE is not supported");
+    case K::kExtend:
+      return EvalExtend(op, seed);
+    case K::kTable: {
+      Solutions out;
+      for (const auto& row : op.table.rows) {
+        Solution s = seed;
+        bool ok = true;
+        for (size_t i = 0; i < row.size() && ok; ++i) {
+          if (!row[i]) continue;
+          int slot = Slot(op.table.vars[i]);
+          if (s[slot] && *s[slot] != *row[i]) ok = false;
+          s[slot] = row[i];
+        }
+        if (ok) out.push_back(std::move(s));
+      }
+      return out;
+    }
+    default:
+      return EvalIndependent(op, seed);
+  }
+}
+
+}  // namespace webindex::sparql

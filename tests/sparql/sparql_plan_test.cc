@@ -1,0 +1,112 @@
+// Plans: a selective pattern is scanned first, bound terms are substituted into later scans so
+// no scan reads the whole store, OPTIONAL scans per left solution, independent sides run once,
+// and ExplainPlan shows the order, the index and where FILTERs sit.
+#include "sparql/explain.h"
+#include "sparql_eval_fixture.h"
+
+namespace webindex::sparql {
+namespace {
+
+//! Wraps a dataset, recording each scan's pattern and how many statements scans returned.
+class CountingDataset : public Dataset {
+ public:
+  explicit CountingDataset(Dataset& inner) : inner_(inner) {}
+  Status Scan(const graph::Pattern& p, const Visitor& fn) override {
+    patterns.push_back(p);
+    return inner_.Scan(p, [&](const graph::Statement& s) {
+      ++visited;
+      return fn(s);
+    });
+  }
+  uint64_t Estimate(const graph::Pattern& p) override { return inner_.Estimate(p); }
+  Status NamedGraphs(const std::function<bool(const graph::Term& name)>& fn) override {
+    return inner_.NamedGraphs(fn);
+  }
+  int FullScans() const {
+    int n = 0;
+    for (const auto& p : patterns) n += !p.subject && !p.object && (!p.predicate || IsCommon(*p.predicate));
+    return n;
+  }
+  static bool IsCommon(const graph::Term& p) { return p.value() == "http://e/type" || p.value() == "http://e/name"; }
+  std::vector<graph::Pattern> patterns;
+  uint64_t visited = 0;
+
+ private:
+  Dataset& inner_;
+};
+
+graph::Term E(const std::string& local) { return graph::Term::Iri("http://e/" + local); }
+
+class SparqlPlanTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    for (int i = 0; i < 1000; ++i) {
+      graph::Term p = E("person" + std::to_string(i));
+      memory_.Add({p, E("type"), E("Person"), std::nullopt});
+      memory_.Add({p, E("name"), graph::Term::Literal("n" + std::to_string(i)), std::nullopt});
+      if (i % 10 == 0) memory_.Add({p, E("knows"), E("person" + std::to_string(i + 1)), std::nullopt});
+    }
+    memory_.Add({E("person7"), E("id"), graph::Term::Literal("42"), std::nullopt});
+  }
+  MemoryDataset memory_;
+};
+
+TEST_F(SparqlPlanTest, SelectivePatternFirstAndNoFullScan) {
+  CountingDataset ds(memory_);
+  EXPECT_EQ(Rows(ds, "SELECT ?n { ?x :type :Person . ?x :name ?n . ?x :id \"42\" }"), Lines{"\"n7\""});
+  ASSERT_FALSE(ds.patterns.empty());
+  EXPECT_EQ(ds.patterns[0].predicate, E("id"));
+  EXPECT_EQ(ds.FullScans(), 0);
+  EXPECT_LE(ds.visited, 5u);
+}
+
+TEST_F(SparqlPlanTest, ChainFromABoundTermNeverScansTheStore) {
+  CountingDataset ds(memory_);
+  EXPECT_EQ(Rows(ds, "SELECT ?n { :person10 :knows ?y . ?y :name ?n . ?y :type ?t }"), Lines{"\"n11\""});
+  EXPECT_EQ(ds.FullScans(), 0);
+  EXPECT_LE(ds.visited, 5u);
+}
+
+TEST_F(SparqlPlanTest, OptionalAndFiltersScanPerLeftSolution) {
+  CountingDataset ds(memory_);
+  EXPECT_EQ(Rows(ds, "SELECT ?x ?n { ?x :id ?v OPTIONAL { ?x :name ?n } FILTER(?v = \"42\") }"),
+            Lines{":person7 \"n7\""});
+  EXPECT_EQ(ds.FullScans(), 0);
+  EXPECT_LE(ds.visited, 5u);
+}
+
+TEST_F(SparqlPlanTest, UnionAndGraphBranchesGetTheBindings) {
+  CountingDataset ds(memory_);
+  EXPECT_EQ(Rows(ds, "SELECT ?o { ?x :id \"42\" { ?x :name ?o } UNION { ?x :type ?o } }"),
+            (Lines{"\"n7\"", ":Person"}));
+  EXPECT_EQ(ds.FullScans(), 0);
+}
+
+TEST_F(SparqlPlanTest, IndependentSubqueryRunsOnce) {
+  CountingDataset ds(memory_);
+  EXPECT_EQ(Rows(ds, "SELECT ?x ?c { ?x :knows ?y { SELECT (COUNT(*) AS ?c) { ?a :id ?b } } } LIMIT 2").size(), 2u);
+  int id_scans = 0;
+  for (const auto& p : ds.patterns) id_scans += p.predicate == E("id");
+  EXPECT_EQ(id_scans, 1);
+}
+
+TEST_F(SparqlPlanTest, ExplainShowsOrderIndexesAndFilters) {
+  Result<Query> q = ParseQuery(
+      "PREFIX : <http://e/> SELECT ?n { ?x :type :Person . ?x :name ?n . ?x :id ?v FILTER(?v = \"42\") "
+      "OPTIONAL { ?x :knows ?y } }");
+  ASSERT_TRUE(q.ok());
+  Result<std::string> plan = ExplainPlan(*q, memory_);
+  ASSERT_TRUE(plan.ok());
+  const std::string& text = *plan;
+  size_t id = text.find("1. ?x <http://e/id> ?v  scan POS, estimate 1");
+  size_t filter = text.find("filter (= ?v \"42\")");
+  size_t name = text.find("<http://e/name> ?n  scan SPO");
+  size_t knows = text.find("?x <http://e/knows> ?y  scan SPO");
+  EXPECT_NE(id, std::string::npos) << text;
+  EXPECT_LT(id, filter) << text;
+  EXPECT_LT(filter, name) << text;
+  EXPECT_NE(knows, std::string::npos) << text;
+}
+
+}  // namespace
+}  // namespace webindex::sparql
