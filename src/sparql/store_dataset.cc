@@ -1,5 +1,6 @@
 #include "sparql/store_dataset.h"
 
+#include <algorithm>
 #include <vector>
 
 #include "graph/statement_query.h"
@@ -36,10 +37,18 @@ uint64_t StoreDataset::EstimateIn(const graph::Pattern& pattern, const std::opti
   for (it->Seek(start); it->Valid() && count < kExactUpTo; it->Next()) ++count;
   if (count < kExactUpTo || !it->Valid()) return count;
   last = std::string(it->key());
-  const uint64_t sampled = store_.ApproximateBytes(space_.family, start, last);
-  const uint64_t total = store_.ApproximateBytes(space_.family, start, end);
-  if (sampled == 0 || total <= sampled) return kExactUpTo + 1;
-  return kExactUpTo * (total / sampled) + kExactUpTo * (total % sampled) / sampled;
+  // The first kExactUpTo rows are [start, last): their share of the files' bytes sizes the rest
+  // of the range in files; memtables count their entries.
+  const auto sampled = store_.ApproximateSize(space_.family, start, last);
+  const auto total = store_.ApproximateSize(space_.family, start, end);
+  const uint64_t sampled_in_files = kExactUpTo - std::min(kExactUpTo, sampled.memtable_entries);
+  uint64_t in_files = 0;
+  if (total.file_bytes > 0) {
+    in_files = sampled_in_files > 0 && sampled.file_bytes > 0
+                   ? static_cast<uint64_t>(static_cast<double>(total.file_bytes) / sampled.file_bytes * sampled_in_files)
+                   : total.file_bytes / 64;  // no row of the sample in files: ~64 bytes a row
+  }
+  return std::max(kExactUpTo + 1, total.memtable_entries + in_files);
 }
 
 uint64_t StoreDataset::Estimate(const graph::Pattern& pattern) {

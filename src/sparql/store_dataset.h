@@ -19,7 +19,8 @@ class StoreDataset final : public Dataset {
 
   Status Scan(const graph::Pattern& pattern, const Visitor& fn) override;
   //! Exact up to kExactUpTo matches (the rows are counted); above, the range's size on disk
-  //! over the size of its first kExactUpTo rows, times kExactUpTo.
+  //! over the size of its first kExactUpTo rows, times kExactUpTo (files), plus the entries
+  //! RocksDB counts in the memtables.
   uint64_t Estimate(const graph::Pattern& pattern) override;
   Status NamedGraphs(const std::function<bool(const graph::Term& name)>& fn) override;
   //! Range scans of the temporal rows and the free-text posting lists, after checking that the

@@ -517,13 +517,15 @@ std::string MidKey(std::string_view a, std::string_view b) {
 
 }  // namespace
 
-uint64_t Store::ApproximateBytes(Family f, std::string_view begin, std::string_view end) {
+Store::RangeSize Store::ApproximateSize(Family f, std::string_view begin, std::string_view end) {
   rocksdb::SizeApproximationOptions size_options;
-  size_options.include_memtables = true;
+  size_options.include_memtables = false;
   size_options.include_files = true;
   const rocksdb::Range range(ToSlice(begin), ToSlice(end));
-  uint64_t size = 0;
-  if (!impl_->db->GetApproximateSizes(size_options, impl_->h(f), &range, 1, &size).ok()) return 0;
+  RangeSize size;
+  if (!impl_->db->GetApproximateSizes(size_options, impl_->h(f), &range, 1, &size.file_bytes).ok()) size.file_bytes = 0;
+  uint64_t memtable_bytes = 0;
+  impl_->db->GetApproximateMemTableStats(impl_->h(f), range, &size.memtable_entries, &memtable_bytes);
   return size;
 }
 

@@ -162,9 +162,13 @@ class Store {
   //! disk (memtables are not counted), ascending; none when the range has no data on disk. For
   //! reading one range on several threads.
   std::vector<std::string> SplitKeys(Family f, std::string_view begin, std::string_view end, int parts);
-  //! Bytes the keys in [begin, end) of family `f` take, estimated by RocksDB from the files'
-  //! index blocks and the memtables: cheap, for query plans.
-  uint64_t ApproximateBytes(Family f, std::string_view begin, std::string_view end);
+  //! What [begin, end) of family `f` holds, estimated by RocksDB: bytes in files (from their index
+  //! blocks) and entries in memtables (from samples of them). Cheap, for query plans.
+  struct RangeSize {
+    uint64_t file_bytes = 0;
+    uint64_t memtable_entries = 0;
+  };
+  RangeSize ApproximateSize(Family f, std::string_view begin, std::string_view end);
   //! A new, empty sorted file for family `f`, in the store's directory.
   Result<std::unique_ptr<SortedFile>> NewSortedFile(Family f);
   //! Adds the pairs of `file` to its family in one durable step: reads after it see them all

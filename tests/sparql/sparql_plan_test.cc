@@ -22,6 +22,8 @@ class CountingDataset : public Dataset {
   Status NamedGraphs(const std::function<bool(const graph::Term& name)>& fn) override {
     return inner_.NamedGraphs(fn);
   }
+  Status ScanTemporal(const graph::TemporalQuery& q, const Visitor& fn) override { return inner_.ScanTemporal(q, fn); }
+  Status ScanText(const graph::TextSearch& s, const Visitor& fn) override { return inner_.ScanText(s, fn); }
   int FullScans() const {
     int n = 0;
     for (const auto& p : patterns) n += !p.subject && !p.object && (!p.predicate || IsCommon(*p.predicate));

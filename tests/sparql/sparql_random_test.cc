@@ -21,6 +21,8 @@ class ScrambledDataset : public Dataset {
   Status NamedGraphs(const std::function<bool(const graph::Term& name)>& fn) override {
     return inner_.NamedGraphs(fn);
   }
+  Status ScanTemporal(const graph::TemporalQuery& q, const Visitor& fn) override { return inner_.ScanTemporal(q, fn); }
+  Status ScanText(const graph::TextSearch& s, const Visitor& fn) override { return inner_.ScanText(s, fn); }
 
  private:
   Dataset& inner_;
