@@ -151,6 +151,16 @@ Result<Solutions> Evaluator::Eval(const Op& op, const Solution& seed) {
     case K::kPath:
       return EvalPath(op, seed);
     case K::kJoin: {
+      if (!substitute_all_ && RightFirst(op, seed)) {  // a selective BGP on the right binds the left's scans
+        ASSIGN_OR_RETURN(Solutions first, Eval(op.args[1], seed));
+        Solutions out;
+        for (const Solution& b : first) {
+          ASSIGN_OR_RETURN(Solutions rows, Eval(op.args[0], b));
+          for (Solution& r : rows) out.push_back(std::move(r));
+          RETURN_IF_ERROR(Tick());
+        }
+        return out;
+      }
       ASSIGN_OR_RETURN(Solutions left, Eval(op.args[0], seed));
       Solutions out;
       // A right side sharing no variable with the left runs once (a cross product), not per row.
