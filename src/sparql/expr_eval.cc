@@ -107,7 +107,26 @@ std::optional<bool> Equal(const Term& a, const Term& b) {
   return false;
 }
 
+//! Two xsd:integer literals, the common case of FILTERs over numbers: compared without classifying.
+std::optional<std::partial_ordering> CompareIntegers(const Term& a, const Term& b) {
+  static const std::string kInteger = Xsd("integer");
+  if (a.datatype() != kInteger || b.datatype() != kInteger) return std::nullopt;
+  const std::optional<Number> x = ToNumber(a), y = ToNumber(b);
+  if (!x || !y) return std::nullopt;
+  return x->mant <=> y->mant;
+}
+
 const Term* Compare(Expr::Kind kind, const Term& a, const Term& b, Term& scratch) {
+  if (const std::optional<std::partial_ordering> o = CompareIntegers(a, b)) {
+    switch (kind) {
+      case Expr::Kind::kEqual: return PutBool(*o == 0, scratch);
+      case Expr::Kind::kNotEqual: return PutBool(*o != 0, scratch);
+      case Expr::Kind::kLess: return PutBool(*o < 0, scratch);
+      case Expr::Kind::kGreater: return PutBool(*o > 0, scratch);
+      case Expr::Kind::kLessEqual: return PutBool(*o <= 0, scratch);
+      default: return PutBool(*o >= 0, scratch);
+    }
+  }
   if (kind == Expr::Kind::kEqual || kind == Expr::Kind::kNotEqual) {
     const std::optional<bool> eq = Equal(a, b);
     if (!eq) return nullptr;
@@ -244,7 +263,7 @@ std::optional<Term> Strict(const std::string& name, const Term* const* args, siz
 const Term* Builtin(const Expr& e, const Solution& s, ExprContext& c, Term& scratch) {
   const std::string& name = e.name;
   if (name == "BOUND") {
-    const int slot = c.vars ? c.vars->Find(e.args[0].name) : -1;
+    const int slot = c.Slot(e.args[0]);
     return PutBool(slot >= 0 && slot < static_cast<int>(s.size()) && s[slot].has_value(), scratch);
   }
   if (name == "IF") {
@@ -283,7 +302,7 @@ const Term* Eval(const Expr& e, const Solution& s, ExprContext& c, Term& scratch
   switch (e.kind) {
     case Expr::Kind::kTerm: return &e.term;
     case Expr::Kind::kVar: {
-      const int slot = c.vars ? c.vars->Find(e.name) : -1;
+      const int slot = c.Slot(e);
       if (slot < 0 || slot >= static_cast<int>(s.size()) || !s[slot]) return nullptr;
       return &*s[slot];
     }
@@ -327,6 +346,20 @@ int LiteralClassRank(ValueClass c) { return static_cast<int>(c); }
 }  // namespace
 
 void ExprContext::NewSolution() { blank_of_string.clear(); }
+
+int ExprContext::Slot(const Expr& var) {
+  if (slot_cache_vars != vars) {
+    slot_cache.clear();
+    slot_cache_vars = vars;
+  }
+  for (const CachedSlot& cached : slot_cache) {
+    if (cached.expr == &var && cached.name == var.name) return cached.slot;
+  }
+  const int slot = vars ? vars->Find(var.name) : -1;
+  if (slot_cache.size() >= 64) slot_cache.erase(slot_cache.begin());
+  slot_cache.push_back({&var, var.name, slot});
+  return slot;
+}
 
 std::optional<Term> Evaluate(const Expr& expr, const Solution& solution, ExprContext& context) {
   Term scratch;

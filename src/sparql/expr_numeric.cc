@@ -55,6 +55,24 @@ bool Pow10(int n, __int128* out) {
 
 //! [+-]?digits(.digits)? with at least one digit; `allow_point` false for integers.
 bool ParseExact(std::string_view s, bool allow_point, Number* n) {
+  // Fast path: a short integer fits an int64_t without overflow checks.
+  if (!s.empty() && s.size() <= 18) {
+    const bool negative = s[0] == '-';
+    size_t i = s[0] == '-' || s[0] == '+' ? 1 : 0;
+    if (i < s.size()) {
+      int64_t v = 0;
+      for (; i < s.size(); ++i) {
+        const unsigned digit = static_cast<unsigned char>(s[i]) - '0';
+        if (digit > 9) break;
+        v = v * 10 + digit;
+      }
+      if (i == s.size()) {
+        n->mant = negative ? -v : v;
+        n->scale = 0;
+        return true;
+      }
+    }
+  }
   size_t i = 0;
   bool negative = false;
   if (i < s.size() && (s[i] == '+' || s[i] == '-')) negative = s[i++] == '-';
@@ -232,6 +250,7 @@ std::optional<Number> ToNumber(const graph::Term& term) {
   if (local.empty()) return std::nullopt;
   Number n;
   const std::string_view v = term.value();
+  if (local == "integer") return ParseExact(v, false, &n) ? std::optional(n) : std::nullopt;
   if (local == "decimal") {
     n.type = Number::kDecimal;
     if (!ParseExact(v, true, &n)) return std::nullopt;
