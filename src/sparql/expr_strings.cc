@@ -175,8 +175,18 @@ std::optional<Term> Replace(const Term* const* args, size_t count) {
   m->reset(EmptyText());
   if (m->matches(status) || U_FAILURE(status)) return std::nullopt;
   const icu::UnicodeString text = icu::UnicodeString::fromUTF8(args[0]->value());
+  // With the flag q the replacement is literal too: its $ and \ escaped for ICU.
+  std::string replacement = args[2]->value();
+  if (count > 3 && args[3]->value().find('q') != std::string::npos) {
+    std::string escaped;
+    for (char ch : replacement) {
+      if (ch == '$' || ch == '\\') escaped += '\\';
+      escaped += ch;
+    }
+    replacement = std::move(escaped);
+  }
   m->reset(text);
-  icu::UnicodeString out = m->replaceAll(icu::UnicodeString::fromUTF8(args[2]->value()), status);
+  icu::UnicodeString out = m->replaceAll(icu::UnicodeString::fromUTF8(replacement), status);
   m->reset(EmptyText());
   if (U_FAILURE(status)) return std::nullopt;
   std::string result;
