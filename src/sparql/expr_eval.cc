@@ -4,6 +4,7 @@
 // term) so variable lookups and comparisons copy nothing.
 #include "sparql/expr_eval.h"
 
+#include <cmath>
 #include <random>
 
 #include "sparql/expr_internal.h"
@@ -341,6 +342,8 @@ const Term* Eval(const Expr& e, const Solution& s, ExprContext& c, Term& scratch
   return Compare(e.kind, *a, *b, scratch);
 }
 
+bool IsNaN(const Number& n) { return n.type >= Number::kFloat && std::isnan(n.d); }
+
 int LiteralClassRank(ValueClass c) { return static_cast<int>(c); }
 
 }  // namespace
@@ -394,8 +397,16 @@ int CompareForOrder(const std::optional<Term>& a, const std::optional<Term>& b) 
   if (a->is_literal()) {
     const Classified x = Classify(*a), y = Classify(*b);
     if (x.cls != y.cls) return LiteralClassRank(x.cls) < LiteralClassRank(y.cls) ? -1 : 1;
-    const std::optional<std::partial_ordering> o = CompareValues(*a, x, *b, y);
-    if (o && *o != 0 && *o != std::partial_ordering::unordered) return *o < 0 ? -1 : 1;
+    std::partial_ordering o = std::partial_ordering::equivalent;
+    if (x.cls == ValueClass::kDateTime || x.cls == ValueClass::kDate) {
+      o = OrderDateTimes(*x.time, *y.time);  // total, unlike XPath's comparison
+    } else if (x.cls == ValueClass::kNumeric && (IsNaN(*x.number) || IsNaN(*y.number))) {
+      o = IsNaN(*x.number) <=> IsNaN(*y.number);  // NaN after every number
+    } else {
+      o = CompareValues(*a, x, *b, y).value_or(std::partial_ordering::equivalent);
+    }
+    if (o < 0) return -1;
+    if (o > 0) return 1;
   }
   const std::strong_ordering o = *a <=> *b;
   return o < 0 ? -1 : (o > 0 ? 1 : 0);

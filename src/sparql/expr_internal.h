@@ -65,6 +65,9 @@ std::optional<DateTime> ParseDate(std::string_view lexical);
 //! XPath's op:dateTime-less-than / equal: nullopt when indeterminate (one has a timezone and
 //! the other not, and they are within 14 hours).
 std::optional<std::partial_ordering> CompareDateTimes(const DateTime& a, const DateTime& b);
+//! A total order for ORDER BY, consistent with CompareDateTimes where that is determinate: a
+//! value without a timezone is taken as UTC.
+std::strong_ordering OrderDateTimes(const DateTime& a, const DateTime& b);
 //! YEAR MONTH DAY HOURS MINUTES SECONDS TIMEZONE TZ.
 std::optional<graph::Term> DateTimeFunction(std::string_view name, const graph::Term& arg);
 graph::Term NowTerm(std::chrono::system_clock::time_point now);
