@@ -14,7 +14,27 @@ namespace webindex::sparql {
 namespace {
 
 using graph::Term;
-using namespace expr;  // NOLINT(google-build-using-namespace): the evaluator's own helpers
+using expr::Arith;
+using expr::ArithOp;
+using expr::CompareDateTimes;
+using expr::CompareNumbers;
+using expr::Cast;
+using expr::DateTimeFunction;
+using expr::NowTerm;
+using expr::NumericFunction;
+using expr::ParseDate;
+using expr::ParseDateTime;
+using expr::StringFunction;
+using expr::DateTime;
+using expr::FromNumber;
+using expr::IsNumericDatatype;
+using expr::IsSimpleString;
+using expr::kXsd;
+using expr::Number;
+using expr::ParseBoolean;
+using expr::ToNumber;
+using expr::Xsd;
+using expr::XsdLocal;
 
 const Term* Eval(const Expr& e, const Solution& s, ExprContext& c, Term& scratch);
 
