@@ -71,6 +71,7 @@ void Evaluator::AddVars(const Op& op) {
 }
 
 Status Evaluator::SetDataset(const Query& query) {
+  context_.base = query.base;
   if (query.from.empty() && query.from_named.empty()) return Status::Ok();
   active_.kind = ActiveGraph::Kind::kMerge;
   for (const std::string& g : query.from) active_.graphs.push_back(graph::Term::Iri(g));
