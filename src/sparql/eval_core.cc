@@ -83,14 +83,20 @@ Status Evaluator::SetDataset(const Query& query) {
   return Status::Ok();
 }
 
-Result<std::vector<graph::Term>> Evaluator::NamedGraphs() {
-  if (named_) return *named_;
+Status Evaluator::LoadNamedGraphs() {
+  if (visible_) return Status::Ok();
   std::vector<graph::Term> out;
-  RETURN_IF_ERROR(dataset_.NamedGraphs([&](const graph::Term& g) {
-    out.push_back(g);
-    return true;
-  }));
-  return out;
+  if (named_) {
+    out = *named_;
+  } else {
+    RETURN_IF_ERROR(dataset_.NamedGraphs([&](const graph::Term& g) {
+      out.push_back(g);
+      return true;
+    }));
+  }
+  visible_set_.insert(out.begin(), out.end());
+  visible_ = std::move(out);
+  return Status::Ok();
 }
 
 Status Evaluator::Tick() {

@@ -72,16 +72,52 @@ Result<Solutions> Evaluator::EvalMinus(const Op& op, const Solution& seed) {
   return out;
 }
 
+Result<std::vector<graph::Term>> Evaluator::GraphsMatching(const Op& bgp, const Solution& seed) {
+  // The BGP's most selective pattern, scanned over every graph once, names the graphs worth trying.
+  graph::Pattern best;
+  uint64_t best_estimate = UINT64_MAX;
+  for (const TriplePattern& t : bgp.triples) {
+    graph::Pattern p;
+    p.graph = graph::GraphSelector::All();
+    std::optional<graph::Term>* cells[3] = {&p.subject, &p.predicate, &p.object};
+    const VarOrTerm* nodes[3] = {&t.subject, &t.predicate, &t.object};
+    for (int k = 0; k < 3; ++k) {
+      int s = SlotOf(*nodes[k]);
+      *cells[k] = s < 0 ? std::optional<graph::Term>(std::get<graph::Term>(*nodes[k])) : seed[s];
+    }
+    uint64_t e = dataset_.Estimate(p);
+    if (e < best_estimate) {
+      best_estimate = e;
+      best = std::move(p);
+    }
+  }
+  std::set<graph::Term> matched;
+  RETURN_IF_ERROR(dataset_.Scan(best, [&](const graph::Statement& st) {
+    if (st.graph) matched.insert(*st.graph);
+    return Tick().ok();
+  }));
+  RETURN_IF_ERROR(Tick());
+  std::vector<graph::Term> names;
+  for (const graph::Term& g : matched) {
+    if (visible_set_.count(g)) names.push_back(g);
+  }
+  return names;
+}
+
 Result<Solutions> Evaluator::EvalGraph(const Op& op, const Solution& seed) {
   ActiveGraph saved = active_;
   int slot = SlotOf(op.name);
   std::vector<graph::Term> names;
-  ASSIGN_OR_RETURN(std::vector<graph::Term> visible, NamedGraphs());
+  RETURN_IF_ERROR(LoadNamedGraphs());
+  const std::vector<graph::Term>& visible = *visible_;
   if (slot < 0 || seed[slot]) {
     graph::Term name = slot < 0 ? std::get<graph::Term>(op.name) : *seed[slot];
-    if (std::find(visible.begin(), visible.end(), name) != visible.end()) names.push_back(name);
+    if (visible_set_.count(name)) names.push_back(name);
+  } else if (op.args[0].kind == Op::Kind::kBgp && !op.args[0].triples.empty() &&
+             active_.kind == ActiveGraph::Kind::kDefault) {
+    ASSIGN_OR_RETURN(names, GraphsMatching(op.args[0], seed));
   } else {
-    names = std::move(visible);
+    names = visible;
   }
   Solutions out;
   for (const graph::Term& name : names) {

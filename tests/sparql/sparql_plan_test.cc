@@ -98,6 +98,18 @@ TEST_F(SparqlPlanTest, LimitStopsTheScans) {
   EXPECT_GE(ordered.visited, 1000u);
 }
 
+TEST_F(SparqlPlanTest, GraphVariableTriesOnlyGraphsWhereAPatternMatches) {
+  MemoryDataset named;
+  for (int i = 0; i < 200; ++i) {
+    graph::Term g = E("g" + std::to_string(i));
+    named.Add({E("page"), E("title"), graph::Term::Literal("t" + std::to_string(i)), g});
+    if (i == 17) named.Add({E("page"), E("rare"), E("yes"), g});
+  }
+  CountingDataset ds(named);
+  EXPECT_EQ(Rows(ds, "SELECT ?g ?t { GRAPH ?g { ?p :title ?t . ?p :rare :yes } }"), Lines{":g17 \"t17\""});
+  EXPECT_LE(ds.patterns.size(), 5u);
+}
+
 TEST_F(SparqlPlanTest, UnionAndGraphBranchesGetTheBindings) {
   CountingDataset ds(memory_);
   EXPECT_EQ(Rows(ds, "SELECT ?o { ?x :id \"42\" { ?x :name ?o } UNION { ?x :type ?o } }"),
