@@ -103,7 +103,8 @@ class Evaluator {
 
   struct Cached {
     Solutions rows;
-    std::map<std::vector<int>, std::multimap<size_t, size_t>> index;  //!< by the seed's slots
+    std::vector<bool> always;  //!< the slots every row binds: the hash keys
+    std::map<std::vector<int>, std::multimap<size_t, size_t>> index;  //!< by the keys a seed binds
   };
 
   Dataset& dataset_;

@@ -182,11 +182,16 @@ Result<Solutions> Evaluator::EvalIndependent(const Op& op, const Solution& seed)
   if (it == cache_.end()) {
     if (bound.empty()) return compute();  // evaluated once (the query's top)
     ASSIGN_OR_RETURN(Solutions rows, compute());
-    it = cache_.emplace(key, Cached{std::move(rows), {}}).first;
+    std::vector<bool> always(vars_.size(), true);
+    for (const Solution& r : rows) {
+      for (size_t i = 0; i < always.size(); ++i) always[i] = always[i] && r[i].has_value();
+    }
+    it = cache_.emplace(key, Cached{std::move(rows), std::move(always), {}}).first;
   }
   Cached& cached = it->second;
   Solutions out;
   if (bound.empty()) return cached.rows;
+  std::erase_if(bound, [&](int s) { return !cached.always[s]; });
   auto& index = cached.index[bound];
   if (index.empty()) {
     for (size_t i = 0; i < cached.rows.size(); ++i) index.emplace(HashSlots(cached.rows[i], bound), i);
