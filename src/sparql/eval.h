@@ -103,7 +103,7 @@ class Evaluator {
 
   struct Cached {
     Solutions rows;
-    std::vector<bool> always;  //!< the slots every row binds: the hash keys
+    std::vector<bool> always;                                         //!< the slots every row binds: the hash keys
     std::map<std::vector<int>, std::multimap<size_t, size_t>> index;  //!< by the keys a seed binds
   };
 
@@ -112,7 +112,7 @@ class Evaluator {
   VarTable vars_;
   ExprContext context_;
   ActiveGraph active_;
-  std::optional<std::vector<graph::Term>> named_;  //!< FROM NAMED; unset: the dataset's
+  std::optional<std::vector<graph::Term>> named_;    //!< FROM NAMED; unset: the dataset's
   std::optional<std::vector<graph::Term>> visible_;  //!< named_ or the dataset's, once listed
   std::set<graph::Term> visible_set_;
   std::map<const GroupPattern*, Op> exists_;

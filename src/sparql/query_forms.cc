@@ -37,8 +37,7 @@ std::optional<graph::Term> Instantiate(const VarOrTerm& node, const Solution& ro
   return t;
 }
 
-Status Construct(const Query& query, const Solutions& rows, const Evaluator& ev, uint64_t cap,
-                 QueryResult* out) {
+Status Construct(const Query& query, const Solutions& rows, const Evaluator& ev, uint64_t cap, QueryResult* out) {
   std::set<graph::Statement> seen;
   uint64_t serial = 0;
   for (const Solution& row : rows) {

@@ -19,9 +19,7 @@ class CountingDataset : public Dataset {
     });
   }
   uint64_t Estimate(const graph::Pattern& p) override { return inner_.Estimate(p); }
-  Status NamedGraphs(const std::function<bool(const graph::Term& name)>& fn) override {
-    return inner_.NamedGraphs(fn);
-  }
+  Status NamedGraphs(const std::function<bool(const graph::Term& name)>& fn) override { return inner_.NamedGraphs(fn); }
   int FullScans() const {
     int n = 0;
     for (const auto& p : patterns) n += !p.subject && !p.object && (!p.predicate || IsCommon(*p.predicate));
@@ -141,6 +139,14 @@ TEST_F(SparqlPlanTest, ExplainShowsOrderIndexesAndFilters) {
   EXPECT_LT(id, filter) << text;
   EXPECT_LT(filter, name) << text;
   EXPECT_NE(knows, std::string::npos) << text;
+  EXPECT_NE(text.find("leftjoin (nested loop"), std::string::npos) << text;
+
+  Result<Query> sub = ParseQuery(
+      "PREFIX : <http://e/> SELECT * { ?x :knows ?y { SELECT ?y (COUNT(*) AS ?c) { ?y :type ?t } GROUP BY ?y } }");
+  ASSERT_TRUE(sub.ok());
+  Result<std::string> sub_plan = ExplainPlan(*sub, memory_);
+  ASSERT_TRUE(sub_plan.ok());
+  EXPECT_NE(sub_plan->find("join (hash join: the right side runs once)"), std::string::npos) << *sub_plan;
 }
 
 }  // namespace
