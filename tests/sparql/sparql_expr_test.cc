@@ -573,7 +573,7 @@ TEST(ExprAggregateTest, Aggregates) {
   EXPECT_EQ(Aggregate("GROUP_CONCAT(?v)", {}), "\"\"");
   EXPECT_EQ(Aggregate("GROUP_CONCAT(?v)", {a, error}), "error");
   EXPECT_EQ(Aggregate("GROUP_CONCAT(?v)", {Term::LangLiteral("x", "en"), Term::LangLiteral("y", "en")}),
-            "\"x y\"@en");
+            "\"x y\"");
   EXPECT_EQ(Aggregate("GROUP_CONCAT(?v)", {Term::LangLiteral("x", "en"), a}), "\"x a\"");
 }
 
