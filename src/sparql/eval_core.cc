@@ -144,11 +144,7 @@ uint64_t Evaluator::EstimateActive(const std::optional<graph::Term>& s, const st
   return n;
 }
 
-bool Evaluator::Holds(const Expr& e, const Solution& s) {
-  std::optional<graph::Term> v = Evaluate(e, s, context_);
-  if (!v) return false;
-  return EffectiveBooleanValue(*v).value_or(false);
-}
+bool Evaluator::Holds(const Expr& e, const Solution& s) { return EvaluateBoolean(e, s, context_).value_or(false); }
 
 Result<Solutions> Evaluator::Eval(const Op& op, const Solution& seed) {
   using K = Op::Kind;
