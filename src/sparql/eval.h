@@ -52,6 +52,9 @@ class Evaluator {
   Status SetDataset(const Query& query);
 
   Result<Solutions> Eval(const Op& op, const Solution& seed);
+  //! Stops the BGP that `op`'s rows come from (through Project, Extend and LeftJoin's left side)
+  //! after `rows` rows: a LIMIT without ORDER BY, an ASK.
+  void LimitRows(const Op& op, uint64_t rows);
   //! Deadline and cancellation, checked every few hundred rows.
   Status Tick();
 

@@ -103,6 +103,7 @@ Result<QueryResult> Execute(const Query& query, Dataset& dataset, const ExecuteO
   Evaluator ev(dataset, options);
   Op op = ev.Prepare(TranslateQuery(query));
   RETURN_IF_ERROR(ev.SetDataset(query));
+  if (query.form == Query::Form::kAsk) ev.LimitRows(op, 1);
   ASSIGN_OR_RETURN(Solutions rows, ev.Eval(op, ev.Empty()));
   QueryResult result;
   result.form = query.form;

@@ -91,6 +91,13 @@ TEST_F(SparqlPlanTest, LimitStopsTheScans) {
   CountingDataset ds(memory_);
   EXPECT_EQ(Rows(ds, "SELECT ?x ?n { ?x :type :Person ; :name ?n OPTIONAL { ?x :knows ?y } } LIMIT 3").size(), 3u);
   EXPECT_LE(ds.visited, 20u);
+  CountingDataset ask(memory_);
+  Result<Query> q = ParseQuery("PREFIX : <http://e/> ASK { ?x :type :Person ; :name ?n }");
+  ASSERT_TRUE(q.ok());
+  Result<QueryResult> yes = Execute(*q, ask);
+  ASSERT_TRUE(yes.ok());
+  EXPECT_TRUE(yes->boolean);
+  EXPECT_LE(ask.visited, 5u);
   CountingDataset ordered(memory_);
   EXPECT_EQ(Rows(ordered, "SELECT ?n { ?x :name ?n } ORDER BY ?n LIMIT 2"), (Lines{"\"n0\"", "\"n1\""}));
   EXPECT_GE(ordered.visited, 1000u);
