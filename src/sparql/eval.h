@@ -52,6 +52,9 @@ class Evaluator {
   Status SetDataset(const Query& query);
 
   Result<Solutions> Eval(const Op& op, const Solution& seed);
+  //! Stops the BGP that `op`'s rows come from (through Project, Extend and LeftJoin's left side)
+  //! after `rows` rows: a LIMIT without ORDER BY, an ASK.
+  void LimitRows(const Op& op, uint64_t rows);
   //! Deadline and cancellation, checked every few hundred rows.
   Status Tick();
 
@@ -71,8 +74,8 @@ class Evaluator {
   //! The order of a BGP for the variables bound in `seed` (and those `assumed` bound, values unknown).
   const BgpPlan& PlanBgp(const Op& bgp, const Solution& seed, const std::vector<bool>* assumed = nullptr);
   const std::map<const GroupPattern*, Op>& exists_ops() const { return exists_; }
-  //! The named graphs visible to GRAPH.
-  Result<std::vector<graph::Term>> NamedGraphs();
+  //! The named graphs visible to GRAPH, listed once per query.
+  Status LoadNamedGraphs();
 
  private:
   void AddVars(const Op& op);
@@ -83,6 +86,8 @@ class Evaluator {
   Result<Solutions> EvalFilter(const Op& op, const Solution& seed);
   Result<Solutions> EvalMinus(const Op& op, const Solution& seed);
   Result<Solutions> EvalGraph(const Op& op, const Solution& seed);
+  //! The visible graphs in which the BGP's most selective pattern matches.
+  Result<std::vector<graph::Term>> GraphsMatching(const Op& bgp, const Solution& seed);
   Result<Solutions> EvalExtend(const Op& op, const Solution& seed);
   Result<Solutions> EvalGroup(const Op& op);
   Result<Solutions> EvalModifier(const Op& op);
@@ -92,12 +97,17 @@ class Evaluator {
   //! `mentioned`'s variables that `op`'s first argument may leave unbound.
   bool SeedSafe(const Solution& seed, const Op& first, const std::set<int>& mentioned);
   bool Holds(const Expr& e, const Solution& s);
+  //! About how many solutions `op` starts from under `seed` (its first scan's estimate).
+  uint64_t Cost(const Op& op, const Solution& seed);
+  //! Whether a Join evaluates its right side first: a BGP much cheaper than the left.
+  bool RightFirst(const Op& join, const Solution& seed);
   //! MentionedSlots of `op`, computed once.
   const std::set<int>& Mentioned(const Op& op);
 
   struct Cached {
     Solutions rows;
-    std::map<std::vector<int>, std::multimap<size_t, size_t>> index;  //!< by the seed's slots
+    std::vector<bool> always;                                         //!< the slots every row binds: the hash keys
+    std::map<std::vector<int>, std::multimap<size_t, size_t>> index;  //!< by the keys a seed binds
   };
 
   Dataset& dataset_;
@@ -105,11 +115,16 @@ class Evaluator {
   VarTable vars_;
   ExprContext context_;
   ActiveGraph active_;
-  std::optional<std::vector<graph::Term>> named_;  //!< FROM NAMED; unset: the dataset's
+  std::optional<std::vector<graph::Term>> named_;    //!< FROM NAMED; unset: the dataset's
+  std::optional<std::vector<graph::Term>> visible_;  //!< named_ or the dataset's, once listed
+  std::set<graph::Term> visible_set_;
   std::map<const GroupPattern*, Op> exists_;
   std::map<std::pair<const Op*, std::string>, Cached> cache_;
   std::map<std::pair<const Op*, std::vector<bool>>, BgpPlan> plans_;
   std::map<const Op*, std::set<int>> certain_, mentioned_;
+  std::map<std::pair<const Op*, std::vector<bool>>, bool> right_first_;
+  //! BGPs whose first rows are a LIMIT's whole answer (under Slice, Project, Extend, LeftJoin's left).
+  std::map<const Op*, uint64_t> row_limits_;
   bool substitute_all_ = false;  //!< inside EXISTS: substitute the solution everywhere (§18.6)
   uint64_t ticks_ = 0;
   friend class PathEvaluator;

@@ -8,13 +8,13 @@ namespace {
 
 class BgpRun {
  public:
-  BgpRun(Evaluator& ev, const Op& op, const BgpPlan& plan, Solution seed, Solutions* out)
-      : ev_(ev), op_(op), plan_(plan), cur_(std::move(seed)), out_(out) {}
+  BgpRun(Evaluator& ev, const Op& op, const BgpPlan& plan, Solution seed, Solutions* out, uint64_t limit)
+      : ev_(ev), op_(op), plan_(plan), cur_(std::move(seed)), out_(out), limit_(limit) {}
 
   Status Step(size_t i) {
+    if (out_->size() >= limit_) return Status::Ok();
     for (int f : plan_.filters_after[i]) {
-      std::optional<graph::Term> v = Evaluate(op_.exprs[f], cur_, ev_.context());
-      if (!v || !EffectiveBooleanValue(*v).value_or(false)) return Status::Ok();
+      if (!EvaluateBoolean(op_.exprs[f], cur_, ev_.context()).value_or(false)) return Status::Ok();
     }
     if (i == plan_.order.size()) {
       out_->push_back(cur_);
@@ -53,7 +53,7 @@ class BgpRun {
       }
       if (ok) status = Step(i + 1);
       for (int k = 0; k < n; ++k) cur_[set[k]].reset();
-      return status.ok();
+      return status.ok() && out_->size() < limit_;
     });
     RETURN_IF_ERROR(scan);
     return status;
@@ -65,6 +65,7 @@ class BgpRun {
   const BgpPlan& plan_;
   Solution cur_;
   Solutions* out_;
+  uint64_t limit_;
 };
 
 }  // namespace
@@ -78,10 +79,23 @@ Result<Solutions> Evaluator::EvalBgp(const Op& op, const Solution& seed) {
     out.push_back(seed);
     return out;
   }
-  const BgpPlan& plan = PlanBgp(op, seed);
   Solution start = seed;
   start.resize(vars_.size());
-  BgpRun run(*this, op, plan, std::move(start), &out);
+  // FILTER(?v = <iri>) binds ?v: only that IRI passes, so the scans can use it (the filter still runs).
+  for (const Expr& e : op.exprs) {
+    if (e.kind != Expr::Kind::kEqual) continue;
+    const Expr* var = &e.args[0];
+    const Expr* term = &e.args[1];
+    if (var->kind != Expr::Kind::kVar) std::swap(var, term);
+    if (var->kind != Expr::Kind::kVar || term->kind != Expr::Kind::kTerm || !term->term.is_iri()) continue;
+    int slot = vars_.Find(var->name);
+    if (slot < 0) continue;
+    if (start[slot] && *start[slot] != term->term) return out;
+    start[slot] = term->term;
+  }
+  const BgpPlan& plan = PlanBgp(op, start);
+  auto limit = row_limits_.find(&op);
+  BgpRun run(*this, op, plan, std::move(start), &out, limit == row_limits_.end() ? UINT64_MAX : limit->second);
   RETURN_IF_ERROR(run.Step(0));
   return out;
 }

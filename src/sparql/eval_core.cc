@@ -71,6 +71,7 @@ void Evaluator::AddVars(const Op& op) {
 }
 
 Status Evaluator::SetDataset(const Query& query) {
+  context_.base = query.base;
   if (query.from.empty() && query.from_named.empty()) return Status::Ok();
   active_.kind = ActiveGraph::Kind::kMerge;
   for (const std::string& g : query.from) active_.graphs.push_back(graph::Term::Iri(g));
@@ -82,14 +83,20 @@ Status Evaluator::SetDataset(const Query& query) {
   return Status::Ok();
 }
 
-Result<std::vector<graph::Term>> Evaluator::NamedGraphs() {
-  if (named_) return *named_;
+Status Evaluator::LoadNamedGraphs() {
+  if (visible_) return Status::Ok();
   std::vector<graph::Term> out;
-  RETURN_IF_ERROR(dataset_.NamedGraphs([&](const graph::Term& g) {
-    out.push_back(g);
-    return true;
-  }));
-  return out;
+  if (named_) {
+    out = *named_;
+  } else {
+    RETURN_IF_ERROR(dataset_.NamedGraphs([&](const graph::Term& g) {
+      out.push_back(g);
+      return true;
+    }));
+  }
+  visible_set_.insert(out.begin(), out.end());
+  visible_ = std::move(out);
+  return Status::Ok();
 }
 
 Status Evaluator::Tick() {
@@ -137,11 +144,7 @@ uint64_t Evaluator::EstimateActive(const std::optional<graph::Term>& s, const st
   return n;
 }
 
-bool Evaluator::Holds(const Expr& e, const Solution& s) {
-  std::optional<graph::Term> v = Evaluate(e, s, context_);
-  if (!v) return false;
-  return EffectiveBooleanValue(*v).value_or(false);
-}
+bool Evaluator::Holds(const Expr& e, const Solution& s) { return EvaluateBoolean(e, s, context_).value_or(false); }
 
 Result<Solutions> Evaluator::Eval(const Op& op, const Solution& seed) {
   using K = Op::Kind;
@@ -151,6 +154,16 @@ Result<Solutions> Evaluator::Eval(const Op& op, const Solution& seed) {
     case K::kPath:
       return EvalPath(op, seed);
     case K::kJoin: {
+      if (!substitute_all_ && RightFirst(op, seed)) {  // a selective BGP on the right binds the left's scans
+        ASSIGN_OR_RETURN(Solutions first, Eval(op.args[1], seed));
+        Solutions out;
+        for (const Solution& b : first) {
+          ASSIGN_OR_RETURN(Solutions rows, Eval(op.args[0], b));
+          for (Solution& r : rows) out.push_back(std::move(r));
+          RETURN_IF_ERROR(Tick());
+        }
+        return out;
+      }
       ASSIGN_OR_RETURN(Solutions left, Eval(op.args[0], seed));
       Solutions out;
       // A right side sharing no variable with the left runs once (a cross product), not per row.

@@ -77,6 +77,48 @@ TEST_F(SparqlPlanTest, OptionalAndFiltersScanPerLeftSolution) {
   EXPECT_LE(ds.visited, 5u);
 }
 
+TEST_F(SparqlPlanTest, FilterOnAnIriBindsTheScan) {
+  CountingDataset ds(memory_);
+  EXPECT_EQ(Rows(ds, "SELECT ?n { ?x :type :Person . ?x :name ?n FILTER(?x = :person3) }"), Lines{"\"n3\""});
+  EXPECT_EQ(ds.FullScans(), 0);
+  EXPECT_LE(ds.visited, 5u);
+}
+
+TEST_F(SparqlPlanTest, SelectiveBgpAfterAnOptionalRunsFirst) {
+  CountingDataset ds(memory_);
+  EXPECT_EQ(Rows(ds, "SELECT ?x ?y { ?x :type :Person OPTIONAL { ?x :knows ?y } ?x :id \"42\" }"), Lines{":person7 -"});
+  EXPECT_EQ(ds.FullScans(), 0);
+  EXPECT_LE(ds.visited, 5u);
+}
+
+TEST_F(SparqlPlanTest, LimitStopsTheScans) {
+  CountingDataset ds(memory_);
+  EXPECT_EQ(Rows(ds, "SELECT ?x ?n { ?x :type :Person ; :name ?n OPTIONAL { ?x :knows ?y } } LIMIT 3").size(), 3u);
+  EXPECT_LE(ds.visited, 20u);
+  CountingDataset ask(memory_);
+  Result<Query> q = ParseQuery("PREFIX : <http://e/> ASK { ?x :type :Person ; :name ?n }");
+  ASSERT_TRUE(q.ok());
+  Result<QueryResult> yes = Execute(*q, ask);
+  ASSERT_TRUE(yes.ok());
+  EXPECT_TRUE(yes->boolean);
+  EXPECT_LE(ask.visited, 5u);
+  CountingDataset ordered(memory_);
+  EXPECT_EQ(Rows(ordered, "SELECT ?n { ?x :name ?n } ORDER BY ?n LIMIT 2"), (Lines{"\"n0\"", "\"n1\""}));
+  EXPECT_GE(ordered.visited, 1000u);
+}
+
+TEST_F(SparqlPlanTest, GraphVariableTriesOnlyGraphsWhereAPatternMatches) {
+  MemoryDataset named;
+  for (int i = 0; i < 200; ++i) {
+    graph::Term g = E("g" + std::to_string(i));
+    named.Add({E("page"), E("title"), graph::Term::Literal("t" + std::to_string(i)), g});
+    if (i == 17) named.Add({E("page"), E("rare"), E("yes"), g});
+  }
+  CountingDataset ds(named);
+  EXPECT_EQ(Rows(ds, "SELECT ?g ?t { GRAPH ?g { ?p :title ?t . ?p :rare :yes } }"), Lines{":g17 \"t17\""});
+  EXPECT_LE(ds.patterns.size(), 5u);
+}
+
 TEST_F(SparqlPlanTest, UnionAndGraphBranchesGetTheBindings) {
   CountingDataset ds(memory_);
   EXPECT_EQ(Rows(ds, "SELECT ?o { ?x :id \"42\" { ?x :name ?o } UNION { ?x :type ?o } }"),
@@ -108,6 +150,14 @@ TEST_F(SparqlPlanTest, ExplainShowsOrderIndexesAndFilters) {
   EXPECT_LT(id, filter) << text;
   EXPECT_LT(filter, name) << text;
   EXPECT_NE(knows, std::string::npos) << text;
+  EXPECT_NE(text.find("leftjoin (nested loop"), std::string::npos) << text;
+
+  Result<Query> sub = ParseQuery(
+      "PREFIX : <http://e/> SELECT * { ?x :knows ?y { SELECT ?y (COUNT(*) AS ?c) { ?y :type ?t } GROUP BY ?y } }");
+  ASSERT_TRUE(sub.ok());
+  Result<std::string> sub_plan = ExplainPlan(*sub, memory_);
+  ASSERT_TRUE(sub_plan.ok());
+  EXPECT_NE(sub_plan->find("join (hash join: the right side runs once)"), std::string::npos) << *sub_plan;
 }
 
 }  // namespace

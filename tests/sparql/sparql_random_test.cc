@@ -98,8 +98,8 @@ TEST(SparqlRandomTest, PlansAgreeWithTheReference) {
       EXPECT_EQ(Rows(ds, text + " }"), expected) << "seed " << seed << ": " << text;
       ScrambledDataset scrambled(ds, seed + q);
       EXPECT_EQ(Rows(scrambled, text + " }"), expected) << "seed " << seed << ": " << text;
-      std::string extra = " OPTIONAL { ?a :p" + std::to_string(rng() % 3) + " ?c } FILTER(?a != " +
-                          Node(rng, nodes) + ") OPTIONAL { ?c :p0 ?e FILTER(?e != ?b) } }";
+      std::string extra = " OPTIONAL { ?a :p" + std::to_string(rng() % 3) + " ?c } FILTER(?a != " + Node(rng, nodes) +
+                          ") OPTIONAL { ?c :p0 ?e FILTER(?e != ?b) } }";
       EXPECT_EQ(Rows(scrambled, text + extra), Rows(ds, text + extra)) << "seed " << seed << ": " << text + extra;
     }
   }
