@@ -1,6 +1,10 @@
 #include "sparql/endpoint.h"
 
+#include <set>
+
+#include "graph/index_set.h"
 #include "sparql/execute.h"
+#include "sparql/expr_rya.h"
 #include "sparql/explain.h"
 #include "sparql/store_dataset.h"
 
@@ -23,6 +27,50 @@ std::string_view Trim(std::string_view s) {
   while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
   while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
   return s;
+}
+
+//! The indexes ("temporal", "freetext") that Rya's functions in `query` read.
+void IndexesUsed(const Expr& e, std::set<std::string_view>* out);
+void IndexesUsed(const GroupPattern& g, std::set<std::string_view>* out);
+void IndexesUsed(const Query& q, std::set<std::string_view>* out) {
+  if (q.where) IndexesUsed(*q.where, out);
+  for (const auto& p : q.projection) {
+    if (p.expr) IndexesUsed(*p.expr, out);
+  }
+  for (const auto& g : q.group_by) IndexesUsed(g.expr, out);
+  for (const auto& e : q.having) IndexesUsed(e, out);
+  for (const auto& o : q.order_by) IndexesUsed(o.expr, out);
+}
+void IndexesUsed(const Expr& e, std::set<std::string_view>* out) {
+  if (e.kind == Expr::Kind::kFunction) {
+    if (const std::string_view index = RyaIndexOf(e.name); !index.empty()) out->insert(index);
+  }
+  for (const auto& a : e.args) IndexesUsed(a, out);
+  if (e.pattern) IndexesUsed(*e.pattern, out);
+}
+void IndexesUsed(const GroupPattern& g, std::set<std::string_view>* out) {
+  for (const auto& el : g.elements) {
+    for (const auto& sub : el.groups) IndexesUsed(sub, out);
+    if (el.kind == PatternElement::Kind::kFilter || el.kind == PatternElement::Kind::kBind) IndexesUsed(el.expr, out);
+    if (el.subquery) IndexesUsed(*el.subquery, out);
+  }
+}
+
+//! Aborted, naming how to build it, when `query` calls a Rya function whose index the store's
+//! generation does not keep (as `query temporal` and `query search` are refused).
+Status CheckIndexes(state::Store& store, const Query& query) {
+  std::set<std::string_view> used;
+  IndexesUsed(query, &used);
+  if (used.empty()) return Status::Ok();
+  ASSIGN_OR_RETURN(const graph::IndexSet kept, graph::RecordedIndexes(store));
+  for (const std::string_view index : used) {
+    if (index == "temporal" ? kept.temporal : kept.freetext) continue;
+    return Status::Aborted(std::string("the query calls ") + (index == "temporal" ? "tempo:" : "fts:") +
+                           " functions, but this table has no " + (index == "temporal" ? "temporal" : "free-text") +
+                           " index (`webindex details` lists what it keeps). `webindex replay --indexes +" +
+                           std::string(index) + "` builds a generation with it while this one keeps answering");
+  }
+  return Status::Ok();
 }
 
 }  // namespace
@@ -74,6 +122,7 @@ std::optional<ResultFormat> ResultFormatAccepted(std::string_view accept, Query:
 
 Result<Answer> AnswerQuery(state::Store& store, const Query& query, ResultFormat format, const QueryLimits& limits) {
   RETURN_IF_ERROR(CheckFormat(format, query.form));
+  RETURN_IF_ERROR(CheckIndexes(store, query));
   auto snapshot = store.GetSnapshot();
   StoreDataset dataset(store, snapshot.get());
   ExecuteOptions options;

@@ -8,6 +8,7 @@
 #include <random>
 
 #include "sparql/expr_internal.h"
+#include "sparql/expr_rya.h"
 #include "sparql/iri_resolve.h"
 
 namespace webindex::sparql {
@@ -312,6 +313,14 @@ const Term* Builtin(const Expr& e, const Solution& s, ExprContext& c, Term& scra
 }
 
 const Term* Function(const Expr& e, const Solution& s, ExprContext& c, Term& scratch) {
+  if (IsRyaFunction(e.name)) {
+    if (e.args.size() != 2) return nullptr;
+    Term a_scratch, b_scratch;
+    const Term* args[2] = {Eval(e.args[0], s, c, a_scratch), Eval(e.args[1], s, c, b_scratch)};
+    const auto value = CallRyaFunction(e.name, args, 2);
+    if (!value) return nullptr;
+    return PutBool(*value, scratch);
+  }
   if (e.args.size() != 1 || !e.name.starts_with(kXsd)) return nullptr;
   Term arg_scratch;
   const Term* arg = Eval(e.args[0], s, c, arg_scratch);
