@@ -28,6 +28,13 @@ uint64_t StoreDataset::EstimateIn(const graph::Pattern& pattern, const std::opti
     if (!*by_position[position]) break;
     graph::AppendTerm(**by_position[position], &start);
   }
+  if (auto known = estimates_.find(start); known != estimates_.end()) return known->second;
+  const uint64_t estimate = Count(start);
+  estimates_.emplace(std::move(start), estimate);
+  return estimate;
+}
+
+uint64_t StoreDataset::Count(const std::string& start) {
   const std::string end = graph::PrefixEnd(start);
   state::ScanOptions scan;
   scan.upper_bound = end;

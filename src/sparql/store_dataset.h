@@ -4,6 +4,8 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
+#include <unordered_map>
 
 #include "graph/key_codec.h"
 #include "sparql/dataset.h"
@@ -28,12 +30,17 @@ class StoreDataset final : public Dataset {
   Status ScanTemporal(const graph::TemporalQuery& query, const Visitor& fn) override;
   Status ScanText(const graph::TextSearch& search, const Visitor& fn) override;
 
-  static constexpr uint64_t kExactUpTo = 1000;
+  static constexpr uint64_t kExactUpTo = 256;
 
  private:
   //! The estimate for the rows of one graph (nullopt: the default graph) matching `pattern`.
   uint64_t EstimateIn(const graph::Pattern& pattern, const std::optional<graph::Term>& graph);
 
+  //! Estimates asked before, by the start of their range: a plan asks for the same patterns
+  //! again for every solution it extends, and the snapshot does not change.
+  std::unordered_map<std::string, uint64_t> estimates_;
+  //! The estimate for the rows whose keys start with `start`.
+  uint64_t Count(const std::string& start);
   state::Store& store_;
   const state::Snapshot* snapshot_;
   graph::KeySpace space_;
