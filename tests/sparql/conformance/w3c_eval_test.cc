@@ -2,9 +2,7 @@
 // gtest each: the query runs over its dataset (a MemoryDataset) and its answer must equal the
 // expected result; the answer also goes through the JSON, XML and TSV writers and back unchanged.
 // A test listed as a known failure in expected_failures.txt must fail (a fixed one is taken off
-// the list). Without an evaluator linked (WEBINDEX_SPARQL_EXECUTE unset) each test checks the
-// expected result's reader and the writers alone. SparqlConformanceSummary prints the pass rate
-// per folder.
+// the list). SparqlConformanceSummary prints the pass rate per folder.
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -18,18 +16,11 @@
 #include "sparql/iri_resolve.h"
 #include "sparql/memory_dataset.h"
 #include "sparql/parser.h"
-#include "sparql/results_format.h"
 #include "test_paths.h"
 #include "w3c_suite.h"
 
 namespace webindex::sparql::w3c {
 namespace {
-
-#ifdef WEBINDEX_SPARQL_EXECUTE
-constexpr bool kEvaluator = true;
-#else
-constexpr bool kEvaluator = false;
-#endif
 
 std::string EvalDir() { return WEBINDEX_TEST_DATA + "/sparql/eval"; }
 
@@ -89,32 +80,10 @@ Status LoadDataset(const TestCase& c, const Query& query, MemoryDataset* ds) {
   return Status::Ok();
 }
 
-//! `result` through a writer and its reader: empty when nothing changed.
-std::string RoundTrip(const QueryResult& result, const Answer& answer, bool csv) {
-  std::vector<std::pair<ResultFormat, std::string>> formats;
-  if (csv) {
-    formats = {{ResultFormat::kCsv, "csv"}};
-  } else if (result.form == Query::Form::kSelect) {
-    formats = {{ResultFormat::kJson, "srj"}, {ResultFormat::kXml, "srx"}, {ResultFormat::kTsv, "tsv"}};
-  } else if (result.form == Query::Form::kAsk) {
-    formats = {{ResultFormat::kJson, "srj"}, {ResultFormat::kXml, "srx"}};
-  }
-  for (const auto& [format, ext] : formats) {
-    auto text = FormatResult(result, format);
-    if (!text.ok()) return "writing " + ext + ": " + text.status().ToString();
-    auto back = ParseAnswer(*text, ext, "");
-    if (!back.ok()) return "reading back " + ext + ": " + back.status().ToString();
-    std::string why = Compare(*back, answer, /*ordered=*/true, false);
-    if (!why.empty()) return "written as " + ext + " and read back: " + why;
-  }
-  return "";
-}
-
 //! Runs one test: empty when it passes, else why not.
 std::string RunCase(const TestCase& c) {
   auto expected = ReadAnswer(c.Dir() + "/" + c.result, c.BaseIri() + c.result);
   if (!expected.ok()) return "expected result: " + expected.status().ToString();
-  if (!kEvaluator) return RoundTrip(ToQueryResult(*expected), *expected, expected->csv);
   ParseOptions po;
   po.base = c.BaseIri() + c.query;
   auto query = ParseQuery(ReadText(c.Dir() + "/" + c.query), po);
@@ -174,7 +143,7 @@ TEST_P(SparqlConformanceTest, Eval) {
   const TestCase& c = GetParam();
   const std::string why = RunCase(c);
   auto known = Failures().known.find(c.Id());
-  if (kEvaluator && known != Failures().known.end()) {
+  if (known != Failures().known.end()) {
     EXPECT_FALSE(why.empty()) << c.Id() << " passes now: remove it from expected_failures.txt";
     if (!why.empty()) std::cout << "known failure (" << known->second << "): " << why << "\n";
   } else {
@@ -202,7 +171,7 @@ TEST(SparqlConformanceSummary, PassRatePerFolder) {
     ++n.run;
     const std::string why = RunCase(c);
     const bool pass = why.empty();
-    const bool listed = kEvaluator && Failures().known.count(c.Id());
+    const bool listed = Failures().known.count(c.Id());
     if (!pass && !listed) {  // in the list's format, for the one who adds it
       std::cout << "known-failure " << c.Id() << " " << why.substr(0, why.find('\n')) << "\n";
     }
@@ -212,8 +181,7 @@ TEST(SparqlConformanceSummary, PassRatePerFolder) {
     fixed += pass && listed;
   }
   Counts total;
-  std::cout << (kEvaluator ? "" : "no evaluator linked: expected results through the readers and writers only\n")
-            << std::left << std::setw(34) << "folder" << "  pass   run   rate  known-failures  out-of-scope\n";
+  std::cout << std::left << std::setw(34) << "folder" << "  pass   run   rate  known-failures  out-of-scope\n";
   for (const auto& [folder, n] : folders) {
     std::cout << std::left << std::setw(34) << folder << std::right << std::setw(6) << n.pass << std::setw(6) << n.run
               << std::setw(6) << (n.run ? 100 * n.pass / n.run : 0) << "%" << std::setw(16) << n.known << std::setw(14)
