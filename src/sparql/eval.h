@@ -92,6 +92,10 @@ class Evaluator {
   //! `mentioned`'s variables that `op`'s first argument may leave unbound.
   bool SeedSafe(const Solution& seed, const Op& first, const std::set<int>& mentioned);
   bool Holds(const Expr& e, const Solution& s);
+  //! About how many solutions `op` starts from under `seed` (its first scan's estimate).
+  uint64_t Cost(const Op& op, const Solution& seed);
+  //! Whether a Join evaluates its right side first: a BGP much cheaper than the left.
+  bool RightFirst(const Op& join, const Solution& seed);
   //! MentionedSlots of `op`, computed once.
   const std::set<int>& Mentioned(const Op& op);
 
@@ -110,6 +114,7 @@ class Evaluator {
   std::map<std::pair<const Op*, std::string>, Cached> cache_;
   std::map<std::pair<const Op*, std::vector<bool>>, BgpPlan> plans_;
   std::map<const Op*, std::set<int>> certain_, mentioned_;
+  std::map<std::pair<const Op*, std::vector<bool>>, bool> right_first_;
   bool substitute_all_ = false;  //!< inside EXISTS: substitute the solution everywhere (§18.6)
   uint64_t ticks_ = 0;
   friend class PathEvaluator;

@@ -78,9 +78,21 @@ Result<Solutions> Evaluator::EvalBgp(const Op& op, const Solution& seed) {
     out.push_back(seed);
     return out;
   }
-  const BgpPlan& plan = PlanBgp(op, seed);
   Solution start = seed;
   start.resize(vars_.size());
+  // FILTER(?v = <iri>) binds ?v: only that IRI passes, so the scans can use it (the filter still runs).
+  for (const Expr& e : op.exprs) {
+    if (e.kind != Expr::Kind::kEqual) continue;
+    const Expr* var = &e.args[0];
+    const Expr* term = &e.args[1];
+    if (var->kind != Expr::Kind::kVar) std::swap(var, term);
+    if (var->kind != Expr::Kind::kVar || term->kind != Expr::Kind::kTerm || !term->term.is_iri()) continue;
+    int slot = vars_.Find(var->name);
+    if (slot < 0) continue;
+    if (start[slot] && *start[slot] != term->term) return out;
+    start[slot] = term->term;
+  }
+  const BgpPlan& plan = PlanBgp(op, start);
   BgpRun run(*this, op, plan, std::move(start), &out);
   RETURN_IF_ERROR(run.Step(0));
   return out;

@@ -71,6 +71,7 @@ void Evaluator::AddVars(const Op& op) {
 }
 
 Status Evaluator::SetDataset(const Query& query) {
+  context_.base = query.base;
   if (query.from.empty() && query.from_named.empty()) return Status::Ok();
   active_.kind = ActiveGraph::Kind::kMerge;
   for (const std::string& g : query.from) active_.graphs.push_back(graph::Term::Iri(g));
@@ -151,6 +152,16 @@ Result<Solutions> Evaluator::Eval(const Op& op, const Solution& seed) {
     case K::kPath:
       return EvalPath(op, seed);
     case K::kJoin: {
+      if (!substitute_all_ && RightFirst(op, seed)) {  // a selective BGP on the right binds the left's scans
+        ASSIGN_OR_RETURN(Solutions first, Eval(op.args[1], seed));
+        Solutions out;
+        for (const Solution& b : first) {
+          ASSIGN_OR_RETURN(Solutions rows, Eval(op.args[0], b));
+          for (Solution& r : rows) out.push_back(std::move(r));
+          RETURN_IF_ERROR(Tick());
+        }
+        return out;
+      }
       ASSIGN_OR_RETURN(Solutions left, Eval(op.args[0], seed));
       Solutions out;
       // A right side sharing no variable with the left runs once (a cross product), not per row.

@@ -4,6 +4,7 @@
 // term) so variable lookups and comparisons copy nothing.
 #include "sparql/expr_eval.h"
 
+#include <cmath>
 #include <random>
 
 #include "sparql/expr_internal.h"
@@ -13,7 +14,27 @@ namespace webindex::sparql {
 namespace {
 
 using graph::Term;
-using namespace expr;  // NOLINT(google-build-using-namespace): the evaluator's own helpers
+using expr::Arith;
+using expr::ArithOp;
+using expr::CompareDateTimes;
+using expr::CompareNumbers;
+using expr::Cast;
+using expr::DateTimeFunction;
+using expr::NowTerm;
+using expr::NumericFunction;
+using expr::ParseDate;
+using expr::ParseDateTime;
+using expr::StringFunction;
+using expr::DateTime;
+using expr::FromNumber;
+using expr::IsNumericDatatype;
+using expr::IsSimpleString;
+using expr::kXsd;
+using expr::Number;
+using expr::ParseBoolean;
+using expr::ToNumber;
+using expr::Xsd;
+using expr::XsdLocal;
 
 const Term* Eval(const Expr& e, const Solution& s, ExprContext& c, Term& scratch);
 
@@ -107,7 +128,26 @@ std::optional<bool> Equal(const Term& a, const Term& b) {
   return false;
 }
 
+//! Two xsd:integer literals, the common case of FILTERs over numbers: compared without classifying.
+std::optional<std::partial_ordering> CompareIntegers(const Term& a, const Term& b) {
+  static const std::string kInteger = Xsd("integer");
+  if (a.datatype() != kInteger || b.datatype() != kInteger) return std::nullopt;
+  const std::optional<Number> x = ToNumber(a), y = ToNumber(b);
+  if (!x || !y) return std::nullopt;
+  return x->mant <=> y->mant;
+}
+
 const Term* Compare(Expr::Kind kind, const Term& a, const Term& b, Term& scratch) {
+  if (const std::optional<std::partial_ordering> o = CompareIntegers(a, b)) {
+    switch (kind) {
+      case Expr::Kind::kEqual: return PutBool(*o == 0, scratch);
+      case Expr::Kind::kNotEqual: return PutBool(*o != 0, scratch);
+      case Expr::Kind::kLess: return PutBool(*o < 0, scratch);
+      case Expr::Kind::kGreater: return PutBool(*o > 0, scratch);
+      case Expr::Kind::kLessEqual: return PutBool(*o <= 0, scratch);
+      default: return PutBool(*o >= 0, scratch);
+    }
+  }
   if (kind == Expr::Kind::kEqual || kind == Expr::Kind::kNotEqual) {
     const std::optional<bool> eq = Equal(a, b);
     if (!eq) return nullptr;
@@ -244,7 +284,7 @@ std::optional<Term> Strict(const std::string& name, const Term* const* args, siz
 const Term* Builtin(const Expr& e, const Solution& s, ExprContext& c, Term& scratch) {
   const std::string& name = e.name;
   if (name == "BOUND") {
-    const int slot = c.vars ? c.vars->Find(e.args[0].name) : -1;
+    const int slot = c.Slot(e.args[0]);
     return PutBool(slot >= 0 && slot < static_cast<int>(s.size()) && s[slot].has_value(), scratch);
   }
   if (name == "IF") {
@@ -283,7 +323,7 @@ const Term* Eval(const Expr& e, const Solution& s, ExprContext& c, Term& scratch
   switch (e.kind) {
     case Expr::Kind::kTerm: return &e.term;
     case Expr::Kind::kVar: {
-      const int slot = c.vars ? c.vars->Find(e.name) : -1;
+      const int slot = c.Slot(e);
       if (slot < 0 || slot >= static_cast<int>(s.size()) || !s[slot]) return nullptr;
       return &*s[slot];
     }
@@ -322,11 +362,27 @@ const Term* Eval(const Expr& e, const Solution& s, ExprContext& c, Term& scratch
   return Compare(e.kind, *a, *b, scratch);
 }
 
+bool IsNaN(const Number& n) { return n.type >= Number::kFloat && std::isnan(n.d); }
+
 int LiteralClassRank(ValueClass c) { return static_cast<int>(c); }
 
 }  // namespace
 
 void ExprContext::NewSolution() { blank_of_string.clear(); }
+
+int ExprContext::Slot(const Expr& var) {
+  if (slot_cache_vars != vars) {
+    slot_cache.clear();
+    slot_cache_vars = vars;
+  }
+  for (const CachedSlot& cached : slot_cache) {
+    if (cached.expr == &var && cached.name == var.name) return cached.slot;
+  }
+  const int slot = vars ? vars->Find(var.name) : -1;
+  if (slot_cache.size() >= 64) slot_cache.erase(slot_cache.begin());
+  slot_cache.push_back({&var, var.name, slot});
+  return slot;
+}
 
 std::optional<Term> Evaluate(const Expr& expr, const Solution& solution, ExprContext& context) {
   Term scratch;
@@ -361,8 +417,16 @@ int CompareForOrder(const std::optional<Term>& a, const std::optional<Term>& b) 
   if (a->is_literal()) {
     const Classified x = Classify(*a), y = Classify(*b);
     if (x.cls != y.cls) return LiteralClassRank(x.cls) < LiteralClassRank(y.cls) ? -1 : 1;
-    const std::optional<std::partial_ordering> o = CompareValues(*a, x, *b, y);
-    if (o && *o != 0 && *o != std::partial_ordering::unordered) return *o < 0 ? -1 : 1;
+    std::partial_ordering o = std::partial_ordering::equivalent;
+    if (x.cls == ValueClass::kDateTime || x.cls == ValueClass::kDate) {
+      o = OrderDateTimes(*x.time, *y.time);  // total, unlike XPath's comparison
+    } else if (x.cls == ValueClass::kNumeric && (IsNaN(*x.number) || IsNaN(*y.number))) {
+      o = IsNaN(*x.number) <=> IsNaN(*y.number);  // NaN after every number
+    } else {
+      o = CompareValues(*a, x, *b, y).value_or(std::partial_ordering::equivalent);
+    }
+    if (o < 0) return -1;
+    if (o > 0) return 1;
   }
   const std::strong_ordering o = *a <=> *b;
   return o < 0 ? -1 : (o > 0 ? 1 : 0);

@@ -28,6 +28,16 @@ struct ExprContext {
   uint64_t next_blank = 0;
   void NewSolution();
   std::vector<std::pair<std::string, std::string>> blank_of_string;
+  //! The slots of the variables met so far, by their expression: a scan of a few pointers is
+  //! cheaper per row than VarTable's hash (the name is checked too: an address may be reused).
+  struct CachedSlot {
+    const Expr* expr;
+    std::string name;
+    int slot;
+  };
+  std::vector<CachedSlot> slot_cache;
+  const VarTable* slot_cache_vars = nullptr;
+  int Slot(const Expr& var);
   //! IRI() / URI() resolve a relative reference against it (the query's BASE); empty: as is.
   std::string base;
 };

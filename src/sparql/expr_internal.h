@@ -41,6 +41,9 @@ std::partial_ordering CompareNumbers(const Number& a, const Number& b);
 Number Negate(const Number& n);
 //! ABS, ROUND, CEIL, FLOOR.
 std::optional<graph::Term> NumericFunction(std::string_view name, const graph::Term& arg);
+//! XPath's cast of a number to xsd:string: integral decimals without ".0", floats and doubles
+//! from 1e-6 to 1e6 in decimal notation, others in the canonical "1.0E7" form.
+std::string NumberToString(const Number& n);
 //! xsd:boolean("true"), "1"... nullopt when invalid.
 std::optional<bool> ParseBoolean(std::string_view lexical);
 //! A cast to the XSD datatype `local` (string, boolean, integer, decimal, float, double,
@@ -62,6 +65,9 @@ std::optional<DateTime> ParseDate(std::string_view lexical);
 //! XPath's op:dateTime-less-than / equal: nullopt when indeterminate (one has a timezone and
 //! the other not, and they are within 14 hours).
 std::optional<std::partial_ordering> CompareDateTimes(const DateTime& a, const DateTime& b);
+//! A total order for ORDER BY, consistent with CompareDateTimes where that is determinate: a
+//! value without a timezone is taken as UTC.
+std::strong_ordering OrderDateTimes(const DateTime& a, const DateTime& b);
 //! YEAR MONTH DAY HOURS MINUTES SECONDS TIMEZONE TZ.
 std::optional<graph::Term> DateTimeFunction(std::string_view name, const graph::Term& arg);
 graph::Term NowTerm(std::chrono::system_clock::time_point now);

@@ -55,6 +55,24 @@ bool Pow10(int n, __int128* out) {
 
 //! [+-]?digits(.digits)? with at least one digit; `allow_point` false for integers.
 bool ParseExact(std::string_view s, bool allow_point, Number* n) {
+  // Fast path: a short integer fits an int64_t without overflow checks.
+  if (!s.empty() && s.size() <= 18) {
+    const bool negative = s[0] == '-';
+    size_t i = s[0] == '-' || s[0] == '+' ? 1 : 0;
+    if (i < s.size()) {
+      int64_t v = 0;
+      for (; i < s.size(); ++i) {
+        const unsigned digit = static_cast<unsigned char>(s[i]) - '0';
+        if (digit > 9) break;
+        v = v * 10 + digit;
+      }
+      if (i == s.size()) {
+        n->mant = negative ? -v : v;
+        n->scale = 0;
+        return true;
+      }
+    }
+  }
   size_t i = 0;
   bool negative = false;
   if (i < s.size() && (s[i] == '+' || s[i] == '-')) negative = s[i++] == '-';
@@ -146,33 +164,6 @@ std::string FormatFloating(double d, bool is_float) {
   return out + "E" + std::to_string(exponent);
 }
 
-//! XPath's cast of a number to xsd:string: integral decimals without ".0", floats and doubles
-//! from 1e-6 to 1e6 in decimal notation, others in the canonical "1.0E7" form.
-std::string NumberToString(const Number& n) {
-  if (n.type == Number::kInteger) return Int128ToString(n.mant);
-  if (n.type == Number::kDecimal) {
-    std::string s = FormatDecimal(n);
-    if (s.ends_with(".0")) s.resize(s.size() - 2);
-    return s == "-0" ? "0" : s;
-  }
-  const double a = std::fabs(n.d);
-  if (!std::isfinite(n.d) || (a != 0 && (a < 1e-6 || a >= 1e6))) return FormatFloating(n.d, n.type == Number::kFloat);
-  if (a == 0) return std::signbit(n.d) ? "-0" : "0";
-  char buf[64];
-  auto r = n.type == Number::kFloat ? std::to_chars(buf, buf + sizeof buf, static_cast<float>(n.d), std::chars_format::fixed)
-                                    : std::to_chars(buf, buf + sizeof buf, n.d, std::chars_format::fixed);
-  return std::string(buf, r.ptr);
-}
-
-std::string CastToString(const graph::Term& arg) {
-  if (XsdLocal(arg) == "boolean") {
-    const std::optional<bool> b = ParseBoolean(arg.value());
-    if (b) return *b ? "true" : "false";
-  }
-  const std::optional<Number> n = IsNumericDatatype(arg) ? ToNumber(arg) : std::nullopt;
-  return n ? NumberToString(*n) : arg.value();
-}
-
 std::optional<Number> AlignedAdd(const Number& a, const Number& b, bool subtract) {
   Number x = a, y = b;
   __int128 f;
@@ -232,6 +223,7 @@ std::optional<Number> ToNumber(const graph::Term& term) {
   if (local.empty()) return std::nullopt;
   Number n;
   const std::string_view v = term.value();
+  if (local == "integer") return ParseExact(v, false, &n) ? std::optional(n) : std::nullopt;
   if (local == "decimal") {
     n.type = Number::kDecimal;
     if (!ParseExact(v, true, &n)) return std::nullopt;
@@ -352,89 +344,26 @@ std::optional<graph::Term> NumericFunction(std::string_view name, const graph::T
   return FromNumber(r);
 }
 
+std::string NumberToString(const Number& n) {
+  if (n.type == Number::kInteger) return Int128ToString(n.mant);
+  if (n.type == Number::kDecimal) {
+    std::string s = FormatDecimal(n);
+    if (s.ends_with(".0")) s.resize(s.size() - 2);
+    return s == "-0" ? "0" : s;
+  }
+  const double a = std::fabs(n.d);
+  if (!std::isfinite(n.d) || (a != 0 && (a < 1e-6 || a >= 1e6))) return FormatFloating(n.d, n.type == Number::kFloat);
+  if (a == 0) return std::signbit(n.d) ? "-0" : "0";
+  char buf[64];
+  auto r = n.type == Number::kFloat ? std::to_chars(buf, buf + sizeof buf, static_cast<float>(n.d), std::chars_format::fixed)
+                                    : std::to_chars(buf, buf + sizeof buf, n.d, std::chars_format::fixed);
+  return std::string(buf, r.ptr);
+}
+
 std::optional<bool> ParseBoolean(std::string_view lexical) {
   if (lexical == "true" || lexical == "1") return true;
   if (lexical == "false" || lexical == "0") return false;
   return std::nullopt;
-}
-
-std::optional<graph::Term> Cast(std::string_view local, const graph::Term& arg) {
-  if (arg.is_blank() || !arg.language().empty()) return std::nullopt;
-  if (local == "string") return graph::Term::Literal(arg.is_iri() ? arg.value() : CastToString(arg));
-  if (arg.is_iri()) return std::nullopt;
-  const std::string_view from = XsdLocal(arg);
-  const bool from_string = from == "string";
-  const std::optional<Number> n = IsNumericDatatype(arg) ? ToNumber(arg) : std::nullopt;
-  if (!from_string && IsNumericDatatype(arg) && !n) return std::nullopt;
-  std::optional<bool> b;
-  if (from == "boolean") {
-    b = ParseBoolean(arg.value());
-    if (!b) return std::nullopt;
-  }
-  if (local == "boolean") {
-    if (from_string || b) {
-      const std::optional<bool> v = ParseBoolean(arg.value());
-      return v ? std::optional(graph::Term::Literal(*v ? "true" : "false", Xsd("boolean"))) : std::nullopt;
-    }
-    if (!n) return std::nullopt;
-    const bool v = n->type >= Number::kFloat ? !(n->d == 0 || std::isnan(n->d)) : n->mant != 0;
-    return graph::Term::Literal(v ? "true" : "false", Xsd("boolean"));
-  }
-  if (local == "dateTime") {
-    if ((from_string || from == "dateTime") && ParseDateTime(arg.value())) {
-      return graph::Term::Literal(arg.value(), Xsd("dateTime"));
-    }
-    return std::nullopt;
-  }
-  Number v;
-  if (b) {
-    v.mant = *b ? 1 : 0;
-    v.d = *b ? 1 : 0;
-  } else if (n) {
-    v = *n;
-  } else if (from_string) {
-    const std::string_view s = arg.value();
-    Number parsed;
-    if (local == "integer" && ParseExact(s, false, &parsed)) return FromNumber(parsed);
-    if (local == "decimal" && ParseExact(s, true, &parsed)) {
-      parsed.type = Number::kDecimal;
-      Normalize(&parsed);
-      return FromNumber(parsed);
-    }
-    if ((local == "float" || local == "double") && ParseFloating(s, &parsed.d)) {
-      parsed.type = local == "float" ? Number::kFloat : Number::kDouble;
-      return FromNumber(parsed);
-    }
-    return std::nullopt;
-  } else {
-    return std::nullopt;
-  }
-  Number r;
-  if (local == "float" || local == "double") {
-    r.type = local == "float" ? Number::kFloat : Number::kDouble;
-    r.d = b ? v.d : ToDouble(v);
-    if (r.type == Number::kFloat) r.d = static_cast<float>(r.d);
-    return FromNumber(r);
-  }
-  if (local != "integer" && local != "decimal") return std::nullopt;
-  if (v.type >= Number::kFloat && !b) {
-    if (!std::isfinite(v.d)) return std::nullopt;
-    char buf[64];
-    auto res = std::to_chars(buf, buf + sizeof buf, local == "integer" ? std::trunc(v.d) : v.d,
-                             std::chars_format::fixed);
-    if (!ParseExact(std::string_view(buf, res.ptr - buf), true, &r)) return std::nullopt;
-  } else {
-    r = v;
-  }
-  r.type = local == "integer" ? Number::kInteger : Number::kDecimal;
-  Normalize(&r);
-  if (r.type == Number::kInteger && r.scale > 0) {
-    __int128 f = 1;
-    Pow10(r.scale, &f);
-    r.mant /= f;
-    r.scale = 0;
-  }
-  return FromNumber(r);
 }
 
 }  // namespace webindex::sparql::expr

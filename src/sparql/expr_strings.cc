@@ -111,14 +111,19 @@ bool LangMatches(std::string_view tag, std::string_view range) {
   return tag.size() == range.size() || (!range.empty() && tag[range.size()] == '-');
 }
 
-//! Compiled patterns by flags and text, per thread: a FILTER runs the same REGEX on every row.
-const icu::RegexPattern* CompiledPattern(const std::string& pattern, std::string_view flags) {
-  thread_local std::unordered_map<std::string, std::unique_ptr<icu::RegexPattern>> cache;
+//! Compiled patterns and a matcher for each, by flags and text, per thread: a FILTER runs the same
+//! REGEX on every row.
+icu::RegexMatcher* CompiledMatcher(const std::string& pattern, std::string_view flags) {
+  struct Compiled {
+    std::unique_ptr<icu::RegexPattern> pattern;
+    std::unique_ptr<icu::RegexMatcher> matcher;
+  };
+  thread_local std::unordered_map<std::string, Compiled> cache;
   std::string key(flags);
   key += '\n';
   key += pattern;
   auto it = cache.find(key);
-  if (it != cache.end()) return it->second.get();
+  if (it != cache.end()) return it->second.matcher.get();
   uint32_t bits = 0;
   for (char f : flags) {
     switch (f) {
@@ -132,23 +137,30 @@ const icu::RegexPattern* CompiledPattern(const std::string& pattern, std::string
   }
   UErrorCode status = U_ZERO_ERROR;
   UParseError parse_error;
-  std::unique_ptr<icu::RegexPattern> compiled(
-      icu::RegexPattern::compile(icu::UnicodeString::fromUTF8(pattern), bits, parse_error, status));
+  Compiled compiled;
+  compiled.pattern.reset(icu::RegexPattern::compile(icu::UnicodeString::fromUTF8(pattern), bits, parse_error, status));
+  if (U_FAILURE(status)) return nullptr;
+  compiled.matcher.reset(compiled.pattern->matcher(status));
   if (U_FAILURE(status)) return nullptr;
   if (cache.size() > 256) cache.clear();
-  return cache.emplace(std::move(key), std::move(compiled)).first->second.get();
+  return cache.emplace(std::move(key), std::move(compiled)).first->second.matcher.get();
+}
+
+const icu::UnicodeString& EmptyText() {
+  static const icu::UnicodeString kEmpty;
+  return kEmpty;
 }
 
 std::optional<Term> Regex(const Term* const* args, size_t count) {
   if (!IsStringLiteral(*args[0]) || !IsSimpleString(*args[1])) return std::nullopt;
   if (count > 2 && !IsSimpleString(*args[2])) return std::nullopt;
-  const icu::RegexPattern* p = CompiledPattern(args[1]->value(), count > 2 ? args[2]->value() : "");
-  if (p == nullptr) return std::nullopt;
+  icu::RegexMatcher* m = CompiledMatcher(args[1]->value(), count > 2 ? args[2]->value() : "");
+  if (m == nullptr) return std::nullopt;
   UErrorCode status = U_ZERO_ERROR;
   const icu::UnicodeString text = icu::UnicodeString::fromUTF8(args[0]->value());
-  std::unique_ptr<icu::RegexMatcher> m(p->matcher(text, status));
-  if (U_FAILURE(status)) return std::nullopt;
+  m->reset(text);
   const bool found = m->find(0, status);
+  m->reset(EmptyText());  // the matcher must not keep a reference to `text`
   if (U_FAILURE(status)) return std::nullopt;
   return Term::Literal(found ? "true" : "false", Xsd("boolean"));
 }
@@ -156,15 +168,26 @@ std::optional<Term> Regex(const Term* const* args, size_t count) {
 std::optional<Term> Replace(const Term* const* args, size_t count) {
   if (!IsStringLiteral(*args[0]) || !IsSimpleString(*args[1]) || !IsSimpleString(*args[2])) return std::nullopt;
   if (count > 3 && !IsSimpleString(*args[3])) return std::nullopt;
-  const icu::RegexPattern* p = CompiledPattern(args[1]->value(), count > 3 ? args[3]->value() : "");
-  if (p == nullptr) return std::nullopt;
+  icu::RegexMatcher* m = CompiledMatcher(args[1]->value(), count > 3 ? args[3]->value() : "");
+  if (m == nullptr) return std::nullopt;
   UErrorCode status = U_ZERO_ERROR;
   // fn:replace: an error when the pattern matches the empty string.
-  std::unique_ptr<icu::RegexMatcher> m(p->matcher(icu::UnicodeString(), status));
-  if (U_FAILURE(status) || m->matches(status)) return std::nullopt;
+  m->reset(EmptyText());
+  if (m->matches(status) || U_FAILURE(status)) return std::nullopt;
   const icu::UnicodeString text = icu::UnicodeString::fromUTF8(args[0]->value());
+  // With the flag q the replacement is literal too: its $ and \ escaped for ICU.
+  std::string replacement = args[2]->value();
+  if (count > 3 && args[3]->value().find('q') != std::string::npos) {
+    std::string escaped;
+    for (char ch : replacement) {
+      if (ch == '$' || ch == '\\') escaped += '\\';
+      escaped += ch;
+    }
+    replacement = std::move(escaped);
+  }
   m->reset(text);
-  icu::UnicodeString out = m->replaceAll(icu::UnicodeString::fromUTF8(args[2]->value()), status);
+  icu::UnicodeString out = m->replaceAll(icu::UnicodeString::fromUTF8(replacement), status);
+  m->reset(EmptyText());
   if (U_FAILURE(status)) return std::nullopt;
   std::string result;
   out.toUTF8String(result);

@@ -129,6 +129,12 @@ std::optional<std::partial_ordering> CompareDateTimes(const DateTime& a, const D
   return std::nullopt;
 }
 
+std::strong_ordering OrderDateTimes(const DateTime& a, const DateTime& b) {
+  const int64_t sa = Seconds(a, a.tz_minutes.value_or(0)), sb = Seconds(b, b.tz_minutes.value_or(0));
+  if (sa != sb) return sa <=> sb;
+  return a.nanos <=> b.nanos;
+}
+
 std::optional<graph::Term> DateTimeFunction(std::string_view name, const graph::Term& arg) {
   if (XsdLocal(arg) != "dateTime") return std::nullopt;
   const std::optional<DateTime> t = ParseDateTime(arg.value());

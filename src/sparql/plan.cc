@@ -161,6 +161,50 @@ Op Evaluator::Prepare(Op op) {
   return op;
 }
 
+uint64_t Evaluator::Cost(const Op& op, const Solution& seed) {
+  constexpr uint64_t kUnknown = UINT64_MAX / 4;
+  using K = Op::Kind;
+  switch (op.kind) {
+    case K::kBgp: {
+      uint64_t best = op.triples.empty() ? 1 : kUnknown;
+      for (const TriplePattern& t : op.triples) {
+        auto term = [&](const VarOrTerm& n) -> std::optional<graph::Term> {
+          int s = SlotOf(n);
+          if (s < 0) return std::get<graph::Term>(n);
+          return seed[s];
+        };
+        best = std::min(best, EstimateActive(term(t.subject), term(t.predicate), term(t.object)));
+      }
+      return best;
+    }
+    case K::kLeftJoin:
+    case K::kFilter:
+    case K::kMinus:
+    case K::kExtend:
+      return Cost(op.args[0], seed);
+    case K::kJoin:
+      return std::min(Cost(op.args[0], seed), Cost(op.args[1], seed));
+    case K::kUnion:
+      return std::min(kUnknown, Cost(op.args[0], seed) + Cost(op.args[1], seed));
+    default:
+      return kUnknown;
+  }
+}
+
+bool Evaluator::RightFirst(const Op& join, const Solution& seed) {
+  const Op& right = join.args[1];
+  if (right.kind != Op::Kind::kBgp || right.triples.empty() || join.args[0].kind == Op::Kind::kBgp) return false;
+  std::vector<bool> mask(seed.size());
+  for (size_t i = 0; i < seed.size(); ++i) mask[i] = seed[i].has_value();
+  auto key = std::make_pair(&join, std::move(mask));
+  auto it = right_first_.find(key);
+  if (it == right_first_.end()) {
+    uint64_t r = Cost(right, seed), l = Cost(join.args[0], seed);
+    it = right_first_.emplace(key, r < UINT64_MAX / 64 && r * 10 < l).first;
+  }
+  return it->second;
+}
+
 const std::set<int>& Evaluator::Mentioned(const Op& op) {
   auto it = mentioned_.find(&op);
   if (it == mentioned_.end()) it = mentioned_.emplace(&op, MentionedSlots(op, *this)).first;

@@ -389,7 +389,9 @@ TEST_F(ExprTest, RegexAndReplace) {
   EXPECT_EQ(E("REPLACE(\"abcd\", \"b\", \"Z\")"), "\"aZcd\"");
   EXPECT_EQ(E("REPLACE(\"abab\", \"B\", \"Z\", \"i\")"), "\"aZaZ\"");
   EXPECT_EQ(E("REPLACE(\"abcd\"@en, \"(b)(c)\", \"$2$1\")"), "\"acbd\"@en");
-  EXPECT_EQ(E("REPLACE(\"a.b\", \".\", \"\\\\$\", \"q\")"), "\"a$b\"");
+  EXPECT_EQ(E("REPLACE(\"a.b\", \"[.]\", \"\\\\$\")"), "\"a$b\"");
+  EXPECT_EQ(E("REPLACE(\"a.b\", \".\", \"\\\\$\", \"q\")"), "\"a\\$b\"");
+  EXPECT_EQ(E("REPLACE(\"a.b\", \".\", \"$1\", \"q\")"), "\"a$1b\"");
   EXPECT_EQ(E("REPLACE(\"abc\", \"x*\", \"-\")"), "error");
   EXPECT_EQ(E("REPLACE(\"abc\", \"b\", 1)"), "error");
 }

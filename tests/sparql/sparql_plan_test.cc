@@ -75,6 +75,20 @@ TEST_F(SparqlPlanTest, OptionalAndFiltersScanPerLeftSolution) {
   EXPECT_LE(ds.visited, 5u);
 }
 
+TEST_F(SparqlPlanTest, FilterOnAnIriBindsTheScan) {
+  CountingDataset ds(memory_);
+  EXPECT_EQ(Rows(ds, "SELECT ?n { ?x :type :Person . ?x :name ?n FILTER(?x = :person3) }"), Lines{"\"n3\""});
+  EXPECT_EQ(ds.FullScans(), 0);
+  EXPECT_LE(ds.visited, 5u);
+}
+
+TEST_F(SparqlPlanTest, SelectiveBgpAfterAnOptionalRunsFirst) {
+  CountingDataset ds(memory_);
+  EXPECT_EQ(Rows(ds, "SELECT ?x ?y { ?x :type :Person OPTIONAL { ?x :knows ?y } ?x :id \"42\" }"), Lines{":person7 -"});
+  EXPECT_EQ(ds.FullScans(), 0);
+  EXPECT_LE(ds.visited, 5u);
+}
+
 TEST_F(SparqlPlanTest, UnionAndGraphBranchesGetTheBindings) {
   CountingDataset ds(memory_);
   EXPECT_EQ(Rows(ds, "SELECT ?o { ?x :id \"42\" { ?x :name ?o } UNION { ?x :type ?o } }"),
