@@ -57,15 +57,21 @@ std::string ReadText(const std::string& path) {
 //! Loads the test's default graph, its named graphs and the files its FROM / FROM NAMED name.
 Status LoadDataset(const TestCase& c, const Query& query, MemoryDataset* ds) {
   int n = 0;
+  auto prefix = [&n] {  // each file's blank nodes apart from the others'
+    std::string p = std::to_string(n++);
+    p.insert(p.begin(), 'f');
+    p += '_';
+    return p;
+  };
   for (const auto& file : c.data) {
-    ASSIGN_OR_RETURN(auto st, ReadRdf(c.Dir() + "/" + file, c.BaseIri() + file, "f" + std::to_string(n++) + "_",
+    ASSIGN_OR_RETURN(auto st, ReadRdf(c.Dir() + "/" + file, c.BaseIri() + file, prefix(),
                                       std::nullopt));
     for (auto& s : st) ds->Add(std::move(s));
   }
   std::set<std::string> named;
   auto load_named = [&](const std::string& iri, const std::string& file) -> Status {
     if (!named.insert(iri).second) return Status::Ok();
-    ASSIGN_OR_RETURN(auto st, ReadRdf(c.Dir() + "/" + file, iri, "f" + std::to_string(n++) + "_",
+    ASSIGN_OR_RETURN(auto st, ReadRdf(c.Dir() + "/" + file, iri, prefix(),
                                       graph::Term::Iri(iri)));
     for (auto& s : st) ds->Add(std::move(s));
     return Status::Ok();

@@ -142,7 +142,9 @@ TEST(SparqlW3cReadersTest, TurtleWithPrefixesBaseAndBlankNodes) {
   EXPECT_FALSE(st->empty());
   for (const auto& s : *st) {
     EXPECT_TRUE(s.predicate.is_iri() && s.predicate.value().find(':') != std::string::npos);
-    if (s.subject.is_blank()) EXPECT_TRUE(s.subject.value().starts_with("f0_"));
+    if (s.subject.is_blank()) {
+      EXPECT_TRUE(s.subject.value().starts_with("f0_"));
+    }
     EXPECT_FALSE(s.graph.has_value());
   }
 }
