@@ -115,6 +115,8 @@ class Evaluator {
   std::map<std::pair<const Op*, std::vector<bool>>, BgpPlan> plans_;
   std::map<const Op*, std::set<int>> certain_, mentioned_;
   std::map<std::pair<const Op*, std::vector<bool>>, bool> right_first_;
+  //! BGPs whose first rows are a LIMIT's whole answer (under Slice, Project, Extend, LeftJoin's left).
+  std::map<const Op*, uint64_t> row_limits_;
   bool substitute_all_ = false;  //!< inside EXISTS: substitute the solution everywhere (§18.6)
   uint64_t ticks_ = 0;
   friend class PathEvaluator;

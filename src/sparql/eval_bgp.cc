@@ -8,10 +8,11 @@ namespace {
 
 class BgpRun {
  public:
-  BgpRun(Evaluator& ev, const Op& op, const BgpPlan& plan, Solution seed, Solutions* out)
-      : ev_(ev), op_(op), plan_(plan), cur_(std::move(seed)), out_(out) {}
+  BgpRun(Evaluator& ev, const Op& op, const BgpPlan& plan, Solution seed, Solutions* out, uint64_t limit)
+      : ev_(ev), op_(op), plan_(plan), cur_(std::move(seed)), out_(out), limit_(limit) {}
 
   Status Step(size_t i) {
+    if (out_->size() >= limit_) return Status::Ok();
     for (int f : plan_.filters_after[i]) {
       std::optional<graph::Term> v = Evaluate(op_.exprs[f], cur_, ev_.context());
       if (!v || !EffectiveBooleanValue(*v).value_or(false)) return Status::Ok();
@@ -53,7 +54,7 @@ class BgpRun {
       }
       if (ok) status = Step(i + 1);
       for (int k = 0; k < n; ++k) cur_[set[k]].reset();
-      return status.ok();
+      return status.ok() && out_->size() < limit_;
     });
     RETURN_IF_ERROR(scan);
     return status;
@@ -65,6 +66,7 @@ class BgpRun {
   const BgpPlan& plan_;
   Solution cur_;
   Solutions* out_;
+  uint64_t limit_;
 };
 
 }  // namespace
@@ -93,7 +95,8 @@ Result<Solutions> Evaluator::EvalBgp(const Op& op, const Solution& seed) {
     start[slot] = term->term;
   }
   const BgpPlan& plan = PlanBgp(op, start);
-  BgpRun run(*this, op, plan, std::move(start), &out);
+  auto limit = row_limits_.find(&op);
+  BgpRun run(*this, op, plan, std::move(start), &out, limit == row_limits_.end() ? UINT64_MAX : limit->second);
   RETURN_IF_ERROR(run.Step(0));
   return out;
 }

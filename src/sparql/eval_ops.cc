@@ -169,6 +169,14 @@ Result<Solutions> Evaluator::EvalIndependent(const Op& op, const Solution& seed)
 }
 
 Result<Solutions> Evaluator::EvalModifier(const Op& op) {
+  if (op.kind == Op::Kind::kSlice && op.limit) {  // each row of the BGP below gives at least one row
+    const Op* below = &op.args[0];
+    while (below->kind == Op::Kind::kProject || below->kind == Op::Kind::kExtend ||
+           below->kind == Op::Kind::kLeftJoin) {
+      below = &below->args[0];
+    }
+    if (below->kind == Op::Kind::kBgp) row_limits_[below] = op.offset.value_or(0) + *op.limit;
+  }
   ASSIGN_OR_RETURN(Solutions rows, Eval(op.args[0], Empty()));
   switch (op.kind) {
     case Op::Kind::kOrderBy: {

@@ -89,6 +89,15 @@ TEST_F(SparqlPlanTest, SelectiveBgpAfterAnOptionalRunsFirst) {
   EXPECT_LE(ds.visited, 5u);
 }
 
+TEST_F(SparqlPlanTest, LimitStopsTheScans) {
+  CountingDataset ds(memory_);
+  EXPECT_EQ(Rows(ds, "SELECT ?x ?n { ?x :type :Person ; :name ?n OPTIONAL { ?x :knows ?y } } LIMIT 3").size(), 3u);
+  EXPECT_LE(ds.visited, 20u);
+  CountingDataset ordered(memory_);
+  EXPECT_EQ(Rows(ordered, "SELECT ?n { ?x :name ?n } ORDER BY ?n LIMIT 2"), (Lines{"\"n0\"", "\"n1\""}));
+  EXPECT_GE(ordered.visited, 1000u);
+}
+
 TEST_F(SparqlPlanTest, UnionAndGraphBranchesGetTheBindings) {
   CountingDataset ds(memory_);
   EXPECT_EQ(Rows(ds, "SELECT ?o { ?x :id \"42\" { ?x :name ?o } UNION { ?x :type ?o } }"),
