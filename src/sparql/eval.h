@@ -52,6 +52,9 @@ class Evaluator {
   Status SetDataset(const Query& query);
 
   Result<Solutions> Eval(const Op& op, const Solution& seed);
+  //! Stops the BGP that `op`'s rows come from (through Project, Extend and LeftJoin's left side)
+  //! after `rows` rows: a LIMIT without ORDER BY, an ASK.
+  void LimitRows(const Op& op, uint64_t rows);
   //! Deadline and cancellation, checked every few hundred rows.
   Status Tick();
 
@@ -71,8 +74,8 @@ class Evaluator {
   //! The order of a BGP for the variables bound in `seed` (and those `assumed` bound, values unknown).
   const BgpPlan& PlanBgp(const Op& bgp, const Solution& seed, const std::vector<bool>* assumed = nullptr);
   const std::map<const GroupPattern*, Op>& exists_ops() const { return exists_; }
-  //! The named graphs visible to GRAPH.
-  Result<std::vector<graph::Term>> NamedGraphs();
+  //! The named graphs visible to GRAPH, listed once per query.
+  Status LoadNamedGraphs();
 
  private:
   void AddVars(const Op& op);
@@ -83,6 +86,8 @@ class Evaluator {
   Result<Solutions> EvalFilter(const Op& op, const Solution& seed);
   Result<Solutions> EvalMinus(const Op& op, const Solution& seed);
   Result<Solutions> EvalGraph(const Op& op, const Solution& seed);
+  //! The visible graphs in which the BGP's most selective pattern matches.
+  Result<std::vector<graph::Term>> GraphsMatching(const Op& bgp, const Solution& seed);
   Result<Solutions> EvalExtend(const Op& op, const Solution& seed);
   Result<Solutions> EvalGroup(const Op& op);
   Result<Solutions> EvalModifier(const Op& op);
@@ -101,7 +106,8 @@ class Evaluator {
 
   struct Cached {
     Solutions rows;
-    std::map<std::vector<int>, std::multimap<size_t, size_t>> index;  //!< by the seed's slots
+    std::vector<bool> always;                                         //!< the slots every row binds: the hash keys
+    std::map<std::vector<int>, std::multimap<size_t, size_t>> index;  //!< by the keys a seed binds
   };
 
   Dataset& dataset_;
@@ -109,7 +115,9 @@ class Evaluator {
   VarTable vars_;
   ExprContext context_;
   ActiveGraph active_;
-  std::optional<std::vector<graph::Term>> named_;  //!< FROM NAMED; unset: the dataset's
+  std::optional<std::vector<graph::Term>> named_;    //!< FROM NAMED; unset: the dataset's
+  std::optional<std::vector<graph::Term>> visible_;  //!< named_ or the dataset's, once listed
+  std::set<graph::Term> visible_set_;
   std::map<const GroupPattern*, Op> exists_;
   std::map<std::pair<const Op*, std::string>, Cached> cache_;
   std::map<std::pair<const Op*, std::vector<bool>>, BgpPlan> plans_;

@@ -14,8 +14,7 @@ class BgpRun {
   Status Step(size_t i) {
     if (out_->size() >= limit_) return Status::Ok();
     for (int f : plan_.filters_after[i]) {
-      std::optional<graph::Term> v = Evaluate(op_.exprs[f], cur_, ev_.context());
-      if (!v || !EffectiveBooleanValue(*v).value_or(false)) return Status::Ok();
+      if (!EvaluateBoolean(op_.exprs[f], cur_, ev_.context()).value_or(false)) return Status::Ok();
     }
     if (i == plan_.order.size()) {
       out_->push_back(cur_);

@@ -83,14 +83,20 @@ Status Evaluator::SetDataset(const Query& query) {
   return Status::Ok();
 }
 
-Result<std::vector<graph::Term>> Evaluator::NamedGraphs() {
-  if (named_) return *named_;
+Status Evaluator::LoadNamedGraphs() {
+  if (visible_) return Status::Ok();
   std::vector<graph::Term> out;
-  RETURN_IF_ERROR(dataset_.NamedGraphs([&](const graph::Term& g) {
-    out.push_back(g);
-    return true;
-  }));
-  return out;
+  if (named_) {
+    out = *named_;
+  } else {
+    RETURN_IF_ERROR(dataset_.NamedGraphs([&](const graph::Term& g) {
+      out.push_back(g);
+      return true;
+    }));
+  }
+  visible_set_.insert(out.begin(), out.end());
+  visible_ = std::move(out);
+  return Status::Ok();
 }
 
 Status Evaluator::Tick() {
@@ -138,11 +144,7 @@ uint64_t Evaluator::EstimateActive(const std::optional<graph::Term>& s, const st
   return n;
 }
 
-bool Evaluator::Holds(const Expr& e, const Solution& s) {
-  std::optional<graph::Term> v = Evaluate(e, s, context_);
-  if (!v) return false;
-  return EffectiveBooleanValue(*v).value_or(false);
-}
+bool Evaluator::Holds(const Expr& e, const Solution& s) { return EvaluateBoolean(e, s, context_).value_or(false); }
 
 Result<Solutions> Evaluator::Eval(const Op& op, const Solution& seed) {
   using K = Op::Kind;

@@ -58,7 +58,7 @@ Result<Solutions> Evaluator::EvalGroup(const Op& op) {
   for (const Key& key : order) {
     Solution s = Empty();
     for (size_t i = 0; i < op.exprs.size(); ++i) {
-      int slot = !op.vars[i].name.empty() ? Slot(op.vars[i])
+      int slot = !op.vars[i].name.empty()               ? Slot(op.vars[i])
                  : op.exprs[i].kind == Expr::Kind::kVar ? vars_.Find(op.exprs[i].name)
                                                         : -1;
       if (slot >= 0) s[slot] = key[i];

@@ -72,16 +72,52 @@ Result<Solutions> Evaluator::EvalMinus(const Op& op, const Solution& seed) {
   return out;
 }
 
+Result<std::vector<graph::Term>> Evaluator::GraphsMatching(const Op& bgp, const Solution& seed) {
+  // The BGP's most selective pattern, scanned over every graph once, names the graphs worth trying.
+  graph::Pattern best;
+  uint64_t best_estimate = UINT64_MAX;
+  for (const TriplePattern& t : bgp.triples) {
+    graph::Pattern p;
+    p.graph = graph::GraphSelector::All();
+    std::optional<graph::Term>* cells[3] = {&p.subject, &p.predicate, &p.object};
+    const VarOrTerm* nodes[3] = {&t.subject, &t.predicate, &t.object};
+    for (int k = 0; k < 3; ++k) {
+      int s = SlotOf(*nodes[k]);
+      *cells[k] = s < 0 ? std::optional<graph::Term>(std::get<graph::Term>(*nodes[k])) : seed[s];
+    }
+    uint64_t e = dataset_.Estimate(p);
+    if (e < best_estimate) {
+      best_estimate = e;
+      best = std::move(p);
+    }
+  }
+  std::set<graph::Term> matched;
+  RETURN_IF_ERROR(dataset_.Scan(best, [&](const graph::Statement& st) {
+    if (st.graph) matched.insert(*st.graph);
+    return Tick().ok();
+  }));
+  RETURN_IF_ERROR(Tick());
+  std::vector<graph::Term> names;
+  for (const graph::Term& g : matched) {
+    if (visible_set_.count(g)) names.push_back(g);
+  }
+  return names;
+}
+
 Result<Solutions> Evaluator::EvalGraph(const Op& op, const Solution& seed) {
   ActiveGraph saved = active_;
   int slot = SlotOf(op.name);
   std::vector<graph::Term> names;
-  ASSIGN_OR_RETURN(std::vector<graph::Term> visible, NamedGraphs());
+  RETURN_IF_ERROR(LoadNamedGraphs());
+  const std::vector<graph::Term>& visible = *visible_;
   if (slot < 0 || seed[slot]) {
     graph::Term name = slot < 0 ? std::get<graph::Term>(op.name) : *seed[slot];
-    if (std::find(visible.begin(), visible.end(), name) != visible.end()) names.push_back(name);
+    if (visible_set_.count(name)) names.push_back(name);
+  } else if (op.args[0].kind == Op::Kind::kBgp && !op.args[0].triples.empty() &&
+             active_.kind == ActiveGraph::Kind::kDefault) {
+    ASSIGN_OR_RETURN(names, GraphsMatching(op.args[0], seed));
   } else {
-    names = std::move(visible);
+    names = visible;
   }
   Solutions out;
   for (const graph::Term& name : names) {
@@ -146,11 +182,16 @@ Result<Solutions> Evaluator::EvalIndependent(const Op& op, const Solution& seed)
   if (it == cache_.end()) {
     if (bound.empty()) return compute();  // evaluated once (the query's top)
     ASSIGN_OR_RETURN(Solutions rows, compute());
-    it = cache_.emplace(key, Cached{std::move(rows), {}}).first;
+    std::vector<bool> always(vars_.size(), true);
+    for (const Solution& r : rows) {
+      for (size_t i = 0; i < always.size(); ++i) always[i] = always[i] && r[i].has_value();
+    }
+    it = cache_.emplace(key, Cached{std::move(rows), std::move(always), {}}).first;
   }
   Cached& cached = it->second;
   Solutions out;
   if (bound.empty()) return cached.rows;
+  std::erase_if(bound, [&](int s) { return !cached.always[s]; });
   auto& index = cached.index[bound];
   if (index.empty()) {
     for (size_t i = 0; i < cached.rows.size(); ++i) index.emplace(HashSlots(cached.rows[i], bound), i);
@@ -168,15 +209,16 @@ Result<Solutions> Evaluator::EvalIndependent(const Op& op, const Solution& seed)
   return out;
 }
 
-Result<Solutions> Evaluator::EvalModifier(const Op& op) {
-  if (op.kind == Op::Kind::kSlice && op.limit) {  // each row of the BGP below gives at least one row
-    const Op* below = &op.args[0];
-    while (below->kind == Op::Kind::kProject || below->kind == Op::Kind::kExtend ||
-           below->kind == Op::Kind::kLeftJoin) {
-      below = &below->args[0];
-    }
-    if (below->kind == Op::Kind::kBgp) row_limits_[below] = op.offset.value_or(0) + *op.limit;
+void Evaluator::LimitRows(const Op& op, uint64_t rows) {
+  const Op* below = &op;  // each row of the BGP below gives at least one row
+  while (below->kind == Op::Kind::kProject || below->kind == Op::Kind::kExtend || below->kind == Op::Kind::kLeftJoin) {
+    below = &below->args[0];
   }
+  if (below->kind == Op::Kind::kBgp) row_limits_[below] = rows;
+}
+
+Result<Solutions> Evaluator::EvalModifier(const Op& op) {
+  if (op.kind == Op::Kind::kSlice && op.limit) LimitRows(op.args[0], op.offset.value_or(0) + *op.limit);
   ASSIGN_OR_RETURN(Solutions rows, Eval(op.args[0], Empty()));
   switch (op.kind) {
     case Op::Kind::kOrderBy: {

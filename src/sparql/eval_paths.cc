@@ -62,8 +62,7 @@ class PathEvaluator {
   }
 
  private:
-  Status Sequence(const Path& p, size_t from, const std::optional<Term>& s, const std::optional<Term>& o,
-                  Pairs* out) {
+  Status Sequence(const Path& p, size_t from, const std::optional<Term>& s, const std::optional<Term>& o, Pairs* out) {
     if (from + 1 == p.args.size()) return Eval(p.args[from], s, o, out);
     Pairs first;
     RETURN_IF_ERROR(Eval(p.args[from], s, std::nullopt, &first));

@@ -44,7 +44,13 @@ class Explainer {
       return;
     }
     out_ += pad + head.substr(1);
-    if (op.kind == K::kJoin || op.kind == K::kLeftJoin) out_ += " (nested loop: the left side's bindings scan the right)";
+    if (op.kind == K::kJoin || op.kind == K::kLeftJoin) {
+      K right = op.args[1].kind;
+      bool once = right == K::kGroup || right == K::kProject || right == K::kDistinct || right == K::kReduced ||
+                  right == K::kSlice || right == K::kOrderBy;
+      out_ +=
+          once ? " (hash join: the right side runs once)" : " (nested loop: the left side's bindings scan the right)";
+    }
     for (const Expr& e : op.exprs) out_ += " " + ToSExpr(e);
     out_ += "\n";
     for (size_t i = 0; i < op.args.size(); ++i) {

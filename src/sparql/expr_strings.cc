@@ -165,6 +165,41 @@ std::optional<Term> Regex(const Term* const* args, size_t count) {
   return Term::Literal(found ? "true" : "false", Xsd("boolean"));
 }
 
+//! fn:replace's replacement in ICU's syntax. XPath: \\ and \$ are escapes, any other \ or a $
+//! without digits an error; $N takes as many digits as name a group (S groups), a group past S
+//! up to 9 is empty; with the flag q everything is literal.
+std::optional<std::string> IcuReplacement(std::string_view xpath, int groups, bool literal) {
+  std::string out;
+  for (size_t i = 0; i < xpath.size(); ++i) {
+    const char ch = xpath[i];
+    if (literal || (ch != '\\' && ch != '$')) {
+      if (ch == '\\' || ch == '$') out += '\\';
+      out += ch;
+      continue;
+    }
+    if (ch == '\\') {
+      if (i + 1 == xpath.size() || (xpath[i + 1] != '\\' && xpath[i + 1] != '$')) return std::nullopt;
+      out += '\\';
+      out += xpath[++i];
+      continue;
+    }
+    size_t end = i + 1;
+    while (end < xpath.size() && std::isdigit(static_cast<unsigned char>(xpath[end]))) ++end;
+    if (end == i + 1) return std::nullopt;
+    // Drop trailing digits (kept as text) until N names a group or is a single digit.
+    size_t digits = std::min<size_t>(end - i - 1, 9);  // within an int
+    auto number = [&](size_t n) { return std::stoi(std::string(xpath.substr(i + 1, n))); };
+    while (digits > 1 && number(digits) > groups) --digits;
+    if (number(digits) <= groups) out += "$" + std::to_string(number(digits));
+    for (size_t k = i + 1 + digits; k < end; ++k) {
+      out += '\\';
+      out += xpath[k];
+    }
+    i = end - 1;
+  }
+  return out;
+}
+
 std::optional<Term> Replace(const Term* const* args, size_t count) {
   if (!IsStringLiteral(*args[0]) || !IsSimpleString(*args[1]) || !IsSimpleString(*args[2])) return std::nullopt;
   if (count > 3 && !IsSimpleString(*args[3])) return std::nullopt;
@@ -175,18 +210,11 @@ std::optional<Term> Replace(const Term* const* args, size_t count) {
   m->reset(EmptyText());
   if (m->matches(status) || U_FAILURE(status)) return std::nullopt;
   const icu::UnicodeString text = icu::UnicodeString::fromUTF8(args[0]->value());
-  // With the flag q the replacement is literal too: its $ and \ escaped for ICU.
-  std::string replacement = args[2]->value();
-  if (count > 3 && args[3]->value().find('q') != std::string::npos) {
-    std::string escaped;
-    for (char ch : replacement) {
-      if (ch == '$' || ch == '\\') escaped += '\\';
-      escaped += ch;
-    }
-    replacement = std::move(escaped);
-  }
+  const bool literal = count > 3 && args[3]->value().find('q') != std::string::npos;
+  const std::optional<std::string> replacement = IcuReplacement(args[2]->value(), m->groupCount(), literal);
+  if (!replacement) return std::nullopt;
   m->reset(text);
-  icu::UnicodeString out = m->replaceAll(icu::UnicodeString::fromUTF8(replacement), status);
+  icu::UnicodeString out = m->replaceAll(icu::UnicodeString::fromUTF8(*replacement), status);
   m->reset(EmptyText());
   if (U_FAILURE(status)) return std::nullopt;
   std::string result;

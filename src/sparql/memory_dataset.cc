@@ -34,8 +34,7 @@ void MemoryDataset::Add(graph::Statement statement) {
   statements_.push_back(std::move(statement));
 }
 
-const std::vector<uint32_t>& MemoryDataset::Candidates(const GraphIndex& index,
-                                                       const graph::Pattern& pattern) const {
+const std::vector<uint32_t>& MemoryDataset::Candidates(const GraphIndex& index, const graph::Pattern& pattern) const {
   const std::vector<uint32_t>* best = &index.all;
   for (const std::vector<uint32_t>* c :
        {Find(index.by_s, pattern.subject), Find(index.by_p, pattern.predicate), Find(index.by_o, pattern.object)}) {
@@ -44,8 +43,7 @@ const std::vector<uint32_t>& MemoryDataset::Candidates(const GraphIndex& index,
   return *best;
 }
 
-Status MemoryDataset::ScanGraph(const GraphIndex& index, const graph::Pattern& pattern, const Visitor& fn,
-                                bool* more) {
+Status MemoryDataset::ScanGraph(const GraphIndex& index, const graph::Pattern& pattern, const Visitor& fn, bool* more) {
   for (uint32_t at : Candidates(index, pattern)) {
     const graph::Statement& s = statements_[at];
     if (pattern.subject && s.subject != *pattern.subject) continue;

@@ -37,8 +37,7 @@ std::optional<graph::Term> Instantiate(const VarOrTerm& node, const Solution& ro
   return t;
 }
 
-Status Construct(const Query& query, const Solutions& rows, const Evaluator& ev, uint64_t cap,
-                 QueryResult* out) {
+Status Construct(const Query& query, const Solutions& rows, const Evaluator& ev, uint64_t cap, QueryResult* out) {
   std::set<graph::Statement> seen;
   uint64_t serial = 0;
   for (const Solution& row : rows) {
@@ -104,6 +103,7 @@ Result<QueryResult> Execute(const Query& query, Dataset& dataset, const ExecuteO
   Evaluator ev(dataset, options);
   Op op = ev.Prepare(TranslateQuery(query));
   RETURN_IF_ERROR(ev.SetDataset(query));
+  if (query.form == Query::Form::kAsk) ev.LimitRows(op, 1);
   ASSIGN_OR_RETURN(Solutions rows, ev.Eval(op, ev.Empty()));
   QueryResult result;
   result.form = query.form;

@@ -54,8 +54,9 @@ TEST_F(SparqlEvalTest, OptionalTakesOnlyItsOwnGroupsFiltersAsItsCondition) {
 }
 
 TEST_F(SparqlEvalTest, BnodeOfAStringIsOneLabelPerSolution) {
-  Result<QueryResult> r = RunQuery(ds_, "SELECT ?b1 ?b2 ?b3 { ?x :name ?n BIND(BNODE(?n) AS ?b1) BIND(BNODE(?n) AS ?b2) "
-                                        "BIND(BNODE(\"other\") AS ?b3) }");
+  Result<QueryResult> r = RunQuery(ds_,
+                                   "SELECT ?b1 ?b2 ?b3 { ?x :name ?n BIND(BNODE(?n) AS ?b1) BIND(BNODE(?n) AS ?b2) "
+                                   "BIND(BNODE(\"other\") AS ?b3) }");
   ASSERT_TRUE(r.ok()) << r.status().message();
   ASSERT_EQ(r->rows.size(), 3u);
   std::set<std::string> labels;

@@ -392,6 +392,14 @@ TEST_F(ExprTest, RegexAndReplace) {
   EXPECT_EQ(E("REPLACE(\"a.b\", \"[.]\", \"\\\\$\")"), "\"a$b\"");
   EXPECT_EQ(E("REPLACE(\"a.b\", \".\", \"\\\\$\", \"q\")"), "\"a\\$b\"");
   EXPECT_EQ(E("REPLACE(\"a.b\", \".\", \"$1\", \"q\")"), "\"a$1b\"");
+  // XPath's $N: a group past the pattern's up to $9 is empty, $12 with one group is $1 then "2".
+  EXPECT_EQ(E("REPLACE(\"abc\", \"b\", \"[$1]\")"), "\"a[]c\"");
+  EXPECT_EQ(E("REPLACE(\"abc\", \"(b)\", \"$12\")"), "\"ab2c\"");
+  EXPECT_EQ(E("REPLACE(\"abc\", \"(b)\", \"$0$1\")"), "\"abbc\"");
+  EXPECT_EQ(E("REPLACE(\"abc\", \"(b)\", \"$123456789012345\")"), "\"ab23456789012345c\"");
+  EXPECT_EQ(E("REPLACE(\"abc\", \"b\", \"$\")"), "error");
+  EXPECT_EQ(E("REPLACE(\"abc\", \"b\", \"\\\\n\")"), "error");
+  EXPECT_EQ(E("REPLACE(\"abc\", \"b\", \"\\\\\\\\\")"), "\"a\\c\"");
   EXPECT_EQ(E("REPLACE(\"abc\", \"x*\", \"-\")"), "error");
   EXPECT_EQ(E("REPLACE(\"abc\", \"b\", 1)"), "error");
 }
@@ -573,7 +581,7 @@ TEST(ExprAggregateTest, Aggregates) {
   EXPECT_EQ(Aggregate("GROUP_CONCAT(?v)", {}), "\"\"");
   EXPECT_EQ(Aggregate("GROUP_CONCAT(?v)", {a, error}), "error");
   EXPECT_EQ(Aggregate("GROUP_CONCAT(?v)", {Term::LangLiteral("x", "en"), Term::LangLiteral("y", "en")}),
-            "\"x y\"@en");
+            "\"x y\"");
   EXPECT_EQ(Aggregate("GROUP_CONCAT(?v)", {Term::LangLiteral("x", "en"), a}), "\"x a\"");
 }
 

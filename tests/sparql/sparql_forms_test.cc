@@ -78,6 +78,10 @@ TEST_F(SparqlFormsTest, MaxRowsDeadlineAndCancel) {
   Result<QueryResult> timed = RunQuery(big, "SELECT * { ?s :p ?o . ?t :p ?o }", late);
   ASSERT_FALSE(timed.ok());
   EXPECT_EQ(timed.status().message(), "the query ran longer than its timeout");
+  // A scan whose rows a FILTER rejects still checks the deadline.
+  Result<QueryResult> filtered = RunQuery(big, "SELECT * { ?s :p ?o FILTER(?o = 1) }", late);
+  ASSERT_FALSE(filtered.ok());
+  EXPECT_EQ(filtered.status().code(), Status::Code::kAborted);
   std::atomic<bool> cancelled{true};
   ExecuteOptions cancel;
   cancel.cancelled = &cancelled;

@@ -19,9 +19,7 @@ class CountingDataset : public Dataset {
     });
   }
   uint64_t Estimate(const graph::Pattern& p) override { return inner_.Estimate(p); }
-  Status NamedGraphs(const std::function<bool(const graph::Term& name)>& fn) override {
-    return inner_.NamedGraphs(fn);
-  }
+  Status NamedGraphs(const std::function<bool(const graph::Term& name)>& fn) override { return inner_.NamedGraphs(fn); }
   int FullScans() const {
     int n = 0;
     for (const auto& p : patterns) n += !p.subject && !p.object && (!p.predicate || IsCommon(*p.predicate));
@@ -93,9 +91,28 @@ TEST_F(SparqlPlanTest, LimitStopsTheScans) {
   CountingDataset ds(memory_);
   EXPECT_EQ(Rows(ds, "SELECT ?x ?n { ?x :type :Person ; :name ?n OPTIONAL { ?x :knows ?y } } LIMIT 3").size(), 3u);
   EXPECT_LE(ds.visited, 20u);
+  CountingDataset ask(memory_);
+  Result<Query> q = ParseQuery("PREFIX : <http://e/> ASK { ?x :type :Person ; :name ?n }");
+  ASSERT_TRUE(q.ok());
+  Result<QueryResult> yes = Execute(*q, ask);
+  ASSERT_TRUE(yes.ok());
+  EXPECT_TRUE(yes->boolean);
+  EXPECT_LE(ask.visited, 5u);
   CountingDataset ordered(memory_);
   EXPECT_EQ(Rows(ordered, "SELECT ?n { ?x :name ?n } ORDER BY ?n LIMIT 2"), (Lines{"\"n0\"", "\"n1\""}));
   EXPECT_GE(ordered.visited, 1000u);
+}
+
+TEST_F(SparqlPlanTest, GraphVariableTriesOnlyGraphsWhereAPatternMatches) {
+  MemoryDataset named;
+  for (int i = 0; i < 200; ++i) {
+    graph::Term g = E("g" + std::to_string(i));
+    named.Add({E("page"), E("title"), graph::Term::Literal("t" + std::to_string(i)), g});
+    if (i == 17) named.Add({E("page"), E("rare"), E("yes"), g});
+  }
+  CountingDataset ds(named);
+  EXPECT_EQ(Rows(ds, "SELECT ?g ?t { GRAPH ?g { ?p :title ?t . ?p :rare :yes } }"), Lines{":g17 \"t17\""});
+  EXPECT_LE(ds.patterns.size(), 5u);
 }
 
 TEST_F(SparqlPlanTest, UnionAndGraphBranchesGetTheBindings) {
@@ -129,6 +146,14 @@ TEST_F(SparqlPlanTest, ExplainShowsOrderIndexesAndFilters) {
   EXPECT_LT(id, filter) << text;
   EXPECT_LT(filter, name) << text;
   EXPECT_NE(knows, std::string::npos) << text;
+  EXPECT_NE(text.find("leftjoin (nested loop"), std::string::npos) << text;
+
+  Result<Query> sub = ParseQuery(
+      "PREFIX : <http://e/> SELECT * { ?x :knows ?y { SELECT ?y (COUNT(*) AS ?c) { ?y :type ?t } GROUP BY ?y } }");
+  ASSERT_TRUE(sub.ok());
+  Result<std::string> sub_plan = ExplainPlan(*sub, memory_);
+  ASSERT_TRUE(sub_plan.ok());
+  EXPECT_NE(sub_plan->find("join (hash join: the right side runs once)"), std::string::npos) << *sub_plan;
 }
 
 }  // namespace

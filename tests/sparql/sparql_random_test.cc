@@ -18,9 +18,7 @@ class ScrambledDataset : public Dataset {
   ScrambledDataset(Dataset& inner, uint64_t seed) : inner_(inner), rng_(seed) {}
   Status Scan(const graph::Pattern& p, const Visitor& fn) override { return inner_.Scan(p, fn); }
   uint64_t Estimate(const graph::Pattern&) override { return rng_() % 1000; }
-  Status NamedGraphs(const std::function<bool(const graph::Term& name)>& fn) override {
-    return inner_.NamedGraphs(fn);
-  }
+  Status NamedGraphs(const std::function<bool(const graph::Term& name)>& fn) override { return inner_.NamedGraphs(fn); }
 
  private:
   Dataset& inner_;
@@ -96,8 +94,8 @@ TEST(SparqlRandomTest, PlansAgreeWithTheReference) {
       EXPECT_EQ(Rows(ds, text + " }"), expected) << "seed " << seed << ": " << text;
       ScrambledDataset scrambled(ds, seed + q);
       EXPECT_EQ(Rows(scrambled, text + " }"), expected) << "seed " << seed << ": " << text;
-      std::string extra = " OPTIONAL { ?a :p" + std::to_string(rng() % 3) + " ?c } FILTER(?a != " +
-                          Node(rng, nodes) + ") OPTIONAL { ?c :p0 ?e FILTER(?e != ?b) } }";
+      std::string extra = " OPTIONAL { ?a :p" + std::to_string(rng() % 3) + " ?c } FILTER(?a != " + Node(rng, nodes) +
+                          ") OPTIONAL { ?c :p0 ?e FILTER(?e != ?b) } }";
       EXPECT_EQ(Rows(scrambled, text + extra), Rows(ds, text + extra)) << "seed " << seed << ": " << text + extra;
     }
   }
