@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "sparql/iri_resolve.h"
+#include "sparql/results_format.h"
 #include "test_paths.h"
 
 namespace webindex::sparql::w3c {
@@ -290,6 +291,27 @@ QueryResult ToQueryResult(const Answer& answer) {
     }
   }
   return r;
+}
+
+//! `result` through a writer and its reader: empty when nothing changed.
+std::string RoundTrip(const QueryResult& result, const Answer& answer, bool csv) {
+  std::vector<std::pair<ResultFormat, std::string>> formats;
+  if (csv) {
+    formats = {{ResultFormat::kCsv, "csv"}};
+  } else if (result.form == Query::Form::kSelect) {
+    formats = {{ResultFormat::kJson, "srj"}, {ResultFormat::kXml, "srx"}, {ResultFormat::kTsv, "tsv"}};
+  } else if (result.form == Query::Form::kAsk) {
+    formats = {{ResultFormat::kJson, "srj"}, {ResultFormat::kXml, "srx"}};
+  }
+  for (const auto& [format, ext] : formats) {
+    auto text = FormatResult(result, format);
+    if (!text.ok()) return "writing " + ext + ": " + text.status().ToString();
+    auto back = ParseAnswer(*text, ext, "");
+    if (!back.ok()) return "reading back " + ext + ": " + back.status().ToString();
+    std::string why = Compare(*back, answer, /*ordered=*/true, false);
+    if (!why.empty()) return "written as " + ext + " and read back: " + why;
+  }
+  return "";
 }
 
 }  // namespace webindex::sparql::w3c

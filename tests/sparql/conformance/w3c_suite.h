@@ -77,4 +77,8 @@ QueryResult ToQueryResult(const Answer& answer);
 std::string Compare(const Answer& actual, const Answer& expected, bool ordered, bool lax,
                     const std::vector<std::string>& order_keys = {});
 
+//! `result` written as JSON, XML and TSV (SELECT; ASK: JSON and XML; `csv`: CSV) and read back
+//! must equal `answer`: empty when it does, else what changed.
+std::string RoundTrip(const QueryResult& result, const Answer& answer, bool csv);
+
 }  // namespace webindex::sparql::w3c

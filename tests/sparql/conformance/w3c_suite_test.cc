@@ -125,13 +125,26 @@ TEST(SparqlW3cReadersTest, EveryExpectedResultReads) {
   EXPECT_GT(rows, 1500u);
 }
 
+TEST(SparqlW3cReadersTest, EveryExpectedResultThroughTheWritersAndBack) {
+  auto cases = ReadManifest(kDir + "manifest.txt");
+  ASSERT_TRUE(cases.ok());
+  for (const auto& c : *cases) {
+    if (!c.out_of_scope.empty()) continue;
+    auto a = ReadAnswer(c.Dir() + "/" + c.result, c.BaseIri() + c.result);
+    ASSERT_TRUE(a.ok()) << c.Id();
+    EXPECT_EQ(RoundTrip(ToQueryResult(*a), *a, a->csv), "") << c.Id();
+  }
+}
+
 TEST(SparqlW3cReadersTest, TurtleWithPrefixesBaseAndBlankNodes) {
   auto st = ReadRdf(kDir + "sparql10/basic/data-1.ttl", "http://b/data-1.ttl", "f0_", std::nullopt);
   ASSERT_TRUE(st.ok()) << st.status().ToString();
   EXPECT_FALSE(st->empty());
   for (const auto& s : *st) {
     EXPECT_TRUE(s.predicate.is_iri() && s.predicate.value().find(':') != std::string::npos);
-    if (s.subject.is_blank()) EXPECT_TRUE(s.subject.value().starts_with("f0_"));
+    if (s.subject.is_blank()) {
+      EXPECT_TRUE(s.subject.value().starts_with("f0_"));
+    }
     EXPECT_FALSE(s.graph.has_value());
   }
 }
