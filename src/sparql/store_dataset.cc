@@ -55,7 +55,12 @@ uint64_t StoreDataset::Count(const std::string& start) {
                    ? static_cast<uint64_t>(static_cast<double>(total.file_bytes) / sampled.file_bytes * sampled_in_files)
                    : total.file_bytes / 64;  // no row of the sample in files: ~64 bytes a row
   }
-  return std::max(kExactUpTo + 1, total.memtable_entries + in_files);
+  const uint64_t estimate = total.memtable_entries + in_files;
+  if (estimate > kCountedUpTo) return estimate;
+  // RocksDB's memtable counts come from samples of its skip list and can miss a range whole:
+  // an estimate that says "small" is checked by counting on, up to kCountedUpTo rows.
+  for (; it->Valid() && count < kCountedUpTo; it->Next()) ++count;
+  return it->Valid() ? std::max(estimate, kCountedUpTo + 1) : count;
 }
 
 uint64_t StoreDataset::Estimate(const graph::Pattern& pattern) {

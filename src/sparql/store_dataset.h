@@ -31,6 +31,8 @@ class StoreDataset final : public Dataset {
   Status ScanText(const graph::TextSearch& search, const Visitor& fn) override;
 
   static constexpr uint64_t kExactUpTo = 256;
+  //! An estimate below this is checked by counting on to it (memtable counts are samples).
+  static constexpr uint64_t kCountedUpTo = 4096;
 
  private:
   //! The estimate for the rows of one graph (nullopt: the default graph) matching `pattern`.

@@ -97,8 +97,11 @@ TEST_F(StoreDatasetTest, EstimatesAreExactForFewMatchesAndCloseForMany) {
     Pattern many = P({}, Iri("many"), {});
     ASSERT_EQ(Count(dataset, many), static_cast<uint64_t>(kMany));
     const uint64_t estimate = dataset.Estimate(many);
-    EXPECT_GE(estimate, kMany / 4) << "an estimate far below the count makes plans scan it first";
-    EXPECT_LE(estimate, kMany * 4);  // memtables count their entries from samples
+    // Files are sized from the sample's share of their bytes; memtables count their entries by
+    // sampling their skip lists, which is rougher (0 to 4x seen), and a count checks a small one.
+    EXPECT_GE(estimate, flushed ? kMany / 3 : StoreDataset::kCountedUpTo)
+        << "an estimate far below the count makes plans scan it first";
+    EXPECT_LE(estimate, flushed ? kMany * 3 : kMany * 8);
     // Every graph: the default graph's 7 and one in each named graph.
     Pattern everywhere = P({}, Iri("few"), {}, graph::GraphSelector::All());
     EXPECT_EQ(dataset.Estimate(everywhere), 10u);
