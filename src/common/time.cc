@@ -9,7 +9,9 @@
 namespace webindex {
 namespace {
 
-bool Digits(std::string_view s, size_t pos, size_t n, int* out) {
+}  // namespace
+
+bool ParseDigits(std::string_view s, size_t pos, size_t n, int* out) {
   if (pos + n > s.size()) return false;
   int v = 0;
   for (size_t i = pos; i < pos + n; ++i) {
@@ -20,7 +22,6 @@ bool Digits(std::string_view s, size_t pos, size_t n, int* out) {
   return true;
 }
 
-//! Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's algorithm).
 int64_t DaysFromCivil(int64_t y, unsigned m, unsigned d) {
   y -= m <= 2;
   const int64_t era = (y >= 0 ? y : y - 399) / 400;
@@ -30,20 +31,33 @@ int64_t DaysFromCivil(int64_t y, unsigned m, unsigned d) {
   return era * 146097 + static_cast<int64_t>(doe) - 719468;
 }
 
-bool IsLeap(int y) { return (y % 4 == 0 && y % 100 != 0) || y % 400 == 0; }
+void CivilFromDays(int64_t z, int64_t* y, unsigned* m, unsigned* d) {
+  z += 719468;
+  const int64_t era = (z >= 0 ? z : z - 146096) / 146097;
+  const auto doe = static_cast<unsigned>(z - era * 146097);
+  const unsigned yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+  const unsigned doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+  const unsigned mp = (5 * doy + 2) / 153;
+  *d = doy - (153 * mp + 2) / 5 + 1;
+  *m = mp < 10 ? mp + 3 : mp - 9;
+  *y = static_cast<int64_t>(yoe) + era * 400 + (*m <= 2);
+}
 
-}  // namespace
+bool IsLeapYear(int64_t y) { return (y % 4 == 0 && y % 100 != 0) || y % 400 == 0; }
+
+int DaysInMonth(int64_t y, int m) {
+  static constexpr int kDays[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+  return m == 2 && IsLeapYear(y) ? 29 : kDays[m - 1];
+}
 
 std::optional<Instant> ParseRfc3339(std::string_view s) {
   int year, mon, day, hour, min, sec;
-  if (!Digits(s, 0, 4, &year) || s.size() < 20 || s[4] != '-' || !Digits(s, 5, 2, &mon) || s[7] != '-' ||
-      !Digits(s, 8, 2, &day) || (s[10] != 'T' && s[10] != 't') || !Digits(s, 11, 2, &hour) || s[13] != ':' ||
-      !Digits(s, 14, 2, &min) || s[16] != ':' || !Digits(s, 17, 2, &sec)) {
+  if (!ParseDigits(s, 0, 4, &year) || s.size() < 20 || s[4] != '-' || !ParseDigits(s, 5, 2, &mon) || s[7] != '-' ||
+      !ParseDigits(s, 8, 2, &day) || (s[10] != 'T' && s[10] != 't') || !ParseDigits(s, 11, 2, &hour) || s[13] != ':' ||
+      !ParseDigits(s, 14, 2, &min) || s[16] != ':' || !ParseDigits(s, 17, 2, &sec)) {
     return std::nullopt;
   }
-  static constexpr int kDays[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
-  if (mon < 1 || mon > 12 || day < 1) return std::nullopt;
-  if (day > kDays[mon - 1] + (mon == 2 && IsLeap(year) ? 1 : 0)) return std::nullopt;
+  if (mon < 1 || mon > 12 || day < 1 || day > DaysInMonth(year, mon)) return std::nullopt;
   if (hour > 23 || min > 59 || sec > 60) return std::nullopt;  // 60: leap second
   size_t pos = 19;
   int32_t nanos = 0;
@@ -65,7 +79,7 @@ std::optional<Instant> ParseRfc3339(std::string_view s) {
     ++pos;
   } else if (s[pos] == '+' || s[pos] == '-') {
     int oh, om;
-    if (!Digits(s, pos + 1, 2, &oh) || pos + 3 >= s.size() || s[pos + 3] != ':' || !Digits(s, pos + 4, 2, &om) ||
+    if (!ParseDigits(s, pos + 1, 2, &oh) || pos + 3 >= s.size() || s[pos + 3] != ':' || !ParseDigits(s, pos + 4, 2, &om) ||
         oh > 23 || om > 59) {
       return std::nullopt;
     }

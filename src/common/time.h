@@ -17,6 +17,17 @@ struct Instant {
   auto operator<=>(const Instant&) const = default;
 };
 
+//! The proleptic Gregorian calendar (Howard Hinnant's algorithms; any year, year 0 is 1 BCE), for
+//! the parsers of RFC 3339 here and of xsd:dateTime (graph/temporal_index.h, sparql/expr_time.cc).
+//! Days from 1970-01-01 to y-m-d, and back.
+int64_t DaysFromCivil(int64_t y, unsigned m, unsigned d);
+void CivilFromDays(int64_t days, int64_t* y, unsigned* m, unsigned* d);
+bool IsLeapYear(int64_t y);
+//! 28 to 31 for m in 1..12.
+int DaysInMonth(int64_t y, int m);
+//! Reads exactly `n` ASCII digits at `pos` of `s` into `*out`; false when they are not there.
+bool ParseDigits(std::string_view s, size_t pos, size_t n, int* out);
+
 //! The instant `text` names, or nullopt when it is not an RFC 3339 date-time
 //! (YYYY-MM-DDTHH:MM:SS[.frac](Z|+HH:MM|-HH:MM), 'T'/'Z' in either case) or its fraction of a
 //! second has more than 9 digits (an Instant holds nanoseconds).

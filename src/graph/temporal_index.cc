@@ -15,30 +15,6 @@ namespace {
 constexpr size_t kMaxCursorChars = 1 << 20;
 constexpr size_t kInstantBytes = 8;
 
-//! Days from 1970-01-01 to a proleptic Gregorian date (any year; year 0 is 1 BCE).
-int64_t DaysFromCivil(int64_t y, unsigned m, unsigned d) {
-  y -= m <= 2;
-  const int64_t era = (y >= 0 ? y : y - 399) / 400;
-  const auto yoe = static_cast<unsigned>(y - era * 400);
-  const unsigned doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-  const unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-  return era * 146097 + static_cast<int64_t>(doe) - 719468;
-}
-
-void CivilFromDays(int64_t z, int64_t* y, unsigned* m, unsigned* d) {
-  z += 719468;
-  const int64_t era = (z >= 0 ? z : z - 146096) / 146097;
-  const auto doe = static_cast<unsigned>(z - era * 146097);
-  const unsigned yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-  const unsigned doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-  const unsigned mp = (5 * doy + 2) / 153;
-  *d = doy - (153 * mp + 2) / 5 + 1;
-  *m = mp < 10 ? mp + 3 : mp - 9;
-  *y = static_cast<int64_t>(yoe) + era * 400 + (*m <= 2);
-}
-
-bool IsLeap(int64_t y) { return (y % 4 == 0 && y % 100 != 0) || y % 400 == 0; }
-
 //! Reads exactly `n` digits at `*pos`.
 bool Fixed(std::string_view s, size_t* pos, size_t n, unsigned* out) {
   if (*pos + n > s.size()) return false;
@@ -132,8 +108,7 @@ std::optional<int64_t> ParseXsdDateTime(std::string_view s) {
     while (pos < s.size() && s[pos] >= '0' && s[pos] <= '9') fraction_zero &= s[pos++] == '0';
     if (pos == start) return std::nullopt;
   }
-  static constexpr unsigned kDays[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
-  if (mon < 1 || mon > 12 || day < 1 || day > kDays[mon - 1] + (mon == 2 && IsLeap(year) ? 1 : 0)) {
+  if (mon < 1 || mon > 12 || day < 1 || day > static_cast<unsigned>(DaysInMonth(year, static_cast<int>(mon)))) {
     return std::nullopt;
   }
   if (min > 59 || sec > 59) return std::nullopt;

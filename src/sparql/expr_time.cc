@@ -3,42 +3,15 @@
 #include <charconv>
 #include <cstdio>
 
+#include "common/time.h"
 #include "sparql/expr_internal.h"
 
 namespace webindex::sparql::expr {
 namespace {
 
-bool Digits(std::string_view s, size_t pos, size_t n, int* out) {
-  if (pos + n > s.size()) return false;
-  int v = 0;
-  for (size_t i = pos; i < pos + n; ++i) {
-    if (s[i] < '0' || s[i] > '9') return false;
-    v = v * 10 + (s[i] - '0');
-  }
-  *out = v;
-  return true;
-}
-
-bool IsLeap(int64_t y) { return (y % 4 == 0 && y % 100 != 0) || y % 400 == 0; }
-
-int DaysInMonth(int64_t y, int m) {
-  static constexpr int kDays[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
-  return m == 2 && IsLeap(y) ? 29 : kDays[m - 1];
-}
-
-//! Days from 1970-01-01 to y-m-d (proleptic Gregorian), Howard Hinnant's days_from_civil.
-int64_t DaysFromCivil(int64_t y, int m, int d) {
-  y -= m <= 2;
-  const int64_t era = (y >= 0 ? y : y - 399) / 400;
-  const int64_t yoe = y - era * 400;
-  const int64_t doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-  const int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-  return era * 146097 + doe - 719468;
-}
-
 //! Seconds since the epoch of the local time, minus `tz_minutes` (UTC when it had a zone).
 int64_t Seconds(const DateTime& t, int tz_minutes) {
-  return DaysFromCivil(t.year, t.month, t.day) * 86400 + t.hour * 3600 + t.minute * 60 + t.second -
+  return DaysFromCivil(t.year, static_cast<unsigned>(t.month), static_cast<unsigned>(t.day)) * 86400 + t.hour * 3600 + t.minute * 60 + t.second -
          int64_t{tz_minutes} * 60;
 }
 
@@ -72,9 +45,9 @@ std::optional<DateTime> ParseDateTime(std::string_view s) {
   if (ec != std::errc()) return std::nullopt;
   if (negative) t.year = -t.year;
   i = y;
-  if (i + 15 > s.size() || s[i] != '-' || !Digits(s, i + 1, 2, &t.month) || s[i + 3] != '-' ||
-      !Digits(s, i + 4, 2, &t.day) || s[i + 6] != 'T' || !Digits(s, i + 7, 2, &t.hour) || s[i + 9] != ':' ||
-      !Digits(s, i + 10, 2, &t.minute) || s[i + 12] != ':' || !Digits(s, i + 13, 2, &t.second)) {
+  if (i + 15 > s.size() || s[i] != '-' || !ParseDigits(s, i + 1, 2, &t.month) || s[i + 3] != '-' ||
+      !ParseDigits(s, i + 4, 2, &t.day) || s[i + 6] != 'T' || !ParseDigits(s, i + 7, 2, &t.hour) || s[i + 9] != ':' ||
+      !ParseDigits(s, i + 10, 2, &t.minute) || s[i + 12] != ':' || !ParseDigits(s, i + 13, 2, &t.second)) {
     return std::nullopt;
   }
   i += 15;
@@ -90,8 +63,8 @@ std::optional<DateTime> ParseDateTime(std::string_view s) {
     int hh = 0, mm = 0;
     if (s[i] == 'Z' && i + 1 == s.size()) {
       t.tz_minutes = 0;
-    } else if ((s[i] == '+' || s[i] == '-') && i + 6 == s.size() && Digits(s, i + 1, 2, &hh) && s[i + 3] == ':' &&
-               Digits(s, i + 4, 2, &mm) && (hh < 14 || (hh == 14 && mm == 0)) && mm < 60) {
+    } else if ((s[i] == '+' || s[i] == '-') && i + 6 == s.size() && ParseDigits(s, i + 1, 2, &hh) && s[i + 3] == ':' &&
+               ParseDigits(s, i + 4, 2, &mm) && (hh < 14 || (hh == 14 && mm == 0)) && mm < 60) {
       t.tz_minutes = (s[i] == '-' ? -1 : 1) * (hh * 60 + mm);
     } else {
       return std::nullopt;
