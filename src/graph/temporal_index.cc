@@ -75,14 +75,18 @@ std::string TemporalKey(const KeySpace& space, bool by_predicate, const Statemen
 
 //! An RFC 3339 time (or an xsd:dateTime lexical form) in whole UTC seconds.
 Result<int64_t> ParseTime(std::string_view name, std::string_view text) {
-  if (auto instant = ParseRfc3339(text)) return instant->seconds;
-  if (auto seconds = ParseXsdDateTime(text)) return *seconds;
+  if (auto seconds = ParseInstant(text)) return *seconds;
   return Status::InvalidArgument(std::string(name) + ": '" + std::string(text) +
                                  "' is not a date-time; write RFC 3339, e.g. 2015-07-28T03:06:17Z or "
                                  "2015-07-28T05:06:17+02:00");
 }
 
 }  // namespace
+
+std::optional<int64_t> ParseInstant(std::string_view text) {
+  if (auto instant = ParseRfc3339(text)) return instant->seconds;
+  return ParseXsdDateTime(text);
+}
 
 std::optional<int64_t> ParseXsdDateTime(std::string_view s) {
   size_t pos = 0;

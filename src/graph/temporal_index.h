@@ -23,6 +23,10 @@ inline constexpr std::string_view kXsdDateTime = "http://www.w3.org/2001/XMLSche
 //! (floor); nullopt when it is not one.
 std::optional<int64_t> ParseXsdDateTime(std::string_view lexical);
 
+//! A query's time: RFC 3339 or an xsd:dateTime lexical form, in whole UTC seconds; nullopt when
+//! it is neither (`query temporal`'s options, SPARQL's tempo: functions).
+std::optional<int64_t> ParseInstant(std::string_view text);
+
 //! The xsd:dateTime form of an instant in UTC whole seconds ("2015-07-28T03:06:17Z").
 std::string FormatXsdDateTime(int64_t seconds);
 

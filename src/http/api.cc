@@ -23,6 +23,8 @@ namespace {
 constexpr std::string_view kOther = "other";
 constexpr std::string_view kUi = "ui";  //!< the web UI's files (ui_assets.h)
 
+}  // namespace
+
 int HttpStatus(const Status& st) {
   switch (st.code()) {
     case Status::Code::kInvalidArgument:
@@ -37,6 +39,8 @@ int HttpStatus(const Status& st) {
       return 500;
   }
 }
+
+namespace {
 
 Result<size_t> LimitParam(const Target& t) {
   auto it = t.params.find("limit");

@@ -23,6 +23,10 @@
 
 namespace webindex::http {
 
+//! The HTTP status of an error: 400 InvalidArgument, 404 NotFound, 409 Aborted (an index the
+//! table does not keep, a stale cursor), 503 Unavailable, 500 otherwise.
+int HttpStatus(const Status& st);
+
 //! /sparql's limits (sparql_route.h).
 struct SparqlOptions {
   std::chrono::milliseconds timeout{30000};      //!< a query's time budget unless it asks for another

@@ -18,15 +18,6 @@ ApiResponse Fail(int status, std::string_view message) {
   return r;
 }
 
-int StatusOf(const Status& st) {
-  switch (st.code()) {
-    case Status::Code::kInvalidArgument: return 400;
-    case Status::Code::kAborted: return 409;
-    case Status::Code::kUnavailable: return 503;
-    default: return 500;
-  }
-}
-
 //! The media type of a Content-Type header, lower case, without parameters.
 std::string MediaTypeOf(std::string_view content_type) {
   std::string type(content_type.substr(0, content_type.find(';')));
@@ -120,7 +111,7 @@ ApiResponse AnswerSparql(state::Store& store, const ApiRequest& request, const S
   limits.timeout = *timeout;
   limits.max_rows = options.max_rows;
   auto answer = sparql::AnswerQuery(store, *query, *format, limits);
-  if (!answer.ok()) return Fail(StatusOf(answer.status()), answer.status().message());
+  if (!answer.ok()) return Fail(HttpStatus(answer.status()), answer.status().message());
   ApiResponse r;
   r.content_type = std::move(answer->media_type);
   r.body = std::move(answer->body);

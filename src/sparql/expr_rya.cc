@@ -1,18 +1,11 @@
 #include "sparql/expr_rya.h"
 
-#include "common/time.h"
 #include "graph/temporal_index.h"
 #include "graph/text_index.h"
 #include "graph/text_query.h"
 
 namespace webindex::sparql {
 namespace {
-
-//! An RFC 3339 time (or an xsd:dateTime lexical form) in whole UTC seconds, as `query temporal`.
-std::optional<int64_t> Seconds(std::string_view text) {
-  if (auto instant = ParseRfc3339(text)) return instant->seconds;
-  return graph::ParseXsdDateTime(text);
-}
 
 struct Interval {
   int64_t from = 0, to = 0;
@@ -29,8 +22,8 @@ std::optional<Interval> ParseInterval(std::string_view text) {
     while (!s.empty() && s.back() == ' ') s.remove_suffix(1);
     return s;
   };
-  const auto from = Seconds(trim(text.substr(0, comma)));
-  const auto to = Seconds(trim(text.substr(comma + 1)));
+  const auto from = graph::ParseInstant(trim(text.substr(0, comma)));
+  const auto to = graph::ParseInstant(trim(text.substr(comma + 1)));
   if (!from || !to || *from > *to) return std::nullopt;
   return Interval{*from, *to};
 }
@@ -45,7 +38,7 @@ std::optional<bool> Temporal(std::string_view name, const graph::Term& value, co
     range = ParseInterval(text);
     if (!range) return std::nullopt;
   } else {
-    instant = Seconds(text);
+    instant = graph::ParseInstant(text);
     if (!instant) return std::nullopt;
   }
   if ((name == "within") != interval && name != "before" && name != "after") return std::nullopt;
