@@ -47,6 +47,21 @@ struct TemporalQuery {
   GraphSelector graph;
 };
 
+//! True when an instant (whole UTC seconds) satisfies `query`'s operator and times.
+inline bool Satisfies(const TemporalQuery& query, int64_t at) {
+  switch (query.op) {
+    case TemporalQuery::Op::kBefore:
+      return at < query.t1;
+    case TemporalQuery::Op::kAfter:
+      return at > query.t1;
+    case TemporalQuery::Op::kEquals:
+      return at == query.t1;
+    case TemporalQuery::Op::kWithin:
+      return at > query.t1 && at < query.t2;
+  }
+  return false;
+}
+
 //! A query from the CLI's --before/--after/--equals/--within (or the API's parameters of the
 //! same names): exactly one of them non-empty; times in RFC 3339 (any zone, fractions dropped),
 //! `within` as T1/T2 with T1 before T2. `predicate` an IRI, bare or in angle brackets, or

@@ -9,6 +9,7 @@
 
 #include "common/status.h"
 #include "graph/graph_query.h"
+#include "graph/index_set.h"
 #include "graph/temporal_index.h"
 #include "graph/term.h"
 #include "graph/text_query.h"
@@ -39,6 +40,14 @@ class Dataset {
   //! keeps none.
   virtual Status ScanTemporal(const graph::TemporalQuery& query, const Visitor& fn) = 0;
   virtual Status ScanText(const graph::TextSearch& search, const Visitor& fn) = 0;
+
+  //! The indexes the dataset keeps: a plan reads an index only for the statements it holds
+  //! (with `temporal_predicates` set, only those predicates' date-times).
+  virtual graph::IndexSet Indexes() = 0;
+  //! How many statements ScanTemporal / ScanText give: exact up to a few thousand, above that
+  //! a number larger than that (cheap enough to ask once per pattern and query).
+  virtual uint64_t EstimateTemporal(const graph::TemporalQuery& query) = 0;
+  virtual uint64_t EstimateText(const graph::TextSearch& search) = 0;
 };
 
 }  // namespace webindex::sparql

@@ -12,6 +12,7 @@
 #include <set>
 #include <string>
 #include <utility>
+#include <variant>
 #include <vector>
 
 #include "common/status.h"
@@ -33,12 +34,22 @@ struct ActiveGraph {
   std::string Key() const;
 };
 
+//! A step that reads Rya's temporal or free-text index instead of the statement orders: a
+//! FILTER of its BGP calls tempo:* or fts:text on the pattern's object variable with a constant,
+//! so the object's possible values are exactly the index's matches for the function's query
+//! (the FILTER still runs). The query has no predicate or graph yet: the step adds them.
+struct IndexAccess {
+  std::variant<graph::TemporalQuery, graph::TextQueryNode> query;
+  bool temporal() const { return query.index() == 0; }
+};
+
 //! One BGP's order for a set of bound variables: the patterns' indexes in scan order, the
 //! filters (indexes into Op::exprs) to test after each step (step -1: before any scan).
 struct BgpPlan {
   std::vector<int> order;
   std::vector<uint64_t> estimates;
   std::vector<std::vector<int>> filters_after;  //!< size order.size() + 1; [0] before the first scan
+  std::vector<std::optional<IndexAccess>> access;  //!< per step: set when it reads an index
 };
 
 class Evaluator {
@@ -71,6 +82,10 @@ class Evaluator {
                     const std::optional<graph::Term>& o, const Dataset::Visitor& fn);
   uint64_t EstimateActive(const std::optional<graph::Term>& s, const std::optional<graph::Term>& p,
                           const std::optional<graph::Term>& o);
+  //! Reads `access`'s index over the active graph for statements of `predicate` (nullopt: any).
+  Status ScanIndexActive(const IndexAccess& access, const std::optional<graph::Term>& predicate,
+                         const Dataset::Visitor& fn);
+  uint64_t EstimateIndexActive(const IndexAccess& access, const std::optional<graph::Term>& predicate);
   //! The order of a BGP for the variables bound in `seed` (and those `assumed` bound, values unknown).
   const BgpPlan& PlanBgp(const Op& bgp, const Solution& seed, const std::vector<bool>* assumed = nullptr);
   const std::map<const GroupPattern*, Op>& exists_ops() const { return exists_; }

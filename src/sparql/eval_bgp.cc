@@ -33,11 +33,14 @@ class BgpRun {
         slots[k] = -1;
       }
     }
+    const std::optional<IndexAccess>& access = plan_.access[i];
     Status status;
-    Status scan = ev_.ScanActive(terms[0], terms[1], terms[2], [&](const graph::Statement& st) {
+    const Dataset::Visitor visit = [&](const graph::Statement& st) {
       status = ev_.Tick();
       if (!status.ok()) return false;
       const graph::Term* values[3] = {&st.subject, &st.predicate, &st.object};
+      // An index read matches on the object's value only: the pattern's terms are checked here.
+      if (access && ((terms[0] && *terms[0] != st.subject) || (terms[1] && *terms[1] != st.predicate))) return true;
       int set[3];
       int n = 0;
       bool ok = true;
@@ -54,7 +57,8 @@ class BgpRun {
       if (ok) status = Step(i + 1);
       for (int k = 0; k < n; ++k) cur_[set[k]].reset();
       return status.ok() && out_->size() < limit_;
-    });
+    };
+    Status scan = access ? ev_.ScanIndexActive(*access, terms[1], visit) : ev_.ScanActive(terms[0], terms[1], terms[2], visit);
     RETURN_IF_ERROR(scan);
     return status;
   }

@@ -2,6 +2,7 @@
 // the limits, and the dispatch of Eval over the operators.
 #include <algorithm>
 #include <set>
+#include <tuple>
 
 #include "sparql/eval.h"
 
@@ -141,6 +142,65 @@ uint64_t Evaluator::EstimateActive(const std::optional<graph::Term>& s, const st
     pattern.graph = graph::GraphSelector::Named(g);
     n += dataset_.Estimate(pattern);
   }
+  return n;
+}
+
+namespace {
+
+//! Calls `fn` with the graph selector of each graph the active graph reads: the default graph,
+//! or each graph of the merge (or the one named graph).
+template <typename Fn>
+void ForEachActiveGraph(const ActiveGraph& active, Fn fn) {
+  if (active.kind == ActiveGraph::Kind::kDefault) {
+    fn(graph::GraphSelector{});
+    return;
+  }
+  for (const graph::Term& g : active.graphs) {
+    if (!fn(graph::GraphSelector::Named(g))) return;
+  }
+}
+
+}  // namespace
+
+Status Evaluator::ScanIndexActive(const IndexAccess& access, const std::optional<graph::Term>& predicate,
+                                  const Dataset::Visitor& fn) {
+  const bool merge = active_.graphs.size() > 1;
+  std::set<std::tuple<graph::Term, graph::Term, graph::Term>> seen;  // a merge holds each triple once
+  Status status;
+  bool more = true;
+  ForEachActiveGraph(active_, [&](const graph::GraphSelector& g) {
+    const Dataset::Visitor visit = [&](const graph::Statement& st) {
+      if (merge && !seen.emplace(st.subject, st.predicate, st.object).second) return true;
+      more = fn(st);
+      return more;
+    };
+    if (access.temporal()) {
+      graph::TemporalQuery query = std::get<graph::TemporalQuery>(access.query);
+      query.predicate = predicate;
+      query.graph = g;
+      status = dataset_.ScanTemporal(query, visit);
+    } else {
+      graph::TextSearch search{std::get<graph::TextQueryNode>(access.query), predicate, g};
+      status = dataset_.ScanText(search, visit);
+    }
+    return status.ok() && more;
+  });
+  return status;
+}
+
+uint64_t Evaluator::EstimateIndexActive(const IndexAccess& access, const std::optional<graph::Term>& predicate) {
+  uint64_t n = 0;
+  ForEachActiveGraph(active_, [&](const graph::GraphSelector& g) {
+    if (access.temporal()) {
+      graph::TemporalQuery query = std::get<graph::TemporalQuery>(access.query);
+      query.predicate = predicate;
+      query.graph = g;
+      n += dataset_.EstimateTemporal(query);
+    } else {
+      n += dataset_.EstimateText({std::get<graph::TextQueryNode>(access.query), predicate, g});
+    }
+    return true;
+  });
   return n;
 }
 

@@ -79,8 +79,14 @@ class Explainer {
         int s = ev_.SlotOf(*nodes[k]);
         if (s < 0 || now[s]) *cells[k] = graph::Term::Iri("bound");
       }
-      out_ += pad + "  " + std::to_string(step + 1) + ". " + PatternText(t) + "  scan " +
-              IndexName(graph::IndexFor(p)) + ", estimate " + std::to_string(plan.estimates[step]) + "\n";
+      out_ += pad + "  " + std::to_string(step + 1) + ". " + PatternText(t) + "  ";
+      if (!plan.access[step]) {
+        out_ += "scan ";
+        out_ += IndexName(graph::IndexFor(p));
+      } else {
+        out_ += plan.access[step]->temporal() ? "temporal index" : "free-text index";
+      }
+      out_ += ", estimate " + std::to_string(plan.estimates[step]) + "\n";
       for (const VarOrTerm* n : nodes) {
         if (int s = ev_.SlotOf(*n); s >= 0) now[s] = true;
       }

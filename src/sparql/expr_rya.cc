@@ -28,30 +28,6 @@ std::optional<Interval> ParseInterval(std::string_view text) {
   return Interval{*from, *to};
 }
 
-std::optional<bool> Temporal(std::string_view name, const graph::Term& value, const graph::Term& against) {
-  if (!against.is_literal()) return std::nullopt;
-  const std::string& text = against.value();
-  const bool interval = !text.empty() && text.front() == '[';
-  std::optional<Interval> range;
-  std::optional<int64_t> instant;
-  if (interval) {
-    range = ParseInterval(text);
-    if (!range) return std::nullopt;
-  } else {
-    instant = graph::ParseInstant(text);
-    if (!instant) return std::nullopt;
-  }
-  if ((name == "within") != interval && name != "before" && name != "after") return std::nullopt;
-  // A value that the temporal index would not hold never matches.
-  if (!value.is_literal() || value.datatype() != graph::kXsdDateTime) return false;
-  const auto at = graph::ParseXsdDateTime(value.value());
-  if (!at) return false;
-  if (name == "equals") return *at == *instant;
-  if (name == "before") return *at < (interval ? range->from : *instant);
-  if (name == "after") return *at > (interval ? range->to : *instant);
-  return *at > range->from && *at < range->to;  // within, ends excluded
-}
-
 }  // namespace
 
 bool IsRyaFunction(std::string_view iri) { return !RyaIndexOf(iri).empty(); }
@@ -65,14 +41,58 @@ std::string_view RyaIndexOf(std::string_view iri) {
   return {};
 }
 
+std::optional<graph::TemporalQuery> TemporalQueryOf(std::string_view iri, const graph::Term& against) {
+  if (RyaIndexOf(iri) != "temporal" || !against.is_literal()) return std::nullopt;
+  const std::string_view name = iri.substr(kTempoNamespace.size());
+  const std::string& text = against.value();
+  using Op = graph::TemporalQuery::Op;
+  graph::TemporalQuery query;
+  if (!text.empty() && text.front() == '[') {
+    const std::optional<Interval> range = ParseInterval(text);
+    if (!range || name == "equals") return std::nullopt;
+    if (name == "before") {
+      query.op = Op::kBefore;  // before the interval's start
+      query.t1 = range->from;
+    } else if (name == "after") {
+      query.op = Op::kAfter;  // after its end
+      query.t1 = range->to;
+    } else {
+      query.op = Op::kWithin;  // ends excluded
+      query.t1 = range->from;
+      query.t2 = range->to;
+    }
+    return query;
+  }
+  const std::optional<int64_t> instant = graph::ParseInstant(text);
+  if (!instant || name == "within") return std::nullopt;
+  query.op = name == "equals" ? Op::kEquals : name == "before" ? Op::kBefore : Op::kAfter;
+  query.t1 = *instant;
+  return query;
+}
+
+std::optional<graph::TextQueryNode> TextQueryOf(const graph::Term& against) {
+  if (!against.is_literal()) return std::nullopt;
+  auto query = graph::ParseTextQuery(against.value());
+  if (!query.ok()) return std::nullopt;
+  return std::move(query).value();
+}
+
 std::optional<bool> CallRyaFunction(std::string_view iri, const graph::Term* const* args, size_t count) {
   if (count != 2 || args[0] == nullptr || args[1] == nullptr) return std::nullopt;
-  if (RyaIndexOf(iri) == "temporal") return Temporal(iri.substr(kTempoNamespace.size()), *args[0], *args[1]);
-  if (RyaIndexOf(iri) != "freetext" || !args[1]->is_literal()) return std::nullopt;
-  auto query = graph::ParseTextQuery(args[1]->value());
-  if (!query.ok()) return std::nullopt;
-  if (!graph::IsTextLiteral(*args[0])) return false;
-  return graph::Satisfies(*query, graph::Tokenize(args[0]->value()));
+  const graph::Term& value = *args[0];
+  if (RyaIndexOf(iri) == "temporal") {
+    const auto query = TemporalQueryOf(iri, *args[1]);
+    if (!query) return std::nullopt;
+    // A value that the temporal index would not hold never matches.
+    if (!value.is_literal() || value.datatype() != graph::kXsdDateTime) return false;
+    const auto at = graph::ParseXsdDateTime(value.value());
+    return at && graph::Satisfies(*query, *at);
+  }
+  if (RyaIndexOf(iri) != "freetext") return std::nullopt;
+  const auto query = TextQueryOf(*args[1]);
+  if (!query) return std::nullopt;
+  if (!graph::IsTextLiteral(value)) return false;
+  return graph::Satisfies(*query, graph::Tokenize(value.value()));
 }
 
 }  // namespace webindex::sparql

@@ -7,7 +7,9 @@
 #include <optional>
 #include <string_view>
 
+#include "graph/temporal_index.h"
 #include "graph/term.h"
+#include "graph/text_query.h"
 
 namespace webindex::sparql {
 
@@ -23,5 +25,13 @@ std::string_view RyaIndexOf(std::string_view iri);
 //! (a literal with words, for fts:text) that satisfies the second; false when it is not one;
 //! nullopt (an error) for a second argument that is no instant, interval or query.
 std::optional<bool> CallRyaFunction(std::string_view iri, const graph::Term* const* args, size_t count);
+
+//! What a tempo: function (`iri`) asks against its second argument, as the temporal index's
+//! query (operator and times; no predicate or graph): the statements whose object the function
+//! holds for are exactly the index's matches. nullopt when `against` is no instant or interval
+//! the function takes, or `iri` is no tempo: function.
+std::optional<graph::TemporalQuery> TemporalQueryOf(std::string_view iri, const graph::Term& against);
+//! fts:text's query in its second argument; nullopt when it is no literal or does not parse.
+std::optional<graph::TextQueryNode> TextQueryOf(const graph::Term& against);
 
 }  // namespace webindex::sparql

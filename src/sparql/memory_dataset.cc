@@ -1,5 +1,6 @@
 #include "sparql/memory_dataset.h"
 
+#include <algorithm>
 #include <functional>
 #include <string>
 
@@ -122,14 +123,12 @@ Status MemoryDataset::ScanTemporal(const graph::TemporalQuery& query, const Visi
     if (!graph::Matches(where, st) || !st.object.is_literal() || st.object.datatype() != graph::kXsdDateTime) continue;
     const auto at = graph::ParseXsdDateTime(st.object.value());
     if (!at) continue;
-    bool hit = false;
-    switch (query.op) {
-      case graph::TemporalQuery::Op::kBefore: hit = *at < query.t1; break;
-      case graph::TemporalQuery::Op::kAfter: hit = *at > query.t1; break;
-      case graph::TemporalQuery::Op::kEquals: hit = *at == query.t1; break;
-      case graph::TemporalQuery::Op::kWithin: hit = *at > query.t1 && *at < query.t2; break;
+    if (!indexes_.temporal_predicates.empty() &&
+        std::find(indexes_.temporal_predicates.begin(), indexes_.temporal_predicates.end(), st.predicate.value()) ==
+            indexes_.temporal_predicates.end()) {
+      continue;
     }
-    if (hit && !fn(st)) return Status::Ok();
+    if (graph::Satisfies(query, *at) && !fn(st)) return Status::Ok();
   }
   return Status::Ok();
 }
@@ -143,6 +142,18 @@ Status MemoryDataset::ScanText(const graph::TextSearch& search, const Visitor& f
     if (graph::Satisfies(search.query, graph::Tokenize(st.object.value())) && !fn(st)) return Status::Ok();
   }
   return Status::Ok();
+}
+
+uint64_t MemoryDataset::EstimateTemporal(const graph::TemporalQuery& query) {
+  uint64_t n = 0;
+  (void)ScanTemporal(query, [&](const graph::Statement&) { return ++n, true; });  // memory: never fails
+  return n;
+}
+
+uint64_t MemoryDataset::EstimateText(const graph::TextSearch& search) {
+  uint64_t n = 0;
+  (void)ScanText(search, [&](const graph::Statement&) { return ++n, true; });  // memory: never fails
+  return n;
 }
 
 }  // namespace webindex::sparql

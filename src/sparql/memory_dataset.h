@@ -23,10 +23,16 @@ class MemoryDataset : public Dataset {
   Status Scan(const graph::Pattern& pattern, const Visitor& fn) override;
   uint64_t Estimate(const graph::Pattern& pattern) override;
   Status NamedGraphs(const std::function<bool(const graph::Term& name)>& fn) override;
-  //! Every statement checked as the store's indexes would hold it with both kept (every
+  //! Every statement checked as the store's indexes would hold it (by default both kept, every
   //! predicate temporal): the reference the store's index scans are compared with.
   Status ScanTemporal(const graph::TemporalQuery& query, const Visitor& fn) override;
   Status ScanText(const graph::TextSearch& search, const Visitor& fn) override;
+  graph::IndexSet Indexes() override { return indexes_; }
+  //! Exact counts.
+  uint64_t EstimateTemporal(const graph::TemporalQuery& query) override;
+  uint64_t EstimateText(const graph::TextSearch& search) override;
+  //! The indexes the scans act as if kept (tests of plans under `temporal_predicates`).
+  void SetIndexes(graph::IndexSet indexes) { indexes_ = std::move(indexes); }
 
  private:
   struct TermHash {
@@ -45,6 +51,7 @@ class MemoryDataset : public Dataset {
   std::map<graph::Statement, uint32_t> seen_;
   GraphIndex default_;
   std::map<graph::Term, GraphIndex> named_;
+  graph::IndexSet indexes_{.temporal = true, .temporal_predicates = {}, .freetext = true};
 };
 
 }  // namespace webindex::sparql

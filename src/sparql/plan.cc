@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "sparql/eval.h"
+#include "sparql/expr_rya.h"
 
 namespace webindex::sparql {
 
@@ -61,6 +62,36 @@ void PushFilters(Op* op, const Evaluator& ev) {
     Op inner = std::move(op->args[0]);
     *op = std::move(inner);
   }
+}
+
+//! The Rya calls every row passing `e` satisfies (e itself, or conjuncts of &&) of the form
+//! f(?v, constant), as index reads of ?v's values.
+void RyaConjuncts(const Expr& e, const Evaluator& ev, std::vector<std::pair<int, IndexAccess>>* out) {
+  if (e.kind == Expr::Kind::kAnd) {
+    for (const Expr& a : e.args) RyaConjuncts(a, ev, out);
+    return;
+  }
+  if (e.kind != Expr::Kind::kFunction || e.args.size() != 2 || e.args[0].kind != Expr::Kind::kVar ||
+      e.args[1].kind != Expr::Kind::kTerm) {
+    return;
+  }
+  const int slot = ev.vars().Find(e.args[0].name);
+  if (slot < 0) return;
+  const std::string_view index = RyaIndexOf(e.name);
+  if (index == "temporal") {
+    if (auto query = TemporalQueryOf(e.name, e.args[1].term)) out->emplace_back(slot, IndexAccess{*query});
+  } else if (index == "freetext") {
+    if (auto query = TextQueryOf(e.args[1].term)) out->emplace_back(slot, IndexAccess{std::move(*query)});
+  }
+}
+
+//! True when the dataset's index of `access` holds every statement of `predicate` (nullopt: of
+//! a predicate not known yet) the function can be true for.
+bool IndexCovers(const graph::IndexSet& indexes, const IndexAccess& access, const std::optional<graph::Term>& predicate) {
+  if (!access.temporal()) return indexes.freetext;
+  if (!indexes.temporal) return false;
+  const auto& only = indexes.temporal_predicates;
+  return only.empty() || (predicate && std::find(only.begin(), only.end(), predicate->value()) != only.end());
 }
 
 }  // namespace
@@ -233,6 +264,9 @@ const BgpPlan& Evaluator::PlanBgp(const Op& bgp, const Solution& seed, const std
   auto key = std::make_pair(&bgp, key_mask);
   if (auto it = plans_.find(key); it != plans_.end()) return it->second;
   BgpPlan plan;
+  std::vector<std::pair<int, IndexAccess>> rya;  // index reads the BGP's FILTERs allow
+  for (const Expr& e : bgp.exprs) RyaConjuncts(e, *this, &rya);
+  const graph::IndexSet indexes = rya.empty() ? graph::IndexSet{} : dataset_.Indexes();
   std::vector<bool> bound = mask;  // by the seed or by an earlier step
   std::vector<bool> used(bgp.triples.size());
   auto term = [&](const VarOrTerm& n, int* bound_here) -> std::optional<graph::Term> {
@@ -246,6 +280,7 @@ const BgpPlan& Evaluator::PlanBgp(const Op& bgp, const Solution& seed, const std
     int best = -1;
     double best_cost = 0;
     bool best_connected = false;
+    const IndexAccess* best_access = nullptr;
     for (size_t i = 0; i < bgp.triples.size(); ++i) {
       if (used[i]) continue;
       const TriplePattern& t = bgp.triples[i];
@@ -255,16 +290,30 @@ const BgpPlan& Evaluator::PlanBgp(const Op& bgp, const Solution& seed, const std
       if (bs) cost = std::min(cost, 1 + cost / 1000);  // a bound subject has few statements
       if (bo) cost = std::min(cost, 1 + cost / 100);
       if (bp) cost = std::min(cost, 1 + cost / 10);
+      // An unbound object that a Rya FILTER restricts: its index's matches may be fewer.
+      const IndexAccess* access = nullptr;
+      const int object_slot = SlotOf(t.object);
+      if (object_slot >= 0 && !o && bo == 0) {
+        for (const auto& [slot, candidate] : rya) {
+          if (slot != object_slot || !IndexCovers(indexes, candidate, p)) continue;
+          if (const double c = static_cast<double>(EstimateIndexActive(candidate, p)); c < cost) {
+            cost = c;
+            access = &candidate;
+          }
+        }
+      }
       bool connected = bs + bp + bo > 0 || (s && p && o) || step == 0;
       if (best < 0 || (connected && !best_connected) || (connected == best_connected && cost < best_cost)) {
         best = static_cast<int>(i);
         best_cost = cost;
         best_connected = connected;
+        best_access = access;
       }
     }
     used[best] = true;
     plan.order.push_back(best);
     plan.estimates.push_back(static_cast<uint64_t>(best_cost));
+    plan.access.push_back(best_access ? std::optional<IndexAccess>(*best_access) : std::nullopt);
     const TriplePattern& t = bgp.triples[best];
     for (const VarOrTerm* n : {&t.subject, &t.predicate, &t.object}) {
       if (int s = SlotOf(*n); s >= 0) bound[s] = true;

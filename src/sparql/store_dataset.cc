@@ -123,4 +123,51 @@ Status StoreDataset::ScanText(const graph::TextSearch& search, const Visitor& fn
   return reader.Scan(search, {}, fn);
 }
 
+graph::IndexSet StoreDataset::Indexes() {
+  if (!indexes_) {
+    auto recorded = graph::RecordedIndexes(store_);
+    indexes_ = recorded.ok() ? std::move(recorded).value() : graph::IndexSet{};
+  }
+  return *indexes_;
+}
+
+uint64_t StoreDataset::CountIndexMatches(const std::string& key, const std::function<Status(const Visitor&)>& scan) {
+  if (auto known = index_estimates_.find(key); known != index_estimates_.end()) return known->second;
+  uint64_t count = 0;
+  const Status counted = scan([&](const graph::Statement&) { return ++count <= kCountedUpTo; });
+  // A scan that fails (a wildcard matching too many words) is never chosen: the FILTER then
+  // runs on each row's value, which has no such limit.
+  const uint64_t estimate = !counted.ok() ? UINT64_MAX : count > kCountedUpTo ? kManyIndexMatches : count;
+  index_estimates_.emplace(key, estimate);
+  return estimate;
+}
+
+namespace {
+
+//! A memo key for an index scan: which index, the predicate, the graph, the query.
+std::string IndexScanKey(char kind, const std::optional<graph::Term>& predicate, const graph::GraphSelector& graph,
+                         std::string_view query) {
+  std::string key(1, kind);
+  key.push_back(predicate ? '1' : '0');
+  if (predicate) graph::AppendTerm(*predicate, &key);
+  key.push_back(static_cast<char>('0' + static_cast<int>(graph.kind)));
+  if (graph.kind == graph::GraphSelector::Kind::kNamed) graph::AppendTerm(graph.name, &key);
+  key.append(query);
+  return key;
+}
+
+}  // namespace
+
+uint64_t StoreDataset::EstimateTemporal(const graph::TemporalQuery& query) {
+  const std::string times = std::to_string(static_cast<int>(query.op)) + ' ' + std::to_string(query.t1) + ' ' +
+                            std::to_string(query.t2);
+  return CountIndexMatches(IndexScanKey('\x01', query.predicate, query.graph, times),
+                           [&](const Visitor& fn) { return ScanTemporal(query, fn); });
+}
+
+uint64_t StoreDataset::EstimateText(const graph::TextSearch& search) {
+  return CountIndexMatches(IndexScanKey('\x02', search.predicate, search.graph, graph::ToString(search.query)),
+                           [&](const Visitor& fn) { return ScanText(search, fn); });
+}
+
 }  // namespace webindex::sparql

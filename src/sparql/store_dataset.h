@@ -4,6 +4,8 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <optional>
 #include <string>
 #include <unordered_map>
 
@@ -29,10 +31,17 @@ class StoreDataset final : public Dataset {
   //! store's generation keeps the index (graph::CheckIndexFor).
   Status ScanTemporal(const graph::TemporalQuery& query, const Visitor& fn) override;
   Status ScanText(const graph::TextSearch& search, const Visitor& fn) override;
+  //! As recorded in the store (none when the record is unreadable: then no plan reads them).
+  graph::IndexSet Indexes() override;
+  //! The matches counted up to kCountedUpTo; more count as kManyIndexMatches; a scan that
+  //! fails (a wildcard matching too many words) as UINT64_MAX.
+  uint64_t EstimateTemporal(const graph::TemporalQuery& query) override;
+  uint64_t EstimateText(const graph::TextSearch& search) override;
 
   static constexpr uint64_t kExactUpTo = 256;
   //! An estimate below this is checked by counting on to it (memtable counts are samples).
   static constexpr uint64_t kCountedUpTo = 4096;
+  static constexpr uint64_t kManyIndexMatches = 16 * kCountedUpTo;
 
  private:
   //! The estimate for the rows of one graph (nullopt: the default graph) matching `pattern`.
@@ -43,6 +52,10 @@ class StoreDataset final : public Dataset {
   std::unordered_map<std::string, uint64_t> estimates_;
   //! The estimate for the rows whose keys start with `start`.
   uint64_t Count(const std::string& start);
+  //! Counts a scan's statements up to kCountedUpTo, memoized under `key`.
+  uint64_t CountIndexMatches(const std::string& key, const std::function<Status(const Visitor&)>& scan);
+  std::unordered_map<std::string, uint64_t> index_estimates_;
+  std::optional<graph::IndexSet> indexes_;
   state::Store& store_;
   const state::Snapshot* snapshot_;
   graph::KeySpace space_;

@@ -22,8 +22,23 @@ class CountingDataset : public Dataset {
   Status NamedGraphs(const std::function<bool(const graph::Term& name)>& fn) override {
     return inner_.NamedGraphs(fn);
   }
-  Status ScanTemporal(const graph::TemporalQuery& q, const Visitor& fn) override { return inner_.ScanTemporal(q, fn); }
-  Status ScanText(const graph::TextSearch& s, const Visitor& fn) override { return inner_.ScanText(s, fn); }
+  Status ScanTemporal(const graph::TemporalQuery& q, const Visitor& fn) override {
+    ++index_scans;
+    return inner_.ScanTemporal(q, [&](const graph::Statement& s) {
+      ++visited;
+      return fn(s);
+    });
+  }
+  Status ScanText(const graph::TextSearch& s, const Visitor& fn) override {
+    ++index_scans;
+    return inner_.ScanText(s, [&](const graph::Statement& st) {
+      ++visited;
+      return fn(st);
+    });
+  }
+  graph::IndexSet Indexes() override { return inner_.Indexes(); }
+  uint64_t EstimateTemporal(const graph::TemporalQuery& q) override { return inner_.EstimateTemporal(q); }
+  uint64_t EstimateText(const graph::TextSearch& s) override { return inner_.EstimateText(s); }
   int FullScans() const {
     int n = 0;
     for (const auto& p : patterns) n += !p.subject && !p.object && (!p.predicate || IsCommon(*p.predicate));
@@ -32,6 +47,7 @@ class CountingDataset : public Dataset {
   static bool IsCommon(const graph::Term& p) { return p.value() == "http://e/type" || p.value() == "http://e/name"; }
   std::vector<graph::Pattern> patterns;
   uint64_t visited = 0;
+  int index_scans = 0;
 
  private:
   Dataset& inner_;
@@ -158,6 +174,88 @@ TEST_F(SparqlPlanTest, ExplainShowsOrderIndexesAndFilters) {
   Result<std::string> sub_plan = ExplainPlan(*sub, memory_);
   ASSERT_TRUE(sub_plan.ok());
   EXPECT_NE(sub_plan->find("join (hash join: the right side runs once)"), std::string::npos) << *sub_plan;
+}
+
+
+//! Persons with a birth date-time and a bio: every 100th born after 2000 and a "kafka" bio.
+class SparqlRyaPlanTest : public SparqlPlanTest {
+ protected:
+  void SetUp() override {
+    SparqlPlanTest::SetUp();
+    for (int i = 0; i < 1000; ++i) {
+      graph::Term p = E("person" + std::to_string(i));
+      const std::string year = i % 100 == 0 ? "2005" : "1990";
+      memory_.Add({p, E("born"), graph::Term::Literal(year + "-03-01T12:00:00Z", std::string(graph::kXsdDateTime)),
+                   std::nullopt});
+      memory_.Add({p, E("bio"), graph::Term::Literal(i % 100 == 0 ? "writes kafka streams" : "reads books"),
+                   std::nullopt});
+    }
+  }
+  static constexpr char kPrefixes[] =
+      "PREFIX tempo: <tag:rya-rdf.org,2015:temporal#> PREFIX fts: <http://rdf.useekm.com/fts#> ";
+  static Lines Every100th() {
+    Lines out;
+    for (int i = 0; i < 1000; i += 100) out.push_back(":person" + std::to_string(i));
+    std::sort(out.begin(), out.end());
+    return out;
+  }
+  //! Scans of the statements with predicate `p` (the index reads are not among them).
+  static int ScansOf(const CountingDataset& ds, const graph::Term& p) {
+    int n = 0;
+    for (const auto& pattern : ds.patterns) n += pattern.predicate == p && !pattern.subject && !pattern.object;
+    return n;
+  }
+};
+
+TEST_F(SparqlRyaPlanTest, TempoFiltersReadTheTemporalIndexNotEveryDate) {
+  CountingDataset ds(memory_);
+  EXPECT_EQ(Rows(ds, std::string(kPrefixes) +
+                         "SELECT ?x { ?x :born ?t . ?x :type :Person FILTER(tempo:after(?t, \"2001-01-01T00:00:00Z\")) }"),
+            Every100th());
+  EXPECT_EQ(ds.index_scans, 1);
+  EXPECT_EQ(ScansOf(ds, E("born")), 0);
+  EXPECT_EQ(ds.FullScans(), 0);
+  EXPECT_LE(ds.visited, 30u);  // 10 index matches, then one :type row each
+}
+
+TEST_F(SparqlRyaPlanTest, FtsTextReadsThePostingLists) {
+  CountingDataset ds(memory_);
+  EXPECT_EQ(Rows(ds, std::string(kPrefixes) +
+                         "SELECT ?x { ?x :bio ?l FILTER(fts:text(?l, \"kafka AND stream*\") && ?l != \"\") }"),
+            Every100th());
+  EXPECT_EQ(ds.index_scans, 1);
+  EXPECT_EQ(ScansOf(ds, E("bio")), 0);
+  EXPECT_LE(ds.visited, 10u);
+}
+
+TEST_F(SparqlRyaPlanTest, ABoundSubjectStillScansItsOwnRows) {
+  CountingDataset ds(memory_);
+  EXPECT_EQ(Rows(ds, std::string(kPrefixes) +
+                         "SELECT ?t { :person100 :born ?t FILTER(tempo:within(?t, \"[2005-01-01T00:00:00Z,"
+                         "2006-01-01T00:00:00Z]\")) }"),
+            Lines{"\"2005-03-01T12:00:00Z\"^^<http://www.w3.org/2001/XMLSchema#dateTime>"});
+  EXPECT_EQ(ds.index_scans, 0);
+}
+
+TEST_F(SparqlRyaPlanTest, AnIndexWithoutThePredicateIsNotRead) {
+  // The temporal index keeps other predicates' date-times only: :born's values are found by
+  // scanning, and the answer is the same.
+  memory_.SetIndexes({.temporal = true, .temporal_predicates = {"http://e/died"}, .freetext = true});
+  CountingDataset ds(memory_);
+  EXPECT_EQ(Rows(ds, std::string(kPrefixes) + "SELECT ?x { ?x :born ?t FILTER(tempo:after(?t, \"2001-01-01T00:00:00Z\")) }"),
+            Every100th());
+  EXPECT_EQ(ds.index_scans, 0);
+  EXPECT_EQ(ScansOf(ds, E("born")), 1);
+}
+
+TEST_F(SparqlRyaPlanTest, ExplainNamesTheIndexRead) {
+  Result<Query> q = ParseQuery(std::string(kPrefixes) +
+                               "PREFIX : <http://e/> SELECT ?x { ?x :born ?t FILTER(tempo:before(?t, \"1980-01-01T00:00:00Z\")) "
+                               "?x :bio ?l FILTER(fts:text(?l, \"kafka\")) }");
+  ASSERT_TRUE(q.ok());
+  Result<std::string> plan = ExplainPlan(*q, memory_);
+  ASSERT_TRUE(plan.ok());
+  EXPECT_NE(plan->find("1. ?x <http://e/born> ?t  temporal index, estimate 0"), std::string::npos) << *plan;
 }
 
 }  // namespace
