@@ -44,10 +44,12 @@ class Dataset {
   //! The indexes the dataset keeps: a plan reads an index only for the statements it holds
   //! (with `temporal_predicates` set, only those predicates' date-times).
   virtual graph::IndexSet Indexes() = 0;
-  //! How many statements ScanTemporal / ScanText give: exact up to a few thousand, above that
-  //! a number larger than that (cheap enough to ask once per pattern and query).
-  virtual uint64_t EstimateTemporal(const graph::TemporalQuery& query) = 0;
-  virtual uint64_t EstimateText(const graph::TextSearch& search) = 0;
+  //! How many statements ScanTemporal / ScanText give, counted no further than `up_to`: at
+  //! least `up_to` means "that many or more" (a plan asks up to the cost of the alternative, so
+  //! a large index's matches are never counted in vain). Exact below a few thousand; above, a
+  //! number larger than that.
+  virtual uint64_t EstimateTemporal(const graph::TemporalQuery& query, uint64_t up_to) = 0;
+  virtual uint64_t EstimateText(const graph::TextSearch& search, uint64_t up_to) = 0;
 };
 
 }  // namespace webindex::sparql

@@ -85,7 +85,8 @@ class Evaluator {
   //! Reads `access`'s index over the active graph for statements of `predicate` (nullopt: any).
   Status ScanIndexActive(const IndexAccess& access, const std::optional<graph::Term>& predicate,
                          const Dataset::Visitor& fn);
-  uint64_t EstimateIndexActive(const IndexAccess& access, const std::optional<graph::Term>& predicate);
+  //! Counted no further than `up_to` (Dataset::EstimateTemporal).
+  uint64_t EstimateIndexActive(const IndexAccess& access, const std::optional<graph::Term>& predicate, uint64_t up_to);
   //! The order of a BGP for the variables bound in `seed` (and those `assumed` bound, values unknown).
   const BgpPlan& PlanBgp(const Op& bgp, const Solution& seed, const std::vector<bool>* assumed = nullptr);
   const std::map<const GroupPattern*, Op>& exists_ops() const { return exists_; }

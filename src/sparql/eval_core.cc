@@ -188,18 +188,20 @@ Status Evaluator::ScanIndexActive(const IndexAccess& access, const std::optional
   return status;
 }
 
-uint64_t Evaluator::EstimateIndexActive(const IndexAccess& access, const std::optional<graph::Term>& predicate) {
+uint64_t Evaluator::EstimateIndexActive(const IndexAccess& access, const std::optional<graph::Term>& predicate,
+                                        uint64_t up_to) {
   uint64_t n = 0;
   ForEachActiveGraph(active_, [&](const graph::GraphSelector& g) {
+    const uint64_t left = up_to - n;
     if (access.temporal()) {
       graph::TemporalQuery query = std::get<graph::TemporalQuery>(access.query);
       query.predicate = predicate;
       query.graph = g;
-      n += dataset_.EstimateTemporal(query);
+      n += std::min(left, dataset_.EstimateTemporal(query, left));
     } else {
-      n += dataset_.EstimateText({std::get<graph::TextQueryNode>(access.query), predicate, g});
+      n += std::min(left, dataset_.EstimateText({std::get<graph::TextQueryNode>(access.query), predicate, g}, left));
     }
-    return true;
+    return n < up_to;
   });
   return n;
 }

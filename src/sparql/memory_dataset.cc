@@ -144,13 +144,13 @@ Status MemoryDataset::ScanText(const graph::TextSearch& search, const Visitor& f
   return Status::Ok();
 }
 
-uint64_t MemoryDataset::EstimateTemporal(const graph::TemporalQuery& query) {
+uint64_t MemoryDataset::EstimateTemporal(const graph::TemporalQuery& query, uint64_t) {
   uint64_t n = 0;
   (void)ScanTemporal(query, [&](const graph::Statement&) { return ++n, true; });  // memory: never fails
   return n;
 }
 
-uint64_t MemoryDataset::EstimateText(const graph::TextSearch& search) {
+uint64_t MemoryDataset::EstimateText(const graph::TextSearch& search, uint64_t) {
   uint64_t n = 0;
   (void)ScanText(search, [&](const graph::Statement&) { return ++n, true; });  // memory: never fails
   return n;

@@ -28,9 +28,9 @@ class MemoryDataset : public Dataset {
   Status ScanTemporal(const graph::TemporalQuery& query, const Visitor& fn) override;
   Status ScanText(const graph::TextSearch& search, const Visitor& fn) override;
   graph::IndexSet Indexes() override { return indexes_; }
-  //! Exact counts.
-  uint64_t EstimateTemporal(const graph::TemporalQuery& query) override;
-  uint64_t EstimateText(const graph::TextSearch& search) override;
+  //! Exact counts (`up_to` is not needed in memory).
+  uint64_t EstimateTemporal(const graph::TemporalQuery& query, uint64_t up_to) override;
+  uint64_t EstimateText(const graph::TextSearch& search, uint64_t up_to) override;
   //! The indexes the scans act as if kept (tests of plans under `temporal_predicates`).
   void SetIndexes(graph::IndexSet indexes) { indexes_ = std::move(indexes); }
 

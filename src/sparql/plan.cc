@@ -276,6 +276,13 @@ const BgpPlan& Evaluator::PlanBgp(const Op& bgp, const Solution& seed, const std
     if (bound[s]) ++*bound_here;
     return std::nullopt;
   };
+  struct Candidate {
+    double cost = 0;
+    bool connected = false;
+    std::optional<graph::Term> predicate;
+    bool object_free = false;  //!< an unbound object variable: an index read may bind it
+  };
+  std::vector<Candidate> candidates(bgp.triples.size());
   for (size_t step = 0; step < bgp.triples.size(); ++step) {
     int best = -1;
     double best_cost = 0;
@@ -286,28 +293,36 @@ const BgpPlan& Evaluator::PlanBgp(const Op& bgp, const Solution& seed, const std
       const TriplePattern& t = bgp.triples[i];
       int bs = 0, bp = 0, bo = 0;
       std::optional<graph::Term> s = term(t.subject, &bs), p = term(t.predicate, &bp), o = term(t.object, &bo);
-      double cost = static_cast<double>(EstimateActive(s, p, o));
-      if (bs) cost = std::min(cost, 1 + cost / 1000);  // a bound subject has few statements
-      if (bo) cost = std::min(cost, 1 + cost / 100);
-      if (bp) cost = std::min(cost, 1 + cost / 10);
-      // An unbound object that a Rya FILTER restricts: its index's matches may be fewer.
-      const IndexAccess* access = nullptr;
-      const int object_slot = SlotOf(t.object);
-      if (object_slot >= 0 && !o && bo == 0) {
-        for (const auto& [slot, candidate] : rya) {
-          if (slot != object_slot || !IndexCovers(indexes, candidate, p)) continue;
-          if (const double c = static_cast<double>(EstimateIndexActive(candidate, p)); c < cost) {
-            cost = c;
-            access = &candidate;
-          }
-        }
-      }
-      bool connected = bs + bp + bo > 0 || (s && p && o) || step == 0;
-      if (best < 0 || (connected && !best_connected) || (connected == best_connected && cost < best_cost)) {
+      Candidate& c = candidates[i];
+      c.cost = static_cast<double>(EstimateActive(s, p, o));
+      if (bs) c.cost = std::min(c.cost, 1 + c.cost / 1000);  // a bound subject has few statements
+      if (bo) c.cost = std::min(c.cost, 1 + c.cost / 100);
+      if (bp) c.cost = std::min(c.cost, 1 + c.cost / 10);
+      c.connected = bs + bp + bo > 0 || (s && p && o) || step == 0;
+      c.predicate = p;
+      c.object_free = SlotOf(t.object) >= 0 && !o && bo == 0;
+      if (best < 0 || (c.connected && !best_connected) || (c.connected == best_connected && c.cost < best_cost)) {
         best = static_cast<int>(i);
-        best_cost = cost;
-        best_connected = connected;
-        best_access = access;
+        best_cost = c.cost;
+        best_connected = c.connected;
+      }
+    }
+    // An unbound object that a Rya FILTER restricts may have fewer index matches than its
+    // pattern has rows: they are counted only up to the best cost so far, the one to beat (the
+    // pattern's own when it is the best). A pattern less connected than the best cannot win.
+    for (size_t i = 0; i < bgp.triples.size() && !rya.empty(); ++i) {
+      const Candidate& c = candidates[i];
+      if (used[i] || !c.object_free || c.connected != best_connected || best_cost < 1) continue;
+      const int object_slot = SlotOf(bgp.triples[i].object);
+      for (const auto& [slot, candidate] : rya) {
+        if (slot != object_slot || !IndexCovers(indexes, candidate, c.predicate)) continue;
+        const uint64_t up_to = best_cost < 1e18 ? static_cast<uint64_t>(best_cost) : UINT64_MAX;
+        // A count of up_to means "up_to or more": only a smaller one wins.
+        if (const uint64_t count = EstimateIndexActive(candidate, c.predicate, up_to); count < up_to) {
+          best = static_cast<int>(i);
+          best_cost = static_cast<double>(count);
+          best_access = &candidate;
+        }
       }
     }
     used[best] = true;

@@ -131,15 +131,20 @@ graph::IndexSet StoreDataset::Indexes() {
   return *indexes_;
 }
 
-uint64_t StoreDataset::CountIndexMatches(const std::string& key, const std::function<Status(const Visitor&)>& scan) {
-  if (auto known = index_estimates_.find(key); known != index_estimates_.end()) return known->second;
-  uint64_t count = 0;
-  const Status counted = scan([&](const graph::Statement&) { return ++count <= kCountedUpTo; });
-  // A scan that fails (a wildcard matching too many words) is never chosen: the FILTER then
-  // runs on each row's value, which has no such limit.
-  const uint64_t estimate = !counted.ok() ? UINT64_MAX : count > kCountedUpTo ? kManyIndexMatches : count;
-  index_estimates_.emplace(key, estimate);
-  return estimate;
+uint64_t StoreDataset::CountIndexMatches(const std::string& key, uint64_t up_to,
+                                         const std::function<Status(const Visitor&)>& scan) {
+  const uint64_t limit = std::min(std::max<uint64_t>(up_to, 1), kCountedUpTo + 1);
+  IndexCount& known = index_estimates_[key];
+  if (!known.complete && known.count < limit) {
+    uint64_t count = 0;
+    // A scan that fails (a wildcard matching too many words) is never chosen: the FILTER then
+    // runs on each row's value, which has no such limit.
+    const Status counted = scan([&](const graph::Statement&) { return ++count < limit; });
+    if (!counted.ok()) return UINT64_MAX;
+    known.count = count;
+    known.complete = count < limit;
+  }
+  return known.complete || known.count <= kCountedUpTo ? known.count : kManyIndexMatches;
 }
 
 namespace {
@@ -158,16 +163,16 @@ std::string IndexScanKey(char kind, const std::optional<graph::Term>& predicate,
 
 }  // namespace
 
-uint64_t StoreDataset::EstimateTemporal(const graph::TemporalQuery& query) {
+uint64_t StoreDataset::EstimateTemporal(const graph::TemporalQuery& query, uint64_t up_to) {
   const std::string times = std::to_string(static_cast<int>(query.op)) + ' ' + std::to_string(query.t1) + ' ' +
                             std::to_string(query.t2);
-  return CountIndexMatches(IndexScanKey('\x01', query.predicate, query.graph, times),
+  return CountIndexMatches(IndexScanKey('\x01', query.predicate, query.graph, times), up_to,
                            [&](const Visitor& fn) { return ScanTemporal(query, fn); });
 }
 
-uint64_t StoreDataset::EstimateText(const graph::TextSearch& search) {
+uint64_t StoreDataset::EstimateText(const graph::TextSearch& search, uint64_t up_to) {
   return CountIndexMatches(IndexScanKey('\x02', search.predicate, search.graph, graph::ToString(search.query)),
-                           [&](const Visitor& fn) { return ScanText(search, fn); });
+                           up_to, [&](const Visitor& fn) { return ScanText(search, fn); });
 }
 
 }  // namespace webindex::sparql

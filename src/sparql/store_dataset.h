@@ -33,10 +33,10 @@ class StoreDataset final : public Dataset {
   Status ScanText(const graph::TextSearch& search, const Visitor& fn) override;
   //! As recorded in the store (none when the record is unreadable: then no plan reads them).
   graph::IndexSet Indexes() override;
-  //! The matches counted up to kCountedUpTo; more count as kManyIndexMatches; a scan that
-  //! fails (a wildcard matching too many words) as UINT64_MAX.
-  uint64_t EstimateTemporal(const graph::TemporalQuery& query) override;
-  uint64_t EstimateText(const graph::TextSearch& search) override;
+  //! The matches counted up to min(up_to, kCountedUpTo); more than kCountedUpTo count as
+  //! kManyIndexMatches; a scan that fails (a wildcard matching too many words) as UINT64_MAX.
+  uint64_t EstimateTemporal(const graph::TemporalQuery& query, uint64_t up_to) override;
+  uint64_t EstimateText(const graph::TextSearch& search, uint64_t up_to) override;
 
   static constexpr uint64_t kExactUpTo = 256;
   //! An estimate below this is checked by counting on to it (memtable counts are samples).
@@ -52,9 +52,14 @@ class StoreDataset final : public Dataset {
   std::unordered_map<std::string, uint64_t> estimates_;
   //! The estimate for the rows whose keys start with `start`.
   uint64_t Count(const std::string& start);
-  //! Counts a scan's statements up to kCountedUpTo, memoized under `key`.
-  uint64_t CountIndexMatches(const std::string& key, const std::function<Status(const Visitor&)>& scan);
-  std::unordered_map<std::string, uint64_t> index_estimates_;
+  //! Counts a scan's statements up to min(up_to, kCountedUpTo), memoized under `key`.
+  uint64_t CountIndexMatches(const std::string& key, uint64_t up_to,
+                             const std::function<Status(const Visitor&)>& scan);
+  struct IndexCount {
+    uint64_t count = 0;
+    bool complete = false;  //!< every match counted (else there are more than `count`)
+  };
+  std::unordered_map<std::string, IndexCount> index_estimates_;
   std::optional<graph::IndexSet> indexes_;
   state::Store& store_;
   const state::Snapshot* snapshot_;

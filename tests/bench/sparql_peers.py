@@ -3,7 +3,9 @@
 tests/bench/sparql/*.rq over the same statements, each engine answering over HTTP as its users
 reach it (webindex's /sparql, Virtuoso's /sparql) or in process (oxigraph, npm), each query run
 --runs times after one warm-up run; prints p50 / p99 in ms and the rows per engine (the rows
-must agree), and the load time of each engine.
+must agree), and the load time of each engine. The HTTP engines run at the same time and take
+turns request by request, so a noisy minute weighs on both alike. NAME.webindex.rq, when
+present, is what webindex runs for NAME.rq (the same question in Rya's tempo: / fts: form).
 
 Usage: tests/bench/sparql_peers.py [--statements 1000000] [--runs 50]
            [--engines webindex,virtuoso,oxigraph] [--oxigraph-modules DIR] [--queries GLOB]
@@ -50,29 +52,32 @@ def rows_of(body):
     return len(doc["results"]["bindings"]) if "results" in doc else int(doc.get("boolean", False))
 
 
-def time_http(port, path, query, runs, form_get=False, extra=""):
-    """Runs `query` runs+1 times over one keep-alive connection; (latencies in ms, rows)."""
-    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=600)
-    times, rows = [], None
-    for i in range(runs + 1):
+class HttpClient:
+    """One keep-alive connection to an engine's SPARQL endpoint."""
+
+    def __init__(self, port, path, form_get=False):
+        self.conn = http.client.HTTPConnection("127.0.0.1", port, timeout=600)
+        self.path, self.form_get = path, form_get
+
+    def once(self, query):
+        """Runs `query` once; (latency in ms, rows)."""
         start = time.perf_counter()
-        if form_get:
-            conn.request("GET", path + "?" + urllib.parse.urlencode({"query": query}) + extra,
-                         headers={"Accept": "application/sparql-results+json"})
+        if self.form_get:
+            self.conn.request("GET", self.path + "?" + urllib.parse.urlencode({"query": query}),
+                              headers={"Accept": "application/sparql-results+json"})
         else:
-            conn.request("POST", path, body=query.encode(),
-                         headers={"Content-Type": "application/sparql-query",
-                                  "Accept": "application/sparql-results+json"})
-        resp = conn.getresponse()
+            self.conn.request("POST", self.path, body=query.encode(),
+                              headers={"Content-Type": "application/sparql-query",
+                                       "Accept": "application/sparql-results+json"})
+        resp = self.conn.getresponse()
         body = resp.read()
         elapsed = (time.perf_counter() - start) * 1000
         if resp.status != 200:
             raise RuntimeError(f"HTTP {resp.status}: {body[:300]!r}")
-        rows = rows_of(body)
-        if i > 0:
-            times.append(elapsed)
-    conn.close()
-    return times, rows
+        return elapsed, rows_of(body)
+
+    def close(self):
+        self.conn.close()
 
 
 class Webindex:
@@ -120,8 +125,8 @@ class Webindex:
         time.sleep(2)  # the graph stage counts a batch before its commit lands (written beside the next)
         return loaded
 
-    def run(self, query, runs):
-        return time_http(self.port, "/sparql", query, runs)
+    def client(self):
+        return HttpClient(self.port, "/sparql")
 
     def stop(self):
         for p in reversed(self.procs):
@@ -178,8 +183,8 @@ class Virtuoso:
         self.isql("checkpoint;")
         return time.time() - start
 
-    def run(self, query, runs):
-        return time_http(self.port, "/sparql", query, runs, form_get=True)
+    def client(self):
+        return HttpClient(self.port, "/sparql", form_get=True)
 
     def stop(self):
         if self.proc:
@@ -223,36 +228,55 @@ def main():
     ap.add_argument("--oxigraph-modules", default="")
     ap.add_argument("--queries", default=os.path.join(ROOT, "tests", "bench", "sparql", "*.rq"))
     a = ap.parse_args()
-    queries = {os.path.basename(f)[:-3]: open(f).read() for f in sorted(glob.glob(a.queries))}
+    queries, variants = {}, {}  # name -> text; name -> webindex's text
+    for f in sorted(glob.glob(a.queries)):
+        name = os.path.basename(f)[:-3]
+        if name.endswith(".webindex"):
+            variants[name[:-len(".webindex")]] = open(f).read()
+        else:
+            queries[name] = open(f).read()
     work = tempfile.mkdtemp(prefix="webindex-sparql-peers-")
     data = os.path.join(work, "data.nt")
     subprocess.run([sys.executable, os.path.join(ROOT, "tests", "bench", "gen_sparql_data.py"), "--statements",
                     str(a.statements), "--subjects", str(a.statements // 10), data], check=True)
     results = {}
+    names = a.engines.split(",")
+    engines = []
     try:
-        for name in a.engines.split(","):
+        if "oxigraph" in names:
+            out = Oxigraph(work, data, a.statements, a.oxigraph_modules).run_all(queries, a.runs)
+            results["oxigraph"] = {"load_s": out["load_s"], "queries": out["queries"]}
+            print(f"oxigraph: loaded in {out['load_s']:.1f} s", flush=True)
+        for name in names:
             if name == "oxigraph":
-                engine = Oxigraph(work, data, a.statements, a.oxigraph_modules)
-                out = engine.run_all(queries, a.runs)
-                results[name] = {"load_s": out["load_s"], "queries": out["queries"]}
-                print(f"oxigraph: loaded in {out['load_s']:.1f} s", flush=True)
                 continue
             engine = Webindex(work, data, a.statements) if name == "webindex" else Virtuoso(work, data, a.statements)
-            try:
-                load_s = engine.start()
-                print(f"{name}: loaded in {load_s:.1f} s", flush=True)
-                results[name] = {"load_s": load_s, "queries": {}}
-                for q, text in queries.items():
-                    times, rows = engine.run(text, a.runs)
-                    results[name]["queries"][q] = {"p50": percentile(times, 50), "p99": percentile(times, 99),
-                                                   "rows": rows}
-            finally:
-                engine.stop()
+            engines.append(engine)
+            load_s = engine.start()
+            print(f"{name}: loaded in {load_s:.1f} s", flush=True)
+            results[name] = {"load_s": load_s, "queries": {}}
+        clients = [(e.name, e.client()) for e in engines]
+        for q, text in queries.items():
+            times = {n: [] for n, _ in clients}
+            rows = {}
+            for i in range(a.runs + 1):  # the engines take turns, request by request
+                for n, c in clients:
+                    elapsed, rows[n] = c.once(variants.get(q, text) if n == "webindex" else text)
+                    if i > 0:
+                        times[n].append(elapsed)
+            for n, _ in clients:
+                results[n]["queries"][q] = {"p50": percentile(times[n], 50), "p99": percentile(times[n], 99),
+                                            "rows": rows[n]}
+        for _, c in clients:
+            c.close()
     except Exception:
         print("logs kept in " + work, file=sys.stderr)
         raise
+    finally:
+        for e in engines:
+            e.stop()
+    names = [n for n in names if n in results]
     shutil.rmtree(work, ignore_errors=True)
-    names = list(results)
     print("query       " + "".join(f"{n:>28}" for n in names))
     for q in queries:
         cells = []

@@ -37,8 +37,10 @@ class CountingDataset : public Dataset {
     });
   }
   graph::IndexSet Indexes() override { return inner_.Indexes(); }
-  uint64_t EstimateTemporal(const graph::TemporalQuery& q) override { return inner_.EstimateTemporal(q); }
-  uint64_t EstimateText(const graph::TextSearch& s) override { return inner_.EstimateText(s); }
+  uint64_t EstimateTemporal(const graph::TemporalQuery& q, uint64_t up_to) override {
+    return inner_.EstimateTemporal(q, up_to);
+  }
+  uint64_t EstimateText(const graph::TextSearch& s, uint64_t up_to) override { return inner_.EstimateText(s, up_to); }
   int FullScans() const {
     int n = 0;
     for (const auto& p : patterns) n += !p.subject && !p.object && (!p.predicate || IsCommon(*p.predicate));

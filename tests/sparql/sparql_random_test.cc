@@ -24,8 +24,8 @@ class ScrambledDataset : public Dataset {
   Status ScanTemporal(const graph::TemporalQuery& q, const Visitor& fn) override { return inner_.ScanTemporal(q, fn); }
   Status ScanText(const graph::TextSearch& s, const Visitor& fn) override { return inner_.ScanText(s, fn); }
   graph::IndexSet Indexes() override { return inner_.Indexes(); }
-  uint64_t EstimateTemporal(const graph::TemporalQuery&) override { return rng_() % 1000; }
-  uint64_t EstimateText(const graph::TextSearch&) override { return rng_() % 1000; }
+  uint64_t EstimateTemporal(const graph::TemporalQuery&, uint64_t) override { return rng_() % 1000; }
+  uint64_t EstimateText(const graph::TextSearch&, uint64_t) override { return rng_() % 1000; }
 
  private:
   Dataset& inner_;

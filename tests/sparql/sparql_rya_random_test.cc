@@ -36,8 +36,8 @@ class NoIndexDataset : public Dataset {
     return Status::Internal("a plan read the free-text index of a dataset without one");
   }
   graph::IndexSet Indexes() override { return {}; }
-  uint64_t EstimateTemporal(const graph::TemporalQuery&) override { return UINT64_MAX; }
-  uint64_t EstimateText(const graph::TextSearch&) override { return UINT64_MAX; }
+  uint64_t EstimateTemporal(const graph::TemporalQuery&, uint64_t) override { return UINT64_MAX; }
+  uint64_t EstimateText(const graph::TextSearch&, uint64_t) override { return UINT64_MAX; }
 
  private:
   Dataset& inner_;
@@ -61,8 +61,8 @@ class RandomEstimates : public Dataset {
     return inner_.ScanText(s, fn);
   }
   graph::IndexSet Indexes() override { return inner_.Indexes(); }
-  uint64_t EstimateTemporal(const graph::TemporalQuery&) override { return rng_() % 100; }
-  uint64_t EstimateText(const graph::TextSearch&) override { return rng_() % 100; }
+  uint64_t EstimateTemporal(const graph::TemporalQuery&, uint64_t) override { return rng_() % 100; }
+  uint64_t EstimateText(const graph::TextSearch&, uint64_t) override { return rng_() % 100; }
   int index_reads = 0;
 
  private:

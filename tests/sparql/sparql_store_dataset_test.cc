@@ -170,5 +170,34 @@ TEST_F(StoreDatasetTest, RyasIndexesAreScannedWhenKeptAndRefusedWhenNot) {
   EXPECT_EQ(subjects, std::vector<Term>{Iri("c")});
 }
 
+
+TEST_F(StoreDatasetTest, IndexEstimatesCountNoFurtherThanAsked) {
+  graph::IndexSet both;
+  both.temporal = both.freetext = true;
+  std::vector<Statement> sts;
+  for (int i = 0; i < 5000; ++i) {
+    const std::string day = i < 3 ? "2020-01-02" : "2010-01-02";
+    sts.push_back({Iri("s" + std::to_string(i)), Iri("at"),
+                   Term::Literal(day + "T00:00:00Z", "http://www.w3.org/2001/XMLSchema#dateTime"), std::nullopt});
+  }
+  Add(sts, both);
+  state::WriteBatch batch(*store_);
+  graph::RecordIndexes(both, &batch);
+  ASSERT_TRUE(store_->Write(batch).ok());
+  auto snap = store_->GetSnapshot();
+  StoreDataset dataset(*store_, snap.get());
+  graph::TemporalQuery all;
+  all.op = graph::TemporalQuery::Op::kAfter;
+  all.t1 = 0;
+  graph::TemporalQuery recent = all;
+  recent.t1 = 1546300800;  // 2019-01-01
+  EXPECT_EQ(dataset.EstimateTemporal(all, 10), 10u);  // "10 or more": counting stopped there
+  EXPECT_EQ(dataset.EstimateTemporal(all, 2000), 2000u);
+  EXPECT_EQ(dataset.EstimateTemporal(all, UINT64_MAX), StoreDataset::kManyIndexMatches);
+  EXPECT_EQ(dataset.EstimateTemporal(recent, 2), 2u);
+  EXPECT_EQ(dataset.EstimateTemporal(recent, 100), 3u);  // exact once all are counted
+  EXPECT_EQ(dataset.EstimateTemporal(recent, 2), 3u);
+}
+
 }  // namespace
 }  // namespace webindex::sparql
