@@ -48,7 +48,10 @@ class Stream {
 class PrefixStream final : public Stream {
  public:
   PrefixStream(std::unique_ptr<state::Iterator> it, std::string base) : it_(std::move(it)), base_(std::move(base)) {}
-  void Seek(std::string_view target) override { it_->Seek(base_ + std::string(target)); }
+  void Seek(std::string_view target) override {
+    seek_.assign(base_).append(target);
+    it_->Seek(seek_);
+  }
   void Next() override { it_->Next(); }
   bool Valid() const override { return it_->Valid() && it_->key().starts_with(base_); }
   std::string_view Key() const override { return it_->key().substr(base_.size()); }
@@ -57,6 +60,7 @@ class PrefixStream final : public Stream {
  private:
   std::unique_ptr<state::Iterator> it_;
   std::string base_;
+  std::string seek_;  // the last Seek's key, its buffer reused
 };
 
 class EmptyStream final : public Stream {
@@ -135,17 +139,18 @@ class IntersectStream final : public Stream {
   void Align() {
     while (true) {
       if (!children_.front()->Valid()) break;
-      const std::string target(children_.front()->Key());
+      target_.assign(children_.front()->Key());
       bool aligned = true;
       for (size_t i = 1; i < children_.size() && aligned; ++i) {
         Stream& c = *children_[i];
-        c.SeekForward(target);
+        c.SeekForward(target_);
         if (!c.Valid()) {
           valid_ = false;
           return;
         }
-        if (c.Key() > target) {
-          children_.front()->SeekForward(std::string(c.Key()));
+        if (c.Key() > target_) {
+          ahead_.assign(c.Key());
+          children_.front()->SeekForward(ahead_);
           aligned = false;
         }
       }
@@ -158,6 +163,7 @@ class IntersectStream final : public Stream {
   }
   std::vector<std::unique_ptr<Stream>> children_;
   bool valid_ = false;
+  std::string target_, ahead_;  // Align's keys, reused: a scan aligns once per candidate
 };
 
 }  // namespace

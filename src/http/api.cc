@@ -287,6 +287,11 @@ ApiResponse Api::Error(int status, std::string_view message, std::string_view ro
   return r;
 }
 
+bool MayRunLong(const ApiRequest& request) {
+  const std::string_view target = request.target;
+  return target.starts_with("/sparql") && (target.size() == 7 || target[7] == '?');
+}
+
 ApiResponse Api::Handle(const ApiRequest& request) {
   const auto start = std::chrono::steady_clock::now();
   ApiResponse response;
@@ -305,8 +310,12 @@ ApiResponse Api::Handle(const ApiRequest& request) {
         std::shared_lock lock(source_mu_);
         return AnswerSparql(*store_, request, sparql_);
       }();
+      if (request.cancelled != nullptr && request.cancelled->load()) {
+        response.status = kClientClosedRequest;  // the server sends nothing: counted only
+      } else if (response.status >= 500) {
+        LOG_WARN("{} {}: {}", request.method, route, response.body);
+      }
       Count(route, response.status);
-      if (response.status >= 500) LOG_WARN("{} {}: {}", request.method, route, response.body);
     } else if (request.method != "GET" && request.method != "HEAD") {
       response = Error(405, "method " + std::string(request.method) + " not allowed; use GET or HEAD", route);
       response.allow = "GET, HEAD";

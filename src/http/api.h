@@ -41,7 +41,18 @@ struct ApiRequest {
   std::string_view accept;  //!< the Accept header ("" when absent)
   std::string_view content_type;  //!< the Content-Type header ("" when absent)
   std::string_view body;          //!< POST /sparql's (others refuse a body)
+  //! Set by the server, while the request runs, once its client has hung up (null: never):
+  //! the answer is for nobody, and work that checks it stops.
+  const std::atomic<bool>* cancelled = nullptr;
 };
+
+//! The status counted (webindex_http_responses_total) for a request whose client hung up while
+//! it ran: nothing is sent (nginx's 499, "client closed request").
+inline constexpr int kClientClosedRequest = 499;
+
+//! True for requests whose answer may take long enough for a client to give up on it (SPARQL
+//! queries): the server watches their connections while they run and sets `cancelled`.
+bool MayRunLong(const ApiRequest& request);
 
 struct ApiResponse {
   int status = 200;

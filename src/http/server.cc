@@ -20,6 +20,7 @@
 #include <fmt/format.h>
 
 #include "common/log.h"
+#include "http/hangup_watch.h"
 
 namespace webindex::http {
 namespace {
@@ -215,6 +216,7 @@ struct Shared {
   std::mutex mu;
   bool stopping = false;    //!< guarded by mu
   Connections connections;  //!< guarded by mu
+  HangupWatch hangups;      //!< the connections of requests that may run long, while they run
 };
 
 // One connection. shared_ptr: the pending asynchronous operation's handler owns the session;
@@ -296,7 +298,15 @@ class Session : public std::enable_shared_from_this<Session> {
     ApiRequest request{View(req.method_string()), View(req.target()),
                        !req.body().empty() || parser_->chunked() || (length && *length > 0),
                        View(req[bhttp::field::accept]), View(req[bhttp::field::content_type]), req.body()};
+    std::atomic<bool> client_gone{false};
+    std::optional<HangupWatch::Registration> watching;
+    if (MayRunLong(request)) {
+      request.cancelled = &client_gone;
+      watching.emplace(shared_.hangups, stream_.socket().native_handle(), &client_gone);
+    }
     ApiResponse response = shared_.api.Handle(request);
+    watching.reset();
+    if (client_gone.load()) return DoClose();  // nobody to answer
     const bool close = !req.keep_alive() || response.close;
     Reply(std::move(response), req.version(), close, req.method() == bhttp::verb::head);
   }

@@ -110,6 +110,7 @@ ApiResponse AnswerSparql(state::Store& store, const ApiRequest& request, const S
   sparql::QueryLimits limits;
   limits.timeout = *timeout;
   limits.max_rows = options.max_rows;
+  limits.cancelled = request.cancelled;
   auto answer = sparql::AnswerQuery(store, *query, *format, limits);
   if (!answer.ok()) return Fail(HttpStatus(answer.status()), answer.status().message());
   ApiResponse r;

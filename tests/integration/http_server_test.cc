@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -14,6 +15,8 @@
 #include <vector>
 
 #include "child_process.h"
+#include "graph/graph_update.h"
+#include "http/server.h"
 #include "http_test_client.h"
 #include "test_paths.h"
 
@@ -121,6 +124,62 @@ TEST_F(HttpServerTest, ConcurrentRequestsAllSucceed) {
   for (auto& th : threads) th.join();
   EXPECT_EQ(ok, 160);
   EXPECT_EQ(bad, 0);
+}
+
+// A SPARQL query holds its connection's thread while it runs; a client that gives up on it (closes
+// the connection) stops it within moments instead of at its time budget, and it is counted as
+// 499 (nothing is sent).
+TEST(HttpSparqlTest, AQueryStopsWhenItsClientHangsUp) {
+  const std::string dir = MakeTempDir("webindex-sparql-hangup");
+  state::StoreOptions store_options;
+  store_options.sync_commits = false;
+  auto store = state::Store::Open(dir, store_options);
+  ASSERT_TRUE(store.ok()) << store.status().ToString();
+  graph::GraphUpdate update({}, {});
+  for (int i = 0; i < 300; ++i) {
+    ASSERT_TRUE(update.Add({graph::Term::Iri("http://e/s" + std::to_string(i)), graph::Term::Iri("http://e/p"),
+                            graph::Term::Iri("http://e/o" + std::to_string(i % 7)), std::nullopt})
+                    .ok());
+  }
+  state::WriteBatch batch(**store);
+  ASSERT_TRUE(update.Apply(**store, batch).ok());
+  ASSERT_TRUE((*store)->Write(batch).ok());
+  http::ServerOptions options;
+  options.listen = "127.0.0.1:0";
+  options.threads = 2;
+  http::Server server(**store, options);
+  ASSERT_TRUE(server.Start().ok());
+  const uint16_t port = server.port();
+
+  // Four unconnected patterns: 300^4 rows to go through, none kept (the FILTER needs all four
+  // and never holds): minutes of work in constant memory.
+  const std::string query =
+      "SELECT (COUNT(*) AS ?n) { ?a ?b ?c . ?d ?e ?f . ?g ?h ?i . ?j ?k ?l "
+      "FILTER(CONCAT(STR(?a), STR(?d), STR(?g), STR(?j)) = \"\") }";
+  const std::string cancelled = "webindex_http_responses_total{route=\"/sparql\",code=\"499\"} 1";
+  const auto start = Clock::now();
+  {
+    Conn c(port);
+    ASSERT_TRUE(c.Send("POST /sparql?timeout=120000 HTTP/1.1\r\nHost: x\r\nContent-Type: application/sparql-query\r\n"
+                       "Content-Length: " + std::to_string(query.size()) + "\r\n\r\n" + query));
+    ASSERT_TRUE(c.SilentFor(std::chrono::milliseconds(500))) << "the query is not slow enough for this test: "
+                                                             << c.ReadResponse();
+  }  // the client hangs up
+  std::string metrics;
+  while (Clock::now() - start < std::chrono::seconds(20)) {
+    metrics = Get(port, "/metrics").body;
+    if (metrics.find(cancelled) != std::string::npos) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  EXPECT_NE(metrics.find(cancelled), std::string::npos) << "the query ran on for its absent client";
+  EXPECT_LT(std::chrono::duration<double>(Clock::now() - start).count(), 5.0);
+  // Both threads are free again: two queries at once are answered.
+  std::thread other([&] { EXPECT_EQ(Get(port, "/sparql?query=ASK%20%7B%7D").status, 200); });
+  EXPECT_EQ(Get(port, "/sparql?query=ASK%20%7B%7D").status, 200);
+  other.join();
+  server.Stop();
+  store->reset();
+  std::filesystem::remove_all(dir);
 }
 
 TEST_F(HttpServerTest, StartStopAreIdempotentAndStopClosesConnections) {

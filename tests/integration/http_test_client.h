@@ -68,6 +68,11 @@ class Conn {
     char byte;
     return recv(fd_, &byte, 1, MSG_PEEK) <= 0;
   }
+  //! True if nothing arrives (not even a close) within `limit`.
+  bool SilentFor(std::chrono::milliseconds limit) {
+    pollfd p{fd_, POLLIN, 0};
+    return poll(&p, 1, static_cast<int>(limit.count())) == 0;
+  }
   //! Reads until the peer closes (or the timeout); returns what arrived.
   std::string ReadToEnd() {
     std::string out;
