@@ -1056,7 +1056,7 @@ LIMIT 25`],
     }
     const pages = await knownPages(answer.rows);
     return [el('h2', {}, 'Solutions'), summary(plural(answer.rows.length, 'row', 'rows')),
-      sparqlTable(answer.vars, answer.rows, pages)];
+      ...[sparqlTable(answer.vars, answer.rows, pages)].flat()];
   }
 
   //! The line `line` of `query` with the character at `column` (1-based, in code points) marked
