@@ -31,6 +31,8 @@ constexpr int kManyLinks = 1200;
 constexpr char kAlice[] = "<http://example.org/alice>";
 constexpr char kLongIri[] = "http://example.org/people/alice/pages/home/index.html?lang=en&section=about#contact";
 constexpr char kUndated[] = "http://undated.example.com/";  // an invalid event: a dead letter
+constexpr int kSparqlMaxRows = 1100;  // /sparql's cap: fewer than kManyLinks
+constexpr char kFoaf[] = "PREFIX foaf: <http://xmlns.com/foaf/0.1/>\n";
 
 //! Statements of the default graph: alice's (a literal that is HTML among them), bob's.
 std::string Statements() {
@@ -52,6 +54,9 @@ std::string Statements() {
   }
   return text;
 }
+
+//! The SPARQL view with `query` run.
+std::string SparqlHash(const std::string& query) { return "#/sparql?query=" + Encode(query); }
 
 //! The value of a JavaScript expression in the browser's tab, or the error as text.
 std::string Js(DevToolsBrowser& b, const std::string& expression) {
@@ -127,8 +132,10 @@ class WebUiTest : public ::testing::Test {
     harness_->Produce(events);
     ProduceStatements();
     log_ = harness_->data_dir() + "/run.log";
-    const std::string config = harness_->data_dir() + "/ui.toml";  // PageRank within a second, web graph
-    WriteFileBytes(config, "[pagerank]\ninterval_s = 1\n[indexes]\nweb_triples = true\n");
+    // PageRank within a second, the web graph, and a SPARQL row cap that kMany's links pass.
+    const std::string config = harness_->data_dir() + "/ui.toml";
+    WriteFileBytes(config, "[pagerank]\ninterval_s = 1\n[indexes]\nweb_triples = true\n[http]\nsparql_max_rows = " +
+                               std::to_string(kSparqlMaxRows) + "\n");
     run_ = std::make_unique<ChildProcess>(
         std::vector<std::string>{WEBINDEX_BINARY, "run", "--brokers", harness_->brokers(), "--data-dir",
                                  harness_->data_dir() + "/ui", "--http", "127.0.0.1:0", "--config", config},
@@ -785,6 +792,182 @@ TEST_F(WebUiTest, StatementsShowTimesReadablyAndWrapIrisBetweenTheirParts) {
   EXPECT_EQ(Js(*b, "document.querySelector('#statements td.object a.iri').textContent"), kLongIri);
   EXPECT_EQ(Js(*b, "(" + kUnbroken + ")('#statements td')"), "none");
   EXPECT_GT(std::stoi(Js(*b, lines("#statements td.object a.iri"))), 2);
+}
+
+TEST_F(WebUiTest, SparqlJoinRendersATableWhoseIrisLinkToTheirViews) {
+  ASSERT_NO_FATAL_FAILURE(RequireChromium());
+  // A join over the web graph: a page's title with each of its eight links.
+  const std::string web = Render(SparqlHash(std::string("PREFIX web: <urn:webindex:>\n"
+                                                        "SELECT ?page ?title ?target WHERE {\n"
+                                                        "  GRAPH <urn:webindex:web> { ?page web:title ?title . "
+                                                        "?page web:linksTo ?target }\n"
+                                                        "  FILTER(?page = <") +
+                                            kAllers + ">)\n}"));
+  EXPECT_NE(web.find("<h1>SPARQL</h1>"), std::string::npos) << Main(web);
+  const std::string table = ElementById(web, "sparql-result", "section");
+  EXPECT_NE(table.find(R"(<thead><tr><th scope="col">?page</th><th scope="col">?title</th>)"
+                       R"(<th scope="col">?target</th></tr></thead>)"),
+            std::string::npos)
+      << Main(web);
+  EXPECT_EQ(Count(table, "<tr><td>"), 8u) << Main(web);
+  EXPECT_TRUE(std::regex_search(table, std::regex(R"(<p class="lead" id="sparql-summary">8 rows in [0-9,]+ ms\.</p>)")))
+      << Main(web);
+  EXPECT_EQ(Count(table, "<td><span class=\"literal\">User John Allers - Ask Different</span></td>"), 8u) << Main(web);
+  // Every IRI lists the statements about it, in every graph; a page of the index opens its view.
+  EXPECT_EQ(Count(table, "<a class=\"iri\" href=\"#/statements?s=" + Encode(std::string("<") + kAllers + ">") +
+                             "&amp;graph=all\""),
+            8u)
+      << Main(web);
+  EXPECT_EQ(Count(table, "<a class=\"page-link external\" href=\"#/page?url=" + Encode(kAllers) + "\""), 8u)
+      << Main(web);
+  EXPECT_NE(table.find("<a class=\"page-link external\" href=\"#/page?url=" + Encode("http://apple.blogoverflow.com/") +
+                       "\""),
+            std::string::npos)
+      << Main(web);
+
+  // A join over the statements: alice's friends and their names. bob is no page: one link only.
+  const std::string people =
+      Render(SparqlHash(std::string(kFoaf) + "SELECT ?friend ?name WHERE {\n  <http://example.org/alice> foaf:knows "
+                                             "?friend .\n  ?friend foaf:name ?name\n}"));
+  const std::string row = ElementById(people, "sparql-table", "table");
+  EXPECT_EQ(Count(row, "<tr><td>"), 1u) << Main(people);
+  const std::string bob = "#/statements?s=" + Encode("<http://example.org/bob>") + "&graph=all";
+  EXPECT_NE(row.find(R"(<td><a class="iri" href=")" + std::regex_replace(bob, std::regex("&"), "&amp;") +
+                     R"(" title="Statements about http://example.org/bob">http://<wbr>example.org/<wbr>bob</a></td>)"),
+            std::string::npos)
+      << Main(people);
+  // A literal's language tag (and datatype) is set apart from its text.
+  EXPECT_NE(row.find(R"(<td><span class="literal">Bob<span class="term-tag" title="language tag">@en</span></span></td>)"),
+            std::string::npos)
+      << Main(people);
+  const std::string about = Render(bob);
+  EXPECT_EQ(Count(ElementById(about, "statements", "section"), "<td class=\"subject\">"), 1u) << Main(about);
+}
+
+TEST_F(WebUiTest, SparqlLiteralsAndStatementsAreTextNeverMarkup) {
+  ASSERT_NO_FATAL_FAILURE(RequireChromium());
+  const std::string escaped = "&lt;b&gt;Alice&lt;/b&gt; &lt;script&gt;document.title='pwned'&lt;/script&gt;";
+  const std::string select =
+      Render(SparqlHash(std::string(kFoaf) + "SELECT ?name WHERE { <http://example.org/alice> foaf:name ?name }"));
+  EXPECT_NE(ElementById(select, "sparql-table", "table").find("<td><span class=\"literal\">" + escaped + "</span></td>"),
+            std::string::npos)
+      << Main(select);
+  const std::string construct = Render(SparqlHash(
+      std::string(kFoaf) + "CONSTRUCT { ?s foaf:nick ?name } WHERE { <http://example.org/alice> foaf:name ?name . "
+                           "?s foaf:name ?name }"));
+  EXPECT_NE(construct.find(R"(<p class="lead" id="sparql-summary">1 statement in )"), std::string::npos)
+      << Main(construct);
+  EXPECT_NE(construct.find(R"(<pre class="ntriples" id="sparql-graph">&lt;http://example.org/alice&gt; )"
+                           R"(&lt;http://xmlns.com/foaf/0.1/nick&gt; ")" +
+                           escaped + "\" .\n</pre>"),
+            std::string::npos)
+      << Main(construct);
+  for (const std::string* dom : {&select, &construct}) {
+    EXPECT_EQ(dom->find("<b>Alice"), std::string::npos) << Main(*dom);
+    EXPECT_EQ(dom->find("<script>document"), std::string::npos) << Main(*dom);
+    EXPECT_EQ(dom->find("<title>pwned"), std::string::npos);
+  }
+}
+
+TEST_F(WebUiTest, SparqlSyntaxErrorPointsAtItsLineAndColumn) {
+  ASSERT_NO_FATAL_FAILURE(RequireChromium());
+  // Line 4 holds a character outside the BMP: columns count code points, the textarea UTF-16 units.
+  const std::string query = "SELECT ?s\nWHERE {\n  ?s ?p ?o .\n  FILTER(?o = \"\xF0\x9F\x98\x80\" && )\n}";
+  const Reply api = Get(port_, "/sparql?query=" + Encode(query));
+  ASSERT_EQ(api.status, 400);
+  ASSERT_EQ(api.body, R"({"error":"SPARQL syntax: line 4, column 22: expected an expression, found ')'"})");
+  const std::string dom = Render(SparqlHash(query));
+  const std::string error = ElementById(dom, "sparql-error");
+  EXPECT_NE(error.find("<strong>Syntax error on line 4, column 22</strong>: expected an expression, found ')'"),
+            std::string::npos)
+      << Main(dom);
+  EXPECT_NE(error.find("<span class=\"gutter\">4 \u2502 </span>  FILTER(?o = \"\xF0\x9F\x98\x80\" &amp;&amp; "
+                       "<mark>)</mark>\n<span class=\"caret\">" +
+                       std::string(4 + 21, ' ') + "^</span>"),
+            std::string::npos)
+      << Main(dom);
+  // The query's text stays in the form, its cursor on the offending character.
+  auto b = Browse(SparqlHash(query));
+  ASSERT_NE(b, nullptr);
+  ASSERT_TRUE(b->WaitFor("document.activeElement.id === 'sparql-query'").ok());
+  EXPECT_EQ(Js(*b, "document.getElementById('sparql-query').value"), query);
+  EXPECT_EQ(Js(*b, "[document.activeElement.selectionStart, document.activeElement.selectionEnd].join()"), "53,54");
+  EXPECT_EQ(Js(*b, "document.getElementById('sparql-query').value.slice(53, 54)"), ")");
+}
+
+TEST_F(WebUiTest, SparqlAskRendersItsBoolean) {
+  ASSERT_NO_FATAL_FAILURE(RequireChromium());
+  const std::string yes =
+      Render(SparqlHash(std::string(kFoaf) + "ASK { <http://example.org/alice> foaf:knows <http://example.org/bob> }"));
+  EXPECT_NE(yes.find(R"(<p class="boolean true" id="sparql-boolean">true</p>)"), std::string::npos) << Main(yes);
+  EXPECT_NE(yes.find(R"(<p class="lead" id="sparql-summary">Answered in )"), std::string::npos) << Main(yes);
+  const std::string no =
+      Render(SparqlHash(std::string(kFoaf) + "ASK { <http://example.org/bob> foaf:knows <http://example.org/alice> }"));
+  EXPECT_NE(no.find(R"(<p class="boolean false" id="sparql-boolean">false</p>)"), std::string::npos) << Main(no);
+  EXPECT_EQ(no.find("id=\"sparql-table\""), std::string::npos) << Main(no);
+}
+
+TEST_F(WebUiTest, SparqlExamplesLoadWithOneClickAndRunOnTheTable) {
+  ASSERT_NO_FATAL_FAILURE(RequireChromium());
+  auto b = Browse("#/sparql");
+  ASSERT_NE(b, nullptr);
+  EXPECT_EQ(Js(*b, "document.getElementById('sparql-result') === null"), "true") << "nothing runs before Run";
+  const int examples = std::stoi(Js(*b, "document.querySelectorAll('button.example').length"));
+  EXPECT_GE(examples, 5);
+  std::string all;
+  for (int i = 0; i < examples; ++i) {
+    SCOPED_TRACE("example " + std::to_string(i));
+    // Marks the answer shown now, so that the wait below is for the next one.
+    ASSERT_TRUE(b->Eval("document.getElementById('sparql-result')?.setAttribute('data-old', ''), "
+                        "document.querySelectorAll('button.example')[" + std::to_string(i) + "].click(), 'ok'")
+                    .ok());
+    const std::string text = Js(*b, "document.getElementById('sparql-query').value");
+    all += text;
+    EXPECT_EQ(Js(*b, "document.activeElement.id"), "sparql-query");
+    // Run: Ctrl+Enter in the query, or the button.
+    if (i % 2 == 0) {
+      ASSERT_TRUE(b->Press("Enter", DevToolsBrowser::kCtrl).ok());
+    } else {
+      ASSERT_TRUE(b->Eval("document.querySelector('#sparql button[type=submit]').click(), 'ok'").ok());
+    }
+    ASSERT_TRUE(b->WaitFor("document.body.dataset.state === 'ready' && "
+                           "document.querySelector('#sparql-result:not([data-old])') !== null")
+                    .ok())
+        << text;
+    EXPECT_EQ(Js(*b, "new URLSearchParams(location.hash.slice(location.hash.indexOf('?'))).get('query')"), text)
+        << "bookmarkable: " << Js(*b, "location.hash");
+    EXPECT_EQ(Js(*b, "document.getElementById('sparql-query').value"), text);
+    EXPECT_EQ(Js(*b, "document.getElementById('sparql-error')?.textContent ?? 'none'"), "none") << text;
+    EXPECT_TRUE(std::regex_match(Js(*b, "document.getElementById('sparql-summary').textContent"),
+                                 std::regex(R"([1-9][0-9,]* (rows?|statements?) in [0-9,.]+ m?s\.)")))
+        << Js(*b, "document.getElementById('sparql-summary').textContent") << "\n"
+        << text;
+  }
+  // Among them: a join, OPTIONAL, an aggregate, Rya's temporal and free-text filters.
+  for (const char* feature : {"OPTIONAL {", "COUNT(", "tempo:after(", "fts:text(", "GRAPH <urn:webindex:web>"}) {
+    EXPECT_NE(all.find(feature), std::string::npos) << feature;
+  }
+}
+
+TEST_F(WebUiTest, SparqlLongAnswersShowInPartAndOversizedOnesAreRefused) {
+  ASSERT_NO_FATAL_FAILURE(RequireChromium());
+  const std::string links = std::string("SELECT ?target WHERE { GRAPH <urn:webindex:web> { <") + kMany +
+                            "> <urn:webindex:linksTo> ?target } }";
+  // 1,050 rows: the first 1,000 drawn, the rest a click away.
+  auto b = Browse(SparqlHash(links + " LIMIT 1050"));
+  ASSERT_NE(b, nullptr);
+  EXPECT_EQ(Js(*b, "document.getElementById('sparql-summary').textContent").substr(0, 14), "1,050 rows in ");
+  EXPECT_EQ(Js(*b, "document.querySelectorAll('#sparql-table tbody tr').length"), "1000");
+  ASSERT_TRUE(b->Eval("document.querySelector('#sparql-result button.more').click(), 'ok'").ok());
+  EXPECT_EQ(Js(*b, "document.querySelectorAll('#sparql-table tbody tr').length"), "1050");
+  EXPECT_EQ(Js(*b, "document.querySelector('#sparql-result button.more') === null"), "true");
+  // Past the server's cap: its reason, not a cut-short table.
+  const std::string refused = Render(SparqlHash(links));
+  EXPECT_NE(ElementById(refused, "sparql-error").find("<strong>The query was refused</strong>: the answer has more than " +
+                                                      std::to_string(kSparqlMaxRows)),
+            std::string::npos)
+      << Main(refused);
+  EXPECT_EQ(refused.find("id=\"sparql-table\""), std::string::npos) << Main(refused);
 }
 
 }  // namespace

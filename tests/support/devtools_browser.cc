@@ -184,11 +184,12 @@ Status DevToolsBrowser::Type(const std::string& text) {
   return Call("Input.insertText", R"({"text":)" + JsonString(text) + "}").status();
 }
 
-Status DevToolsBrowser::Press(const std::string& key) {
+Status DevToolsBrowser::Press(const std::string& key, int modifiers) {
   for (const Key& k : kKeys) {
     if (key != k.key) continue;
     const std::string fields = R"("key":)" + JsonString(k.key) + R"(,"code":)" + JsonString(k.key) +
-                               R"(,"windowsVirtualKeyCode":)" + std::to_string(k.code);
+                               R"(,"windowsVirtualKeyCode":)" + std::to_string(k.code) +
+                               R"(,"modifiers":)" + std::to_string(modifiers);
     const std::string text = k.code == 13 ? R"(,"text":"\r")" : "";
     RETURN_IF_ERROR(Call("Input.dispatchKeyEvent", R"({"type":"keyDown",)" + fields + text + "}").status());
     return Call("Input.dispatchKeyEvent", R"({"type":"keyUp",)" + fields + "}").status();

@@ -37,8 +37,11 @@ class DevToolsBrowser {
   Status WaitFor(const std::string& condition, std::chrono::milliseconds timeout = std::chrono::seconds(20));
   //! Types `text` into the focused element (input events, as a keyboard would).
   Status Type(const std::string& text);
-  //! Presses and releases a key: "ArrowDown", "ArrowUp", "Enter", "Escape".
-  Status Press(const std::string& key);
+  //! The DevTools protocol's modifier bits, for Press.
+  static constexpr int kCtrl = 2;
+  //! Presses and releases a key: "ArrowDown", "ArrowUp", "Enter", "Escape"; with `modifiers`
+  //! (kCtrl) held.
+  Status Press(const std::string& key, int modifiers = 0);
 
  private:
   DevToolsBrowser(pid_t pid, int to, int from, std::string profile)

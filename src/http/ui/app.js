@@ -34,7 +34,8 @@
   const score = (n) => (typeof n === 'number' ? kScore.format(n) : '\u2014');
 
   // ---- Routes: #/top, #/pagerank, #/pages?domain=D, #/page?url=U, #/search?q=T, #/statements?s=&p=&o=&graph=,
-  // #/temporal?after=T&p=&graph=, #/text?q=&p=&graph=, #/status (lists with optional limit and cursors) ----
+  // #/temporal?after=T&p=&graph=, #/text?q=&p=&graph=, #/sparql?query=Q, #/status (lists with optional limit and
+  // cursors) ----
 
   function hashFor(view, params) {
     const query = Object.entries(params)
@@ -860,10 +861,313 @@
       answer);
   }
 
+  // ---- SPARQL: a query over the graph store by the SPARQL 1.1 Protocol (POST /sparql) ----
+
+  const kXsd = 'http://www.w3.org/2001/XMLSchema#';
+  // An IRI the statements view can take: absolute, without the characters N-Triples excludes.
+  const kLinkableIri = /^[a-z][a-z0-9+.-]*:[^\x00-\x20<>"{}|\\^`]*$/i;
+  const kShownRows = 1000;      // rows drawn at first; the rest on request
+  const kPageCheckLimit = 1000;  // http(s) IRIs checked for being pages of the index, per answer
+
+  const kSparqlExamples = [
+    ['Titles and links (join)', 'Each crawled page\u2019s title with the pages it links to',
+     `PREFIX web: <urn:webindex:>
+# Each crawled page's title, joined with the pages it links to.
+SELECT ?page ?title ?target
+WHERE {
+  GRAPH <urn:webindex:web> {
+    ?page web:title ?title .
+    ?page web:linksTo ?target .
+  }
+}
+LIMIT 25`],
+    ['Server if known (OPTIONAL)', 'Crawled pages, with their title and server when they have them',
+     `PREFIX web: <urn:webindex:>
+# Crawled pages; the title and the server only when the page has them.
+SELECT ?page ?title ?server
+WHERE {
+  GRAPH <urn:webindex:web> {
+    ?page web:crawled ?crawled .
+    OPTIONAL { ?page web:title ?title }
+    OPTIONAL { ?page web:server ?server }
+  }
+}
+LIMIT 25`],
+    ['Most linked-to (COUNT)', 'Pages by the number of pages linking to them',
+     `PREFIX web: <urn:webindex:>
+# Pages by the number of pages linking to them.
+SELECT ?target (COUNT(?page) AS ?inlinks)
+WHERE {
+  GRAPH <urn:webindex:web> { ?page web:linksTo ?target }
+}
+GROUP BY ?target
+ORDER BY DESC(?inlinks)
+LIMIT 10`],
+    ['Crawled after 2015 (tempo:)', 'Rya\u2019s temporal filter over the crawl dates',
+     `PREFIX web: <urn:webindex:>
+PREFIX tempo: <tag:rya-rdf.org,2015:temporal#>
+# Pages crawled after the start of 2015, newest first (the temporal index).
+SELECT ?page ?crawled
+WHERE {
+  GRAPH <urn:webindex:web> { ?page web:crawled ?crawled }
+  FILTER(tempo:after(?crawled, "2015-01-01T00:00:00Z"))
+}
+ORDER BY DESC(?crawled)
+LIMIT 25`],
+    ['Titles with a word (fts:)', 'Rya\u2019s free-text filter over page titles',
+     `PREFIX web: <urn:webindex:>
+PREFIX fts: <http://rdf.useekm.com/fts#>
+# Pages whose title has a word starting with "user" (the free-text index).
+SELECT ?page ?title
+WHERE {
+  GRAPH <urn:webindex:web> { ?page web:title ?title }
+  FILTER(fts:text(?title, "user*"))
+}
+LIMIT 25`],
+    ['Titles as statements (CONSTRUCT)', 'A graph built from the web graph, as N-Triples',
+     `PREFIX web: <urn:webindex:>
+PREFIX dc: <http://purl.org/dc/terms/>
+# The page titles as Dublin Core statements, in N-Triples.
+CONSTRUCT { ?page dc:title ?title }
+WHERE {
+  GRAPH <urn:webindex:web> { ?page web:title ?title }
+}
+LIMIT 25`],
+  ];
+
+  //! The answer to `query` from /sparql: {kind: 'table', vars, rows} (SELECT), {kind: 'boolean',
+  //! value} (ASK) or {kind: 'graph', text} (CONSTRUCT, DESCRIBE: N-Triples), with `ms`, the time
+  //! from the request to the parsed answer. ApiError with the endpoint's message otherwise.
+  async function runSparql(query) {
+    const started = performance.now();
+    let response;
+    try {
+      response = await fetch('sparql', {method: 'POST', body: query, headers: {
+        'Content-Type': 'application/sparql-query',
+        Accept: 'application/sparql-results+json, application/n-triples'}});  // the first the query answers
+    } catch (e) {
+      throw new ApiError(0, `cannot reach the webindex server (${e.message})`);
+    }
+    const text = await response.text();
+    if (!response.ok) {
+      let message = response.statusText;
+      try {
+        const body = JSON.parse(text);
+        if (typeof body.error === 'string') message = body.error;
+      } catch (e) {
+        // not JSON: the status line's text
+      }
+      throw new ApiError(response.status, message || 'request failed');
+    }
+    const type = (response.headers.get('Content-Type') || '').split(';')[0].trim().toLowerCase();
+    const ms = () => performance.now() - started;
+    if (type === 'application/n-triples') return {kind: 'graph', text, ms: ms()};
+    let body;
+    try {
+      body = JSON.parse(text);
+    } catch (e) {
+      throw new ApiError(response.status, 'the server did not answer SPARQL results in JSON');
+    }
+    if (typeof body.boolean === 'boolean') return {kind: 'boolean', value: body.boolean, ms: ms()};
+    return {kind: 'table', vars: body.head.vars || [], rows: body.results.bindings, ms: ms()};
+  }
+
+  //! The http(s) IRIs of `rows` (the first kPageCheckLimit) that are pages of the index: crawled,
+  //! or linked to, in the web graph. Empty when the table does not keep the web graph.
+  async function knownPages(rows) {
+    const iris = new Set();
+    for (const row of rows) {
+      for (const term of Object.values(row)) {
+        if (term.type === 'uri' && /^https?:\/\//i.test(term.value) && kLinkableIri.test(term.value)) iris.add(term.value);
+      }
+      if (iris.size >= kPageCheckLimit) break;
+    }
+    if (!iris.size) return iris;
+    const values = [...iris].slice(0, kPageCheckLimit).map((iri) => `<${iri}>`).join(' ');
+    try {
+      const answer = await runSparql(`SELECT DISTINCT ?iri WHERE { VALUES ?iri { ${values} } GRAPH ${kWebGraph} ` +
+                                     '{ { ?iri <urn:webindex:crawled> ?t } UNION { ?from <urn:webindex:linksTo> ?iri } } }');
+      return new Set(answer.rows.map((row) => row.iri && row.iri.value));
+    } catch (e) {
+      return new Set();  // page links are a help: the answer shows without them
+    }
+  }
+
+  //! A datatype IRI as people write it: xsd:integer for XML Schema's, else the whole IRI.
+  const shortType = (iri) => (iri.startsWith(kXsd) ? `xsd:${iri.slice(kXsd.length)}` : iri);
+
+  //! One value of a SPARQL JSON result: an IRI links to the statements about it (and, for a page
+  //! of the index, to its page view), a literal is its text with its language or datatype after it,
+  //! a blank node is _:label; an unbound variable is an empty cell.
+  function sparqlTerm(term, pages) {
+    if (!term) return null;
+    if (term.type === 'uri') {
+      if (!kLinkableIri.test(term.value)) return el('span', {class: 'iri'}, breakable(term.value));
+      const iri = term.value;
+      const link = el('a', {class: 'iri', href: hashFor('statements', {s: `<${iri}>`, graph: 'all'}),
+                            title: `Statements about ${iri}`}, breakable(iri));
+      if (!pages.has(iri)) return link;
+      return [link, ' ', el('a', {class: 'page-link external', href: pageHash(iri), title: `The page ${iri}`}, 'page')];
+    }
+    if (term.type === 'bnode') return el('span', {class: 'bnode'}, `_:${term.value}`);
+    const lang = term['xml:lang'];
+    const type = term.datatype && term.datatype !== `${kXsd}string` ? term.datatype : '';
+    return el('span', {class: 'literal'},
+      term.value === '' ? el('span', {class: 'none'}, 'empty string') : term.value,
+      lang ? el('span', {class: 'term-tag', title: 'language tag'}, `@${lang}`) : null,
+      type ? el('span', {class: 'term-tag', title: type}, `^^${shortType(type)}`) : null);
+  }
+
+  function sparqlRows(vars, rows, pages) {
+    return rows.map((row) => el('tr', {}, vars.map((v) => el('td', {}, sparqlTerm(row[v], pages)))));
+  }
+
+  //! A SELECT answer: a column per variable, the first kShownRows rows and a button for the rest.
+  function sparqlTable(vars, rows, pages) {
+    if (!rows.length) return el('p', {class: 'empty'}, 'No solutions: nothing in the store matches this query.');
+    const body = el('tbody', {}, sparqlRows(vars, rows.slice(0, kShownRows), pages));
+    const table = el('table', {class: 'list sparql', id: 'sparql-table'},
+      el('thead', {}, el('tr', {}, vars.map((v) => el('th', {scope: 'col'}, `?${v}`)))), body);
+    if (rows.length <= kShownRows) return table;
+    const more = el('p', {class: 'lead note'}, `The first ${fmt(kShownRows)} rows are shown. `,
+      el('button', {type: 'button', class: 'more', onclick: () => {
+        body.append(...sparqlRows(vars, rows.slice(kShownRows), pages));
+        more.remove();
+      }}, `Show all ${plural(rows.length, 'row', 'rows')}`));
+    return [table, more];
+  }
+
+  const duration = (ms) => (ms < 1000 ? `${kNumber.format(Math.max(1, Math.round(ms)))} ms`
+    : `${kNumber.format(Math.round(ms / 10) / 100)} s`);
+
+  //! The answer under the form, with how much it holds and how long it took.
+  async function sparqlAnswer(answer) {
+    const took = duration(answer.ms);
+    const summary = (what) => el('p', {class: 'lead', id: 'sparql-summary'}, `${what} in ${took}.`);
+    if (answer.kind === 'boolean') {
+      return [el('h2', {}, 'Answer'), summary('Answered'),
+        el('p', {class: `boolean ${answer.value}`, id: 'sparql-boolean'}, String(answer.value))];
+    }
+    if (answer.kind === 'graph') {
+      const n = answer.text.split('\n').filter((line) => line.trim() && !line.startsWith('#')).length;
+      return [el('h2', {}, 'Statements'), summary(plural(n, 'statement', 'statements')),
+        n ? el('pre', {class: 'ntriples', id: 'sparql-graph'}, answer.text)
+          : el('p', {class: 'empty'}, 'No statements: nothing in the store matches this query.')];
+    }
+    const pages = await knownPages(answer.rows);
+    return [el('h2', {}, 'Solutions'), summary(plural(answer.rows.length, 'row', 'rows')),
+      ...[sparqlTable(answer.vars, answer.rows, pages)].flat()];
+  }
+
+  //! The line `line` of `query` with the character at `column` (1-based, in code points) marked
+  //! and a caret under it.
+  function syntaxExcerpt(query, line, column) {
+    const text = query.split('\n')[line - 1];
+    if (text === undefined) return null;
+    const chars = Array.from(text);
+    const at = Math.min(Math.max(column - 1, 0), chars.length);
+    const gutter = `${line} \u2502 `;
+    const indent = chars.slice(0, at).map((c) => (c === '\t' ? '\t' : ' ')).join('');
+    return el('pre', {class: 'excerpt', id: 'sparql-excerpt'},
+      el('span', {class: 'gutter'}, gutter), chars.slice(0, at).join(''),
+      el('mark', {}, at < chars.length ? chars[at] : ' '), chars.slice(at + 1).join(''), '\n',
+      el('span', {class: 'caret'}, `${' '.repeat(gutter.length)}${indent}^`));
+  }
+
+  //! The offset in `query` (UTF-16, as a textarea counts) of line `line`, column `column`.
+  function offsetOf(query, line, column) {
+    const lines = query.split('\n');
+    let offset = 0;
+    for (let i = 0; i < line - 1 && i < lines.length; ++i) offset += lines[i].length + 1;
+    const text = lines[line - 1] || '';
+    return offset + Array.from(text).slice(0, Math.max(column - 1, 0)).join('').length;
+  }
+
+  const kSparqlTitles = {0: 'The server cannot be reached', 400: 'The query was refused',
+                         409: 'This table does not keep an index the query needs', 503: 'The query did not finish'};
+
+  //! A failed query in the user's words; a syntax error points at its line and column, in the
+  //! message and in the query (`textarea`: its cursor is moved there).
+  function sparqlError(error, query, textarea) {
+    const syntax = /^SPARQL syntax: line (\d+), column (\d+): ([\s\S]*)$/.exec(error.message);
+    if (!syntax) {
+      return el('div', {class: 'error', role: 'alert', id: 'sparql-error'},
+        el('strong', {}, kSparqlTitles[error.status] || `Error (${error.status})`), ': ', error.message);
+    }
+    const [, line, column, what] = syntax;
+    setTimeout(() => {
+      if (!textarea.isConnected) return;
+      const at = offsetOf(query, Number(line), Number(column));
+      textarea.focus();
+      textarea.setSelectionRange(at, at + 1);
+    }, 0);
+    return el('div', {class: 'error', role: 'alert', id: 'sparql-error'},
+      el('strong', {}, `Syntax error on line ${line}, column ${column}`), ': ', what,
+      syntaxExcerpt(query, Number(line), Number(column)));
+  }
+
+  //! The query form: the text, Run (or Ctrl+Enter), and the examples that fill it in one click.
+  function sparqlForm(query) {
+    const textarea = el('textarea', {name: 'query', id: 'sparql-query', rows: 10, spellcheck: 'false',
+                                     autocomplete: 'off', 'aria-label': 'SPARQL query'});
+    textarea.value = query;
+    const form = el('form', {class: 'sparql-form', id: 'sparql'}, textarea,
+      el('div', {class: 'sparql-actions'}, el('button', {type: 'submit'}, 'Run'),
+        el('span', {class: 'hint'}, 'or Ctrl+Enter')));
+    form.addEventListener('submit', (event) => {
+      event.preventDefault();
+      const target = hashFor('sparql', {query: textarea.value.trim() ? textarea.value : ''});
+      if (target === location.hash) render();
+      else location.hash = target;
+    });
+    textarea.addEventListener('keydown', (event) => {
+      if (event.key === 'Enter' && (event.ctrlKey || event.metaKey)) {
+        event.preventDefault();
+        form.requestSubmit();
+      }
+    });
+    const examples = el('div', {class: 'examples', role: 'group', 'aria-label': 'Example queries'},
+      el('span', {}, 'Examples:'), kSparqlExamples.map(([label, title, text], i) => el('button', {
+        type: 'button', class: 'example', 'data-example': i, title, onclick: () => {
+          textarea.value = text;
+          textarea.focus();
+        }}, label)));
+    return {form: [examples, form], textarea};
+  }
+
+  //! #/sparql?query=Q: the form, and when Q is given, its answer.
+  async function showSparql(params, next, isCurrent) {
+    const query = params.get('query') || '';
+    const {form, textarea} = sparqlForm(query || kSparqlExamples[0][2]);
+    let answer = null;
+    if (query.trim()) {
+      try {
+        answer = await sparqlAnswer(await runSparql(query));
+      } catch (e) {
+        if (!(e instanceof ApiError)) throw e;
+        answer = sparqlError(e, query, textarea);
+      }
+    }
+    if (!isCurrent()) return null;
+    document.title = 'SPARQL \u2014 webindex';
+    return [
+      el('section', {class: 'card'}, el('h1', {}, 'SPARQL'),
+        el('p', {class: 'lead'}, 'SPARQL 1.1 queries over the graph store (the ', el('code', {}, '/sparql'),
+          ' endpoint): the statements loaded into the default graph and named graphs, and, when the table keeps ',
+          'it, the web graph ', el('code', {}, kWebGraph), ' with its pages\u2019 ', el('code', {}, 'urn:webindex:'),
+          'linksTo, title, server, crawled and anchorText. Rya\u2019s ', el('code', {}, 'tempo:'), ' and ',
+          el('code', {}, 'fts:text'), ' filters read the temporal and free-text indexes. Every IRI below lists ',
+          'the statements about it; a page of the index also opens its page view.'),
+        form),
+      answer ? el('section', {class: 'card', id: 'sparql-result'}, answer) : null,
+    ].filter(Boolean);
+  }
+
   // ---- Rendering ----
 
   const kViews = {top: showTop, pagerank: showPageRank, pages: showPages, page: showPage, search: showSearch,
-                  status: showStatus, statements: showStatements, temporal: showTemporal, text: showText};
+                  status: showStatus, statements: showStatements, temporal: showTemporal, text: showText,
+                  sparql: showSparql};
   let statusTimer = null;
   let renderSeq = 0;
 
@@ -885,7 +1189,7 @@
       return render();
     }
     view.dataset.view = name;
-    if (['top', 'status', 'statements', 'temporal', 'text'].includes(name)) searchInput.value = '';
+    if (['top', 'status', 'statements', 'temporal', 'text', 'sparql'].includes(name)) searchInput.value = '';
     if (quiet !== true) setState('loading');
     const show = kViews[name];
     try {
