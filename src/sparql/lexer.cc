@@ -25,8 +25,10 @@ bool IsDigit(uint32_t c) { return InRange(c, '0', '9'); }
 bool IsPnChars(uint32_t c) {
   return IsPnCharsU(c) || c == '-' || IsDigit(c) || c == 0xB7 || InRange(c, 0x300, 0x36F) || InRange(c, 0x203F, 0x2040);
 }
+//! VARNAME's first character; the rest may also be IsVarChar.
+bool IsVarStart(uint32_t c) { return IsPnCharsU(c) || IsDigit(c); }
 bool IsVarChar(uint32_t c) {
-  return IsPnCharsU(c) || IsDigit(c) || c == 0xB7 || InRange(c, 0x300, 0x36F) || InRange(c, 0x203F, 0x2040);
+  return IsVarStart(c) || c == 0xB7 || InRange(c, 0x300, 0x36F) || InRange(c, 0x203F, 0x2040);
 }
 bool IsHex(char c) {
   return IsDigit(static_cast<unsigned char>(c)) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
@@ -58,7 +60,8 @@ class Lexer {
   Result<std::vector<Token>> Run() {
     std::vector<Token> out;
     while (true) {
-      const bool space = SkipSpace();
+      bool space = false;
+      RETURN_IF_ERROR(SkipSpace(&space));
       Token t;
       t.position = {line_, Column(i_)};
       t.space_before = space;
@@ -115,8 +118,8 @@ class Lexer {
     line_start_ = next;
   }
 
-  bool SkipSpace() {
-    bool any = false;
+  //! Whitespace and comments; a comment is checked for UTF-8 too, as the whole query must be.
+  Status SkipSpace(bool* any) {
     while (i_ < q_.size()) {
       const char c = q_[i_];
       if (c == '\n') {
@@ -124,13 +127,18 @@ class Lexer {
       } else if (c == ' ' || c == '\t' || c == '\r') {
         ++i_;
       } else if (c == '#') {
-        while (i_ < q_.size() && q_[i_] != '\n') ++i_;
+        while (i_ < q_.size() && q_[i_] != '\n') {
+          int len;
+          Peek(i_, &len);
+          if (len == 0) return Error(i_, "invalid UTF-8");
+          i_ += len;
+        }
       } else {
         break;
       }
-      any = true;
+      *any = true;
     }
-    return any;
+    return Status::Ok();
   }
 
   Status Next(Token* t);
@@ -171,7 +179,7 @@ Status Lexer::Next(Token* t) {
   if (c == '?' || c == '$') {
     int len;
     uint32_t cp = Peek(i_ + 1, &len);
-    if (len > 0 && IsVarChar(cp)) {
+    if (len > 0 && IsVarStart(cp)) {
       size_t end = i_ + 1;
       while (end < q_.size() && (cp = Peek(end, &len), len > 0 && IsVarChar(cp))) end += len;
       t->kind = Token::Kind::kVar;
@@ -350,9 +358,11 @@ size_t Lexer::ScanName(size_t from, bool local) const {
 }
 
 Status Lexer::LexName(Token* t) {
-  // PN_PREFIX? ':' PN_LOCAL?, or a keyword (letters, digits, '_').
+  // PN_PREFIX? ':' PN_LOCAL?, or a keyword (ASCII letters, digits, '_').
+  int first_len;
+  Peek(i_, &first_len);  // ':' or a PN_CHARS_BASE, as Next checked
   size_t prefix_end = i_;
-  if (q_[i_] != ':') prefix_end = ScanName(i_ + 1, false);
+  if (q_[i_] != ':') prefix_end = ScanName(i_ + first_len, false);
   if (prefix_end < q_.size() && q_[prefix_end] == ':') {
     t->kind = Token::Kind::kPrefixedName;
     t->text = std::string(q_.substr(i_, prefix_end - i_));
@@ -372,7 +382,12 @@ Status Lexer::LexName(Token* t) {
   }
   size_t end = i_;
   while (end < q_.size() && (std::isalnum(static_cast<unsigned char>(q_[end])) || q_[end] == '_')) ++end;
-  if (end == i_) return Error(i_, "unexpected character '" + std::string(q_.substr(i_, 1)) + "'");
+  if (end == i_) {  // a name of non-ASCII letters without ':' is no token; say why it stopped
+    int next_len;
+    Peek(prefix_end, &next_len);
+    if (prefix_end < q_.size() && next_len == 0) return Error(prefix_end, "invalid UTF-8");
+    return Error(i_, "unexpected character '" + std::string(q_.substr(i_, first_len)) + "'");
+  }
   t->kind = Token::Kind::kKeyword;
   for (size_t k = i_; k < end; ++k)
     t->text.push_back(static_cast<char>(std::toupper(static_cast<unsigned char>(q_[k]))));

@@ -185,6 +185,27 @@ TEST(SparqlParserTest, ErrorsSayWhatWasExpectedWhere) {
             "line 1, column 29: expected a non-negative integer after LIMIT, found '-'");
 }
 
+TEST(SparqlParserTest, NamesFollowThePnProductionsOnCodePoints) {
+  // PN_PREFIX, PN_LOCAL (with PLX) and VARNAME of non-ASCII letters, from the BMP and beyond it
+  // (U+10000), with the PN_CHARS that may only follow the first character.
+  EXPECT_EQ(Tree("PREFIX 食: <http://k/> PREFIX é.𐀀: <http://e/> SELECT ?名前 ?1·̀‿ "
+                 "{ ?名前 食:食べる 食:1-a.b·c . _:ラベル é.𐀀:𐀀:%7e\\~ ?1·̀‿ }"),
+            "(select (vars ?名前 ?1·̀‿) (where (group (bgp (triple ?名前 <http://k/食べる> <http://k/1-a.b·c>) "
+            "(triple _:ラベル <http://e/𐀀:%7e~> ?1·̀‿)))))");
+  // Characters outside the productions, with the line and column (in code points) of the first.
+  EXPECT_EQ(Error("PREFIX ×: <http://x/> ASK {}"), "line 1, column 8: unexpected character '×'");
+  EXPECT_EQ(Error("PREFIX 食: <http://k/>\nASK { ?s 食:食べる 食:a×b }"),
+            "line 2, column 19: unexpected character '×'");
+  EXPECT_EQ(Error("SELECT ?·x {}"), "line 1, column 9: unexpected character '·'");  // PN_CHARS, not first
+  EXPECT_EQ(Error("ASK { _:·a ?p ?o }"), "line 1, column 7: expected a blank node label after '_:'");
+  EXPECT_EQ(Error("ASK { ?s ?p 食べる }"), "line 1, column 13: unexpected character '食'");  // no ':' follows
+  // Invalid UTF-8 (a stray byte, a truncated sequence, a surrogate) anywhere, comments included.
+  EXPECT_EQ(Error("PREFIX 食\xff: <http://k/> ASK {}"), "line 1, column 9: invalid UTF-8");
+  EXPECT_EQ(Error("PREFIX p: <http://p/> ASK { ?s ?p p:a\xc3 }"), "line 1, column 38: invalid UTF-8");
+  EXPECT_EQ(Error("SELECT ?a\xed\xa0\x80 {}"), "line 1, column 10: invalid UTF-8");
+  EXPECT_EQ(Error("ASK {}\n# a comment \xe9t\xe9\n"), "line 2, column 13: invalid UTF-8");
+}
+
 TEST(SparqlParserTest, ScopeRestrictions) {
   EXPECT_EQ(Error("SELECT * { ?s ?p ?o BIND(1 AS ?o) }"),
             "line 1, column 21: BIND assigns ?o, which is already in scope in its group");
