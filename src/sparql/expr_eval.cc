@@ -253,7 +253,7 @@ std::optional<Term> Strict(const std::string& name, const Term* const* args, siz
   if (name == "IRI" || name == "URI") {
     if (a->is_iri()) return *a;
     if (!IsSimpleString(*a)) return std::nullopt;
-    return Term::Iri(c.base.empty() || HasScheme(a->value()) ? a->value() : ResolveIri(c.base, a->value()));
+    return Term::Iri(ResolveIri(c.base, a->value()));
   }
   if (name == "BNODE") return Bnode(a, c);
   if (name == "STRDT") {

@@ -1,5 +1,5 @@
-// RFC 3986 §5.2.2 (strict), on the IRI's characters as they are: no normalization beyond
-// removing dot segments.
+// RFC 3986 §5.2.2 (strict) for relative references, on the IRI's characters as they are: no
+// normalization beyond removing dot segments.
 #include "sparql/iri_resolve.h"
 
 #include <cctype>
@@ -95,15 +95,12 @@ bool HasScheme(std::string_view iri) {
 }
 
 std::string ResolveIri(std::string_view base_iri, std::string_view reference) {
-  if (base_iri.empty() && !HasScheme(reference)) return std::string(reference);
+  if (base_iri.empty() || HasScheme(reference)) return std::string(reference);
   const Parts r = Split(reference);
   const Parts b = Split(base_iri);
   Parts t;
   std::string path;
-  if (r.scheme) {
-    t = r;
-    path = RemoveDotSegments(r.path);
-  } else if (r.authority) {
+  if (r.authority) {
     t = r;
     t.scheme = b.scheme;
     path = RemoveDotSegments(r.path);

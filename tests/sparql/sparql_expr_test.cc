@@ -278,6 +278,8 @@ TEST_F(ExprTest, TermFunctions) {
   context_.base = "http://example.org/a/b";
   EXPECT_EQ(E("IRI(\"c\")"), "<http://example.org/a/c>");
   EXPECT_EQ(E("IRI(\"urn:x\")"), "<urn:x>");
+  EXPECT_EQ(E("IRI(\"http://e/./y/../z\")"), "<http://e/./y/../z>");  // absolute: as written
+  EXPECT_EQ(E("IRI(\"c/./d/../e\")"), "<http://example.org/a/c/e>");
   EXPECT_EQ(E("STRDT(\"1\", xsd:integer)"), "\"1\"^^xsd:integer");
   EXPECT_EQ(E("STRDT(?en, xsd:integer)"), "error");
   EXPECT_EQ(E("STRDT(\"1\", \"x\")"), "error");

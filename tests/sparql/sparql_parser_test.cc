@@ -145,8 +145,21 @@ TEST(SparqlParserTest, IriResolutionFollowsRfc3986) {
       {"g;x=1/../y", "http://a/b/c/y"},
       {"g?y/./x", "http://a/b/c/g?y/./x"},
       {"g#s/../x", "http://a/b/c/g#s/../x"},
+      // An absolute reference stays as written: RDF compares IRIs as strings.
+      {"http://x/./y/../z", "http://x/./y/../z"},
+      {"g:h/./i/../j", "g:h/./i/../j"},
   };
   for (const auto& [ref, want] : cases) EXPECT_EQ(ResolveIri(base, ref), want) << ref;
+}
+
+TEST(SparqlParserTest, AbsoluteIrisStayAsWrittenRelativeOnesResolve) {
+  // W3C i18n/normalization-2: the data holds <eXAMPLE://a/./b/../b/%63/%7bfoo%7d#xyz> as written.
+  EXPECT_EQ(Tree("BASE <http://a/b/> PREFIX p1: <eXAMPLE://a/./b/../b/%63/%7bfoo%7d#> "
+                 "SELECT * { <http://h/x/./y/../z> p1:xyz <../c/./d/../e> }"),
+            "(select (base <http://a/b/>) * (where (group (bgp (triple <http://h/x/./y/../z> "
+            "<eXAMPLE://a/./b/../b/%63/%7bfoo%7d#xyz> <http://a/c/e>)))))");
+  EXPECT_EQ(Tree("SELECT * { <http://h/./x> ?p ?o }", {.base = "http://b/"}),
+            "(select (base <http://b/>) * (where (group (bgp (triple <http://h/./x> ?p ?o)))))");
 }
 
 TEST(SparqlParserTest, BaseAndPrefixesResolve) {

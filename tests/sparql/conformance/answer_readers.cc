@@ -12,11 +12,6 @@ namespace {
 
 constexpr std::string_view kXsd = "http://www.w3.org/2001/XMLSchema#";
 
-//! An absolute IRI as written (no dot segments removed), a relative one resolved.
-std::string Resolve(const std::string& base, std::string_view iri) {
-  return HasScheme(iri) ? std::string(iri) : ResolveIri(base, iri);
-}
-
 void AppendUtf8(uint32_t cp, std::string* out) {
   if (cp < 0x80) {
     *out += static_cast<char>(cp);
@@ -134,7 +129,7 @@ Result<Answer> ParseSrx(std::string_view x, const std::string& base) {
       if (row == nullptr) return Status::InvalidArgument("srx: binding outside a result");
       graph::Term value;
       if (term.name == "uri") {
-        value = graph::Term::Iri(Resolve(base, text));
+        value = graph::Term::Iri(ResolveIri(base, text));
       } else if (term.name == "bnode") {
         value = graph::Term::Blank(text);
       } else if (term.attrs.count("xml:lang")) {
@@ -174,7 +169,7 @@ Result<Answer> ParseSrj(std::string_view text, const std::string& base) {
       if (v["type"].get(type) || v["value"].get(value)) return Status::InvalidArgument("srj: bad term");
       std::string val(value);
       if (type == "uri") {
-        row[std::string(key)] = graph::Term::Iri(Resolve(base, val));
+        row[std::string(key)] = graph::Term::Iri(ResolveIri(base, val));
       } else if (type == "bnode") {
         row[std::string(key)] = graph::Term::Blank(val);
       } else if (!v["xml:lang"].get(lang)) {
@@ -219,7 +214,7 @@ Result<graph::Term> ParseTsvTerm(std::string_view s, const std::string& base) {
   while (!s.empty() && (s.back() == ' ' || s.back() == '\r')) s.remove_suffix(1);
   while (!s.empty() && s.front() == ' ') s.remove_prefix(1);
   if (s.size() >= 2 && s.front() == '<' && s.back() == '>') {
-    return graph::Term::Iri(Resolve(base, Unescape(s.substr(1, s.size() - 2))));
+    return graph::Term::Iri(ResolveIri(base, Unescape(s.substr(1, s.size() - 2))));
   }
   if (s.starts_with("_:")) return graph::Term::Blank(std::string(s.substr(2)));
   if (s.starts_with("\"")) {
@@ -230,7 +225,7 @@ Result<graph::Term> ParseTsvTerm(std::string_view s, const std::string& base) {
     std::string_view rest = s.substr(end + 1);
     if (rest.starts_with("@")) return graph::Term::LangLiteral(lex, rest.substr(1));
     if (rest.starts_with("^^<") && rest.ends_with(">")) {
-      return graph::Term::Literal(lex, Resolve(base, rest.substr(3, rest.size() - 4)));
+      return graph::Term::Literal(lex, ResolveIri(base, rest.substr(3, rest.size() - 4)));
     }
     if (!rest.empty()) return Status::InvalidArgument("tsv: bad literal " + std::string(s));
     return graph::Term::Literal(lex);

@@ -42,14 +42,10 @@ struct RdfReader {
   bool Convert(const SerdNode* node, const SerdNode* datatype, const SerdNode* lang, graph::Term* term) {
     switch (node->type) {
       case SERD_URI: {
-        // serd would resolve an absolute IRI too, removing its dot segments; RDF keeps it as written.
-        std::string_view iri = Text(node);
-        if (HasScheme(iri)) {
-          *term = graph::Term::Iri(std::string(iri));
-        } else {
-          const SerdNode* base = serd_env_get_base_uri(env, nullptr);
-          *term = graph::Term::Iri(ResolveIri(Text(base), iri));
-        }
+        // Not serd's resolution, which removes an absolute IRI's dot segments too: the query
+        // parser's, which keeps an absolute IRI as written, so data and queries agree.
+        const SerdNode* base = serd_env_get_base_uri(env, nullptr);
+        *term = graph::Term::Iri(ResolveIri(Text(base), Text(node)));
         return true;
       }
       case SERD_CURIE: {
