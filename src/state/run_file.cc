@@ -6,18 +6,46 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdint>
 #include <cstring>
 #include <filesystem>
 
 #include <fmt/format.h>
+
+#if defined(__x86_64__)
+#include <nmmintrin.h>
+#endif
 
 namespace webindex::state {
 namespace {
 
 constexpr std::string_view kMagic = "WIRUN001";
 
-//! RocksDB's crc32c (hardware-assisted where the CPU has it), through its public checksum API.
-uint32_t Crc32c(std::string_view a, std::string_view b = {}) {
+#if defined(__x86_64__)
+//! crc32c with the CPU's instruction (SSE 4.2), 8 bytes a step; `crc` not inverted.
+__attribute__((target("sse4.2"))) uint32_t ExtendWithSse42(uint32_t crc, std::string_view data) {
+  const char* p = data.data();
+  size_t n = data.size();
+  uint64_t c = crc;
+  for (; n >= 8; p += 8, n -= 8) {
+    uint64_t word;
+    std::memcpy(&word, p, sizeof(word));
+    c = _mm_crc32_u64(c, word);
+  }
+  auto c32 = static_cast<uint32_t>(c);
+  for (; n > 0; ++p, --n) c32 = _mm_crc32_u8(c32, static_cast<uint8_t>(*p));
+  return c32;
+}
+#endif
+
+}  // namespace
+
+uint32_t Crc32c(std::string_view a, std::string_view b) {
+#if defined(__x86_64__)
+  static const bool sse42 = __builtin_cpu_supports("sse4.2");
+  if (sse42) return ~ExtendWithSse42(ExtendWithSse42(~uint32_t{0}, a), b);
+#endif
+  // Debian's RocksDB is built portable: its crc32c is a table's, about 1.5 GB/s.
   static const auto factory = rocksdb::GetFileChecksumGenCrc32cFactory();
   auto gen = factory->CreateFileChecksumGenerator(rocksdb::FileChecksumGenContext());
   gen->Update(a.data(), a.size());
@@ -28,6 +56,8 @@ uint32_t Crc32c(std::string_view a, std::string_view b = {}) {
   for (unsigned char c : sum) v = (v << 8) | c;
   return v;
 }
+
+namespace {
 
 void PutFixed32(char* p, uint32_t v) {
   for (int i = 0; i < 4; ++i) p[i] = static_cast<char>((v >> (8 * i)) & 0xff);

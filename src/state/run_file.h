@@ -21,6 +21,9 @@ constexpr size_t kRunBlockBytes = 64 << 10;  //!< a block is cut once its payloa
 constexpr size_t kRunFooterBytes = 32;
 constexpr size_t kRunBlockHeaderBytes = 8;
 
+//! crc32c (Castagnoli) of `a` followed by `b`: with the CPU's instruction where it has one.
+uint32_t Crc32c(std::string_view a, std::string_view b = {});
+
 //! A file path removed when the last owner drops it: a run file is deleted once nothing reads it.
 class TempFile {
  public:

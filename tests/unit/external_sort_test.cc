@@ -277,5 +277,22 @@ TEST_F(ExternalSortTest, ARunFileRoundTripsEmptyKeysValuesAndRecordsLargerThanAB
   EXPECT_EQ(read, records);
 }
 
+TEST(RunChecksumTest, Crc32cGivesTheStandardValues) {
+  // RFC 3720, B.4, and the common check value.
+  std::string ascending, descending;
+  for (int i = 0; i < 32; ++i) {
+    ascending.push_back(static_cast<char>(i));
+    descending.push_back(static_cast<char>(31 - i));
+  }
+  EXPECT_EQ(Crc32c("123456789"), 0xE3069283u);
+  EXPECT_EQ(Crc32c(std::string(32, '\0')), 0x8A9136AAu);
+  EXPECT_EQ(Crc32c(std::string(32, '\xff')), 0x62A8AB43u);
+  EXPECT_EQ(Crc32c(ascending), 0x46DD794Eu);
+  EXPECT_EQ(Crc32c(descending), 0x113FDB5Cu);
+  for (size_t cut = 0; cut <= ascending.size(); ++cut) {  // two parts are one
+    EXPECT_EQ(Crc32c(std::string_view(ascending).substr(0, cut), std::string_view(ascending).substr(cut)), 0x46DD794Eu);
+  }
+}
+
 }  // namespace
 }  // namespace webindex::state
