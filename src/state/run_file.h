@@ -24,7 +24,7 @@ constexpr size_t kRunBlockHeaderBytes = 8;
 //! crc32c (Castagnoli) of `a` followed by `b`: with the CPU's instruction where it has one.
 uint32_t Crc32c(std::string_view a, std::string_view b = {});
 
-//! A file path removed when the last owner drops it: a run file is deleted once nothing reads it.
+//! A file removed when its owner drops it: a run file goes once nothing is to read it.
 class TempFile {
  public:
   explicit TempFile(std::string path) : path_(std::move(path)) {}
