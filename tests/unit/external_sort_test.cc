@@ -90,7 +90,7 @@ TEST_F(ExternalSortTest, RandomRecordsComeOutAsAStableSortByKeyWhateverTheBudget
       std::vector<Record> records;
       ExternalSorter sorter(Options(c.budget, c.fan_in));
       uint64_t bytes = 0;
-      for (size_t i = 0, n = 500 + rng() % 1500; i < n; ++i) {
+      for (size_t i = 0, n = 300 + rng() % 700; i < n; ++i) {
         records.push_back(RandomRecord(rng, i));
         bytes += records.back().first.size() + records.back().second.size();
         ASSERT_TRUE(sorter.Add(records.back().first, records.back().second).ok());
