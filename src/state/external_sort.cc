@@ -155,7 +155,7 @@ Status ExternalSorter::Add(std::string_view key, std::string_view value) {
     return EndRun(std::move(out), &stats_.runs);
   }
   if (buffered() + need > capacity_) RETURN_IF_ERROR(Spill());
-  if (!buffer_) buffer_.reset(new std::byte[capacity_]);  // not zeroed: pages are touched as they fill
+  if (!buffer_) buffer_ = std::make_unique_for_overwrite<std::byte[]>(capacity_);  // pages touched as they fill
   char* at = reinterpret_cast<char*>(buffer_.get()) + data_end_;
   std::memcpy(at, key.data(), key.size());
   std::memcpy(at + key.size(), value.data(), value.size());
