@@ -575,18 +575,41 @@ Result<std::unique_ptr<SortedFile>> Store::NewSortedFile(Family f) {
 }
 
 Status Store::Ingest(std::unique_ptr<SortedFile> file) {
+  std::vector<std::unique_ptr<SortedFile>> files;
+  files.push_back(std::move(file));
+  return Ingest(std::move(files));
+}
+
+Status Store::Ingest(std::vector<std::unique_ptr<SortedFile>> files) {
   if (impl_->broken) return impl_->Broken();
-  auto& f = *file->impl_;
-  if (file->count() == 0) return Status::Ok();  // ~Impl removes it
-  RETURN_IF_ERROR(impl_->Check(f.writer->Finish(), "writing a sorted file"));
-  f.writer.reset();
   rocksdb::IngestExternalFileOptions io;
   io.move_files = true;
   io.allow_global_seqno = true;
   io.allow_blocking_flush = true;  // a memtable holding keys of its range is flushed first
-  auto s = impl_->db->IngestExternalFile(f.family, {f.path}, io);
-  if (!s.ok()) std::filesystem::remove(f.path);
-  return impl_->Fail(impl_->Check(s, "ingesting a sorted file"));
+  std::vector<rocksdb::IngestExternalFileArg> args;  // one per family
+  std::vector<std::string> paths;
+  for (auto& file : files) {
+    auto& f = *file->impl_;
+    if (file->count() == 0) continue;  // ~Impl removes it
+    RETURN_IF_ERROR(impl_->Check(f.writer->Finish(), "writing a sorted file"));
+    f.writer.reset();
+    paths.push_back(f.path);
+    auto arg = std::find_if(args.begin(), args.end(), [&](const auto& a) { return a.column_family == f.family; });
+    if (arg == args.end()) {
+      arg = args.emplace(args.end());
+      arg->column_family = f.family;
+      arg->options = io;
+    }
+    arg->external_files.push_back(f.path);
+  }
+  if (args.empty()) return Status::Ok();
+  // Atomic across families: all files are added, or none.
+  auto s = impl_->db->IngestExternalFiles(args);
+  if (!s.ok()) {
+    std::error_code ec;
+    for (const auto& path : paths) std::filesystem::remove(path, ec);
+  }
+  return impl_->Fail(impl_->Check(s, paths.size() == 1 ? "ingesting a sorted file" : "ingesting sorted files"));
 }
 
 std::unique_ptr<Snapshot> Store::GetSnapshot() {

@@ -175,6 +175,9 @@ class Store {
   //! (over any older value of their keys), reads before it and snapshots taken before it none.
   //! The file moves into the database; an empty one is dropped.
   Status Ingest(std::unique_ptr<SortedFile> file);
+  //! The same for several files, of one family or several, in one step: reads see all of them or
+  //! none. The files of one family must hold disjoint key ranges.
+  Status Ingest(std::vector<std::unique_ptr<SortedFile>> files);
   std::unique_ptr<Snapshot> GetSnapshot();
   //! Flushes memtables so that a reopen does not replay the WAL (used on clean shutdown).
   Status Flush();

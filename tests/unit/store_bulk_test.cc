@@ -5,6 +5,7 @@
 #include <sys/file.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <atomic>
@@ -77,6 +78,46 @@ TEST_F(StoreBulkTest, AnIngestedFileIsSeenWholeAfterAndNotAtAllBefore) {
   Reopen();
   EXPECT_EQ(Keys(Family::kMeta, "k").size(), 1001u);
   EXPECT_TRUE(!std::filesystem::exists(dir_ + "/db/ingest") || std::filesystem::is_empty(dir_ + "/db/ingest"));
+}
+
+TEST_F(StoreBulkTest, FilesOfSeveralFamiliesAreIngestedInOneStep) {
+  std::vector<std::unique_ptr<SortedFile>> files;
+  for (const Family f : {Family::kMeta, Family::kMeta, Family::kTable}) {
+    auto file = store_->NewSortedFile(f);
+    ASSERT_TRUE(file.ok()) << file.status().ToString();
+    const int first = files.size() == 1 ? 1000 : 0;  // the two kMeta files hold disjoint ranges
+    for (int i = first; i < first + 500; ++i) ASSERT_TRUE((*file)->Put(Key(i), "v").ok());
+    files.push_back(std::move(file).value());
+  }
+  auto before = store_->GetSnapshot();
+  ASSERT_TRUE(store_->Ingest(std::move(files)).ok());
+  EXPECT_EQ(Keys(Family::kMeta, "").size(), 1000u);
+  EXPECT_EQ(Keys(Family::kTable, "").size(), 500u);
+  EXPECT_TRUE(Keys(Family::kMeta, "", {}, before.get()).empty());
+  EXPECT_TRUE(Keys(Family::kTable, "", {}, before.get()).empty());
+  EXPECT_TRUE(std::filesystem::is_empty(dir_ + "/db/ingest"));
+}
+
+TEST_F(StoreBulkTest, WhenOneFileCannotBeIngestedNoneIs) {
+  std::vector<std::unique_ptr<SortedFile>> files;
+  for (const Family f : {Family::kMeta, Family::kTable}) {
+    auto file = store_->NewSortedFile(f);
+    ASSERT_TRUE(file.ok()) << file.status().ToString();
+    for (int i = 0; i < 100; ++i) ASSERT_TRUE((*file)->Put(Key(i), "v").ok());
+    files.push_back(std::move(file).value());
+  }
+  // The table's file (the second one made) disappears before the ingest.
+  std::vector<std::string> paths;
+  for (const auto& e : std::filesystem::directory_iterator(dir_ + "/db/ingest")) paths.push_back(e.path().string());
+  ASSERT_EQ(paths.size(), 2u);
+  std::sort(paths.begin(), paths.end(), [](const std::string& a, const std::string& b) {
+    return std::stoull(a.substr(a.rfind('-') + 1)) < std::stoull(b.substr(b.rfind('-') + 1));
+  });
+  std::filesystem::remove(paths[1]);
+  EXPECT_FALSE(store_->Ingest(std::move(files)).ok());
+  EXPECT_TRUE(Keys(Family::kMeta, "").empty());
+  EXPECT_TRUE(Keys(Family::kTable, "").empty());
+  EXPECT_TRUE(std::filesystem::is_empty(dir_ + "/db/ingest"));
 }
 
 TEST_F(StoreBulkTest, KeysOutOfOrderAreRefusedAndAnUnusedFileLeavesNothing) {
