@@ -58,6 +58,8 @@ class Admin {
   Status DeleteRecords(const std::string& topic, const std::map<int32_t, int64_t>& before, int timeout_ms);
 
  private:
+  //! Asks the cluster to create `topics` (CreateTopics); ok also for those that exist already.
+  Status CreateTopics(const std::vector<TopicSpec>& topics, int timeout_ms);
   //! Fills `limits` with what the cluster answers; returns why the others are missing.
   std::string DescribeMaxMessageBytes(const std::vector<std::string>& topics, int timeout_ms,
                                       std::map<std::string, int64_t>* limits);
