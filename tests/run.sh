@@ -46,7 +46,7 @@ checked_ctest ctest --test-dir build --output-on-failure -j2 "$@"
 # The integration suites that run under ThreadSanitizer (stage 3); the others run under ASan.
 TSAN_SUITES='^(BrokerFaultTest|ChangelogTest|Changelog/SharedPagesTest|ConsumerBatchTest|DamagedStateTest|'\
 'DataDirBindingTest|DiskFullTest|FencingTest|GraphStageTest|GroupMembershipTest|GroupTasksTest|HttpApiTest|'\
-'HttpPressureTest|HttpRunTest|HttpServerTest|InstanceClaimTest|PageRankLiveTest|PowerLossTest|RandomizedTest|'\
+'HttpPressureTest|HttpRunTest|HttpServerTest|HttpSparqlTest|InstanceClaimTest|PageRankLiveTest|PowerLossTest|RandomizedTest|'\
 'RecordSizeTest|SecondInstanceTest|TaskOriginTest)\.'
 
 echo "== Debug + ASan + UBSan: unit tests, integration tests outside TSAN_SUITES"

@@ -313,6 +313,22 @@ Status Replay(ProcessorConfig config, const ReplayOptions& options, const std::a
     RETURN_IF_ERROR(CreateGeneration(config, details, *admin, dir, gen, from_ms));
   }
 
+  if (options.use_bulk && config.table) {
+    // Statements first, as a batch: the stages then go on from where it stopped.
+    BulkOptions bulk = options.bulk;
+    if (bulk.temp_dir.empty()) bulk.temp_dir = dir.path() + "/bulk-tmp";
+    std::error_code ec;
+    std::filesystem::create_directories(bulk.temp_dir, ec);
+    if (ec) return Status::IoError("cannot create " + bulk.temp_dir + ": " + ec.message());
+    ASSIGN_OR_RETURN(auto store, state::Store::Open(dir.PathOf(gen), config.store));
+    auto built = BulkBuildGraph(config, *store, *admin, from_ms, bulk, stop);
+    store.reset();
+    std::filesystem::remove_all(bulk.temp_dir, ec);
+    RETURN_IF_ERROR(built.status().WithContext("bulk graph build of generation " + std::to_string(gen)));
+    if (!built->ran) LOG_DEBUG("no bulk graph build: {}", built->skipped_because);
+    CrashPoint("replay-after-bulk");
+  }
+
   config.generation = gen;
   // A generation being rebuilt has no PageRank to offer yet: the `run` that takes it over
   // computes and publishes its results.

@@ -147,6 +147,18 @@ int main(int argc, char** argv) {
   replay->add_option("--indexes", replay_opts.indexes,
                      "change the indexes the new generation keeps: +name or -name, comma-separated (web_triples, "
                      "temporal, freetext, pagerank); default: the current generation's");
+  replay->add_flag("!--no-bulk", replay_opts.use_bulk,
+                   "read the statements one batch at a time, as `run` does, instead of building them as a batch "
+                   "first (docs/operations.md)");
+  uint64_t bulk_memory_mb = replay_opts.bulk.memory_bytes >> 20;
+  replay->add_option("--bulk-memory-mb", bulk_memory_mb,
+                     "memory the bulk build's sorts hold at once; more spills sorted runs to the data dir")
+      ->check(CLI::Range(16, 1 << 20))
+      ->capture_default_str();
+  replay->add_option("--bulk-min-records", replay_opts.bulk.min_records,
+                     "build as a batch only from this many unread statement records on")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
   replay->add_flag("--force", replay_opts.force,
                    "switch even if the new table lacks pages the current one has (their events were removed by "
                    "retention or are before --from); without it such a replay stops before switching");
@@ -283,7 +295,10 @@ int main(int argc, char** argv) {
   if (*dump) return cli::RunDump(*settings);
   if (*verify) return cli::RunVerify(*settings);
   if (*details) return cli::RunDetails(*settings);
-  if (*replay) return cli::RunReplay(std::move(settings).value(), replay_opts);
+  if (*replay) {
+    replay_opts.bulk.memory_bytes = bulk_memory_mb << 20;
+    return cli::RunReplay(std::move(settings).value(), replay_opts);
+  }
   if (*query) {
     if (query_opts.what == "sparql") return cli::RunSparqlQuery(*settings, query_opts);
     if (!query_opts.sparql.empty() || !query_opts.file.empty() || query_opts.explain ||

@@ -25,6 +25,16 @@ void NoteUnparsedDates(const IndexNotes& notes, pipeline::Metrics& metrics);
 
 class GraphStage final : public pipeline::Stage {
  public:
+  //! One record's statements, or why the record is refused.
+  struct Parsed {
+    Status status;
+    bool add = true;
+    std::vector<Statement> statements;
+  };
+  //! Parses and checks one record with `parser` as the stage does (header `op`, N-Quads, no
+  //! statement in the web graph): a replay's bulk phase reads records alike (app/bulk_graph.h).
+  static Status Parse(const InRecord& record, StatementParser& parser, Parsed* out);
+
   //! Records whose Kafka timestamp is before `from_ms` (when >= 0) are outside this generation
   //! (a replay --from a time) and skipped, as the page stage skips events.
   //! `indexes`: the derived indexes kept with the statements.
@@ -49,15 +59,6 @@ class GraphStage final : public pipeline::Stage {
   //! applied by subject (LaneOf), so that the rows of one lane never meet another's, but for the
   //! free-text word list's, which both may put (equal puts of an empty value, never deleted).
   static constexpr size_t kLanes = 2;
-  //! One record's statements, or why the record is refused.
-  struct Parsed {
-    Status status;
-    bool add = true;
-    std::vector<Statement> statements;
-  };
-  //! Parses and checks one record with `parser`.
-  static Status Parse(const InRecord& record, StatementParser& parser, Parsed* out);
-
   pipeline::TopicLayout layout_;
   int64_t from_ms_;
   IndexSet indexes_;

@@ -1,0 +1,271 @@
+#include "app/bulk_graph.h"
+
+#include <algorithm>
+#include <chrono>
+#include <map>
+#include <memory>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "common/bytes.h"
+#include "common/log.h"
+#include "graph/graph_stage.h"
+#include "graph/index_set.h"
+#include "graph/key_codec.h"
+#include "graph/ntriples.h"
+#include "kafka/consumer.h"
+#include "pipeline/runner_keys.h"
+#include "state/bulk_load.h"
+#include "state/external_sort.h"
+#include "state/sorted_writes.h"
+
+namespace webindex::app {
+namespace {
+
+constexpr int kAdminTimeoutMs = 30000;
+constexpr char kStage[] = "graph";
+using Clock = std::chrono::steady_clock;
+
+//! An op's value in the fold's sort: what the record said of the statement.
+constexpr char kAdd = 'a', kRemove = 'r';
+
+//! A log line every few seconds of a phase: counts, rate, and the ETA when the total is known.
+class PhaseLog {
+ public:
+  PhaseLog(std::string phase, uint64_t total) : phase_(std::move(phase)), total_(total) {}
+  void Update(uint64_t done, uint64_t bytes, uint64_t disk) {
+    const auto now = Clock::now();
+    if (now - last_ < std::chrono::seconds(5)) return;
+    last_ = now;
+    const double secs = std::chrono::duration<double>(now - start_).count();
+    const double rate = secs > 0 ? static_cast<double>(done) / secs : 0;
+    std::string eta;
+    if (total_ > 0 && rate > 0 && done <= total_) {
+      eta = fmt::format(" ({:.0f}%, ETA {:.0f} s)", 100.0 * static_cast<double>(done) / static_cast<double>(total_),
+                        static_cast<double>(total_ - done) / rate);
+    }
+    LOG_INFO("bulk graph build, {}: {} {}{}, {:.1f} MB, {:.0f}/s, sort runs on disk {:.1f} MB", phase_, done,
+             total_ > 0 ? fmt::format("of {}", total_) : std::string(), eta, static_cast<double>(bytes) / 1e6, rate,
+             static_cast<double>(disk) / 1e6);
+  }
+
+ private:
+  std::string phase_;
+  uint64_t total_;
+  Clock::time_point start_ = Clock::now(), last_ = Clock::now();
+};
+
+Result<bool> HoldsStatements(state::Store& store, const graph::KeySpace& space) {
+  state::ScanOptions scan;
+  scan.upper_bound = graph::PrefixEnd(space.prefix);
+  auto it = store.NewIterator(space.family, nullptr, scan);
+  it->Seek(space.prefix);
+  RETURN_IF_ERROR(it->status());
+  return it->Valid();
+}
+
+std::string Position(int64_t offset) {
+  BytesWriter w;
+  w.PutFixed64BE(static_cast<uint64_t>(offset));
+  return w.str();
+}
+
+}  // namespace
+
+Result<BulkGraphStats> BulkBuildGraph(const ProcessorConfig& config, state::Store& store, kafka::Admin& admin,
+                                      int64_t from_ms, const BulkOptions& options, const std::atomic<bool>& stop) {
+  const auto started = Clock::now();
+  BulkGraphStats stats;
+  const std::string& topic = config.topics.triples;
+  const graph::KeySpace space;
+  ASSIGN_OR_RETURN(const graph::IndexSet indexes, graph::RecordedIndexes(store));
+
+  // Where the stage stands (set at the generation's set-up) and where the partitions end now.
+  ASSIGN_OR_RETURN(const int partitions, admin.PartitionCount(topic, kAdminTimeoutMs));
+  std::vector<int64_t> start(partitions), end(partitions);
+  int64_t unread = 0;
+  for (int32_t p = 0; p < partitions; ++p) {
+    ASSIGN_OR_RETURN(auto at, state::GetFixed64(store, state::Family::kOffsets, pipeline::OffsetKey(kStage, topic, p),
+                                                "the graph stage's position"));
+    if (!at) {
+      stats.skipped_because = fmt::format("the graph stage has no position in {}[{}]", topic, p);
+      return stats;
+    }
+    ASSIGN_OR_RETURN(auto marks, admin.Watermarks(topic, p, kAdminTimeoutMs));
+    start[p] = std::max(static_cast<int64_t>(*at), marks.first);
+    end[p] = marks.second;
+    unread += std::max<int64_t>(0, end[p] - start[p]);
+  }
+  ASSIGN_OR_RETURN(const bool holds, HoldsStatements(store, space));
+  if (holds) {
+    stats.skipped_because = "the generation already holds statements (the stage has run)";
+    return stats;
+  }
+  if (unread < options.min_records) {
+    stats.skipped_because = fmt::format("{} records to read, fewer than the bulk threshold {}", unread,
+                                        options.min_records);
+    return stats;
+  }
+  stats.ran = true;
+  LOG_INFO("bulk graph build: {} records of {} to read, sorting within {} MB", unread, topic,
+           options.memory_bytes >> 20);
+
+  // 1. Read: every statement op, keyed by its SPO row, in the order read (a partition's in
+  //    offset order); the sort keeps the order of one key's ops.
+  state::ExternalSortOptions sort_options;
+  sort_options.budget_bytes = static_cast<size_t>(options.memory_bytes / 2);  // two sorts, one after the other
+  sort_options.temp_dir = options.temp_dir;
+  state::ExternalSorter ops(sort_options);
+  {
+    ASSIGN_OR_RETURN(auto consumer, kafka::Consumer::Create(config.kafka, config.app_id + ".bulk"));
+    std::vector<kafka::TopicPartitionOffset> assign;
+    for (int32_t p = 0; p < partitions; ++p) {
+      if (end[p] > start[p]) assign.push_back({topic, p, start[p]});
+    }
+    RETURN_IF_ERROR(consumer->Assign(assign));
+    std::vector<int64_t> next = start;
+    std::vector<bool> refused(partitions, false);
+    graph::StatementParser parser(graph::Syntax::kNQuads);
+    graph::GraphStage::Parsed parsed;
+    std::string key;
+    kafka::MessageBatch batch;
+    PhaseLog log("read", static_cast<uint64_t>(unread));
+    auto done = [&] {
+      for (int32_t p = 0; p < partitions; ++p) {
+        if (!refused[p] && next[p] < end[p]) return false;
+      }
+      return true;
+    };
+    while (!done()) {
+      if (stop) return Status::Aborted("bulk graph build interrupted");
+      RETURN_IF_ERROR(consumer->PollBatch(10000, 500, &batch));
+      for (const InRecord& r : batch.records()) {
+        if (r.partition < 0 || r.partition >= partitions || refused[r.partition] || r.offset < next[r.partition] ||
+            r.offset >= end[r.partition]) {
+          continue;
+        }
+        next[r.partition] = r.offset + 1;
+        ++stats.records;
+        stats.bytes += r.value.size();
+        if (from_ms >= 0 && r.timestamp_ms < from_ms) continue;  // outside the generation, as the stage skips it
+        parsed.statements.clear();
+        if (!graph::GraphStage::Parse(r, parser, &parsed).ok()) {
+          // The stage dead-letters it: it and the rest of its partition are the stage's.
+          refused[r.partition] = true;
+          next[r.partition] = r.offset;
+          LOG_INFO("bulk graph build: {}[{}] offset {} is a record the graph stage refuses; the stage reads the "
+                   "partition from there",
+                   topic, r.partition, r.offset);
+          continue;
+        }
+        for (const graph::Statement& st : parsed.statements) {
+          key.clear();
+          graph::AppendRowKey(space, graph::Index::kSpo, st, &key);
+          RETURN_IF_ERROR(ops.Add(key, std::string_view(parsed.add ? &kAdd : &kRemove, 1)));
+          ++stats.ops;
+        }
+      }
+      log.Update(stats.records, stats.bytes, ops.stats().disk_bytes);
+    }
+    consumer->Close();
+    end = next;
+  }
+
+  // 2. Fold: the last op of a statement wins; a present statement's rows, and the free-text
+  //    word list of every statement ever added (the incremental stage never deletes a word).
+  state::ExternalSorter rows(sort_options);
+  {
+    ASSIGN_OR_RETURN(auto sorted, ops.Finish());
+    state::SortedWrites scratch;
+    graph::IndexNotes notes, ignored;  // of the statements present; of the others (only their words stay)
+    graph::Statement st;
+    PhaseLog log("fold", stats.ops);
+    uint64_t folded = 0;
+    const size_t prefix = space.prefix.size() + 1;
+    while (sorted->Valid()) {
+      if (stop) return Status::Aborted("bulk graph build interrupted");
+      const std::string key(sorted->key());
+      bool present = false, added = false;
+      for (; sorted->Valid() && sorted->key() == key; sorted->Next()) {
+        present = sorted->value() == std::string_view(&kAdd, 1);
+        added = added || present;
+        ++folded;
+      }
+      if (!added) continue;
+      if (!graph::DecodeRowKey(std::string_view(key).substr(prefix), graph::Index::kSpo, &st)) {
+        return Status::Corruption("bulk graph build: a statement key does not decode");
+      }
+      scratch.Clear();
+      if (present) {
+        for (const graph::Index index : graph::kIndexes) {  // the statement's rows, as GraphUpdate writes them
+          graph::AppendRowKey(space, index, st, &scratch.BeginKey());
+          graph::EndRow(&scratch, true);
+        }
+      }
+      graph::AppendIndexRows(indexes, space, st, true, &scratch, present ? &notes : &ignored);
+      scratch.Sort();
+      for (size_t i = 0; i < scratch.size(); ++i) {
+        if (scratch.replaced(i)) continue;
+        const std::string_view row = scratch.key(i);
+        if (!present && (row.size() <= space.prefix.size() || row[space.prefix.size()] != graph::kTextReversedRows)) {
+          continue;  // removed again: only its words stay
+        }
+        RETURN_IF_ERROR(rows.Add(row, scratch.value(i)));
+      }
+      stats.statements += present;
+      stats.row_writes += scratch.size();
+      log.Update(folded, 0, ops.stats().disk_bytes + rows.stats().disk_bytes);
+    }
+    RETURN_IF_ERROR(sorted->status());
+    stats.peak_disk_bytes = sorted->stats().peak_disk_bytes;
+    if (notes.unparsed_dates > 0) {
+      LOG_WARN("temporal index: {} object(s) typed xsd:dateTime do not parse (e.g. \"{}\"); kept as statements, not "
+               "indexed",
+               notes.unparsed_dates, notes.last_unparsed.substr(0, 100));
+    }
+  }
+
+  // 3. Write: the rows in key order (a word of several statements once) into sorted files, the
+  //    positions into one more, all ingested in one step.
+  std::vector<std::unique_ptr<state::SortedFile>> files;
+  {
+    ASSIGN_OR_RETURN(auto sorted, rows.Finish());
+    state::BulkLoad load(store, space.family);
+    PhaseLog log("write", 0);
+    std::string last;
+    bool first = true;
+    uint64_t bytes = 0;
+    for (; sorted->Valid(); sorted->Next()) {
+      if (stop) return Status::Aborted("bulk graph build interrupted");
+      if (!first && sorted->key() == last) continue;
+      first = false;
+      last.assign(sorted->key());
+      RETURN_IF_ERROR(load.Put(sorted->key(), sorted->value()));
+      bytes += sorted->key().size() + sorted->value().size();
+      log.Update(load.rows(), bytes, rows.stats().disk_bytes);
+    }
+    RETURN_IF_ERROR(sorted->status());
+    stats.peak_disk_bytes = std::max(stats.peak_disk_bytes, sorted->stats().peak_disk_bytes);
+    stats.rows = load.rows();
+    files = load.TakeFiles();
+  }
+  {
+    std::map<std::string, std::string> positions;  // the file's keys must grow
+    for (int32_t p = 0; p < partitions; ++p) positions[pipeline::OffsetKey(kStage, topic, p)] = Position(end[p]);
+    state::BulkLoad load(store, state::Family::kOffsets);
+    for (const auto& [k, v] : positions) RETURN_IF_ERROR(load.Put(k, v));
+    for (auto& f : load.TakeFiles()) files.push_back(std::move(f));
+  }
+  if (stop) return Status::Aborted("bulk graph build interrupted");
+  RETURN_IF_ERROR(store.Ingest(std::move(files)));
+  stats.seconds = std::chrono::duration<double>(Clock::now() - started).count();
+  LOG_INFO("bulk graph build: {} records, {} statement ops, {} statements, {} rows ({} row writes) in {:.1f} s ({:.0f} statement ops/s); "
+           "sort runs peaked at {:.1f} MB on disk",
+           stats.records, stats.ops, stats.statements, stats.rows, stats.row_writes, stats.seconds,
+           stats.seconds > 0 ? static_cast<double>(stats.ops) / stats.seconds : 0.0,
+           static_cast<double>(stats.peak_disk_bytes) / 1e6);
+  return stats;
+}
+
+}  // namespace webindex::app
