@@ -23,8 +23,9 @@
 namespace webindex::app {
 
 struct BulkOptions {
-  //! Memory the sorts may hold at once ([bulk] memory_mb); spilled runs go to `temp_dir`.
-  uint64_t memory_bytes = uint64_t{512} << 20;
+  //! Memory the sorts may hold at once (--bulk-memory-mb); they use at most 64 MiB (two sorts
+  //! of 32 MiB runs: faster than larger ones), spilling sorted runs to `temp_dir`.
+  uint64_t memory_bytes = uint64_t{64} << 20;
   //! An existing directory for the sorts' run files (removed when done).
   std::string temp_dir;
   //! Below this many unread records the incremental stage is as fast: no bulk phase.

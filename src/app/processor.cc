@@ -483,7 +483,7 @@ Status Processor::Run(bool exit_when_idle, const std::atomic<bool>& stop, const 
 Status Processor::RunUntilCaughtUp(int64_t max_lag, const std::atomic<bool>& stop,
                                    const std::function<void(int64_t lag)>& progress) {
   using Clock = std::chrono::steady_clock;
-  auto last_check = Clock::now();
+  auto last_check = Clock::now() - std::chrono::seconds(1);  // the first check after one nap: little may be left
   while (!stop) {
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
     ResyncFlow();

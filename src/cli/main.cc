@@ -152,8 +152,8 @@ int main(int argc, char** argv) {
                    "first (docs/operations.md)");
   uint64_t bulk_memory_mb = replay_opts.bulk.memory_bytes >> 20;
   replay->add_option("--bulk-memory-mb", bulk_memory_mb,
-                     "memory the bulk build's sorts hold at once; more spills sorted runs to the data dir")
-      ->check(CLI::Range(16, 1 << 20))
+                     "memory the bulk build's two sorts hold at once (up to 64 MB is used); the rest spills as sorted runs to the data dir")
+      ->check(CLI::Range(4, 1 << 20))
       ->capture_default_str();
   replay->add_option("--bulk-min-records", replay_opts.bulk.min_records,
                      "build as a batch only from this many unread statement records on")

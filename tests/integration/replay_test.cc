@@ -66,11 +66,14 @@ class ReplayTest : public ::testing::Test {
     const size_t from = cluster_->LogSize();
     auto replay = cluster_->Start(Replay(extra));
     EXPECT_TRUE(cluster_->WaitForLog("query table in " + cluster_->data_dir() + "/gen-" + gen, 30000, from));
-    std::this_thread::sleep_for(std::chrono::milliseconds(rng() % 400));
-    if (!replay->Running()) return false;
-    replay->Signal(SIGKILL);
+    std::this_thread::sleep_for(std::chrono::milliseconds(rng() % 50));
+    // A stalled broker holds the replay where it is (it would otherwise be done in moments).
+    cluster_->broker().Signal(SIGSTOP);
+    const bool running = replay->Running();
+    if (running) replay->Signal(SIGKILL);
     replay->Wait();
-    return true;
+    cluster_->broker().Signal(SIGCONT);
+    return running;
   }
 
   //! Per partition of webindex.exports: the generations its generation records announce.
