@@ -325,7 +325,7 @@ Status Replay(ProcessorConfig config, const ReplayOptions& options, const std::a
     store.reset();
     std::filesystem::remove_all(bulk.temp_dir, ec);
     RETURN_IF_ERROR(built.status().WithContext("bulk graph build of generation " + std::to_string(gen)));
-    if (!built->ran) LOG_DEBUG("no bulk graph build: {}", built->skipped_because);
+    if (!built->ran) LOG_INFO("no bulk graph build: {}", built->skipped_because);
     CrashPoint("replay-after-bulk");
   }
 

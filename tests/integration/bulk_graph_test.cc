@@ -5,6 +5,7 @@
 // positions; both then go on with more records incrementally and are equal again. The seed is
 // printed (WEBINDEX_SEEDS=N replays it).
 #include <gtest/gtest.h>
+#include <signal.h>
 
 #include <algorithm>
 #include <cstdlib>
@@ -13,6 +14,7 @@
 #include <map>
 #include <random>
 #include <set>
+#include <thread>
 
 #include "cli_cluster.h"
 #include "graph/index_set.h"
@@ -35,8 +37,9 @@ uint64_t Seed() {
 
 const char* const kWords[] = {"kafka", "stream", "table", "graph", "rocks", "sort", "merge", "spill"};
 
-//! Records of statements of one subject each (keyed and partitioned by it, as `load` does).
-std::vector<OutRecord> RandomRecords(std::mt19937_64& rng, int count) {
+//! Records of statements of one subject each (keyed and partitioned by it, as `load` does);
+//! one in `refused_one_in` (0: none) a record the graph stage refuses.
+std::vector<OutRecord> RandomRecords(std::mt19937_64& rng, int count, int refused_one_in = 300) {
   std::vector<OutRecord> out;
   for (int i = 0; i < count; ++i) {
     const int s = static_cast<int>(rng() % kSubjects);
@@ -45,7 +48,7 @@ std::vector<OutRecord> RandomRecords(std::mt19937_64& rng, int count) {
     r.topic = "triples";
     r.partition = s % kPartitions;
     r.key = subject;
-    if (rng() % 300 == 0) {
+    if (refused_one_in > 0 && rng() % refused_one_in == 0) {
       r.value = subject + " <http://e.example/p> \"unterminated .\n";  // refused: a dead letter
       out.push_back(std::move(r));
       continue;
@@ -169,6 +172,47 @@ TEST(BulkGraphTest, ABulkReplayEqualsTheIncrementalStageAndGoesOnFromIt) {
         << cluster.LogTail();
   }
   ExpectSameState(bulk_dir, incremental_dir, "after more records (seed " + std::to_string(seed) + ")");
+}
+
+
+// Killed at random instants of the bulk build (and right after its ingest), the same command
+// starts it again or goes on from it: the table ends as the incremental stage's.
+TEST(BulkGraphTest, AKilledBulkBuildRecoversToTheSameState) {
+  const uint64_t seed = Seed();
+  std::mt19937_64 rng(seed);
+  CliCluster cluster(WEBINDEX_BINARY, "webindex-bulk-graph-kill", kPartitions);
+  ASSERT_TRUE(cluster.ok()) << cluster.LogTail();
+  ASSERT_TRUE(cluster.ProduceRecords(RandomRecords(rng, 60000, 0)));
+  const std::string bulk_dir = cluster.dir() + "/bulk", incremental_dir = cluster.dir() + "/incremental";
+  auto replay = [&](const std::string& dir, const std::string& app, bool bulk) {
+    std::vector<std::string> args = {"--app-id", app, "replay", "--brokers", cluster.brokers(), "--data-dir", dir,
+                                     "--switch-lag", "0"};
+    if (bulk) {
+      args.insert(args.end(), {"--bulk-min-records", "0", "--bulk-memory-mb", "4"});  // spilled runs too
+    } else {
+      args.push_back("--no-bulk");
+    }
+    return args;
+  };
+  int killed = 0;
+  for (int round = 0; round < 4; ++round) {
+    const size_t from = cluster.LogSize();
+    auto child = cluster.Start(replay(bulk_dir, "bulk", true), round == 3 ? "WEBINDEX_CRASH_AT=replay-after-bulk" : "");
+    if (round < 3) {
+      // "replay from earliest into generation 2", or "resuming the replay of generation 2".
+      ASSERT_TRUE(cluster.WaitForLog("generation 2", 30000, from)) << cluster.LogTail();
+      std::this_thread::sleep_for(std::chrono::milliseconds(rng() % 500));
+      if (child->Running()) {
+        child->Signal(SIGKILL);
+        ++killed;
+      }
+    }
+    child->Wait();  // the last round kills itself right after the bulk build's ingest
+  }
+  EXPECT_GE(killed, 1) << "the bulk build ended before any kill";
+  ASSERT_EQ(cluster.Run(replay(bulk_dir, "bulk", true)), 0) << cluster.LogTail();
+  ASSERT_EQ(cluster.Run(replay(incremental_dir, "incremental", false)), 0) << cluster.LogTail();
+  ExpectSameState(bulk_dir, incremental_dir, "after the kills (seed " + std::to_string(seed) + ")");
 }
 
 }  // namespace
