@@ -318,6 +318,7 @@ Status Replay(ProcessorConfig config, const ReplayOptions& options, const std::a
     BulkOptions bulk = options.bulk;
     if (bulk.temp_dir.empty()) bulk.temp_dir = dir.path() + "/bulk-tmp";
     std::error_code ec;
+    std::filesystem::remove_all(bulk.temp_dir, ec);  // run files of a build that was killed
     std::filesystem::create_directories(bulk.temp_dir, ec);
     if (ec) return Status::IoError("cannot create " + bulk.temp_dir + ": " + ec.message());
     ASSIGN_OR_RETURN(auto store, state::Store::Open(dir.PathOf(gen), config.store));
