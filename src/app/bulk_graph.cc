@@ -27,6 +27,8 @@ namespace {
 constexpr int kAdminTimeoutMs = 30000;
 constexpr char kStage[] = "graph";
 constexpr uint64_t kRunBytes = uint64_t{32} << 20;
+//! A read that gets no record for this long ends where it got (see the read loop).
+constexpr std::chrono::seconds kStalledAfter{10};
 using Clock = std::chrono::steady_clock;
 
 //! An op's value in the fold's sort: what the record said of the statement.
@@ -150,9 +152,23 @@ Result<BulkGraphStats> BulkBuildGraph(const ProcessorConfig& config, state::Stor
       }
       return true;
     };
+    auto last_record = Clock::now();
     while (!done()) {
       if (stop) return Status::Aborted("bulk graph build interrupted");
       RETURN_IF_ERROR(consumer->PollBatch(10000, 500, &batch));
+      if (!batch.empty()) last_record = Clock::now();
+      if (Clock::now() - last_record > kStalledAfter) {
+        // Offsets below the end that hold no record to read (a transaction's markers, records of
+        // an aborted one): the stage reads on from where the build got.
+        for (int32_t p = 0; p < partitions; ++p) {
+          if (refused[p] || next[p] >= end[p]) continue;
+          LOG_INFO("bulk graph build: {}[{}] gave no record from offset {} to its end {} for {} s; the stage reads "
+                   "the partition from there",
+                   topic, p, next[p], end[p], std::chrono::duration_cast<std::chrono::seconds>(kStalledAfter).count());
+          end[p] = next[p];
+        }
+        break;
+      }
       for (const InRecord& r : batch.records()) {
         if (r.partition < 0 || r.partition >= partitions || refused[r.partition] || r.offset < next[r.partition] ||
             r.offset >= end[r.partition]) {
