@@ -111,44 +111,10 @@ Status Evaluator::Tick() {
   return Status::Ok();
 }
 
-Status Evaluator::ScanActive(const std::optional<graph::Term>& s, const std::optional<graph::Term>& p,
-                             const std::optional<graph::Term>& o, const Dataset::Visitor& fn) {
-  graph::Pattern pattern{s, p, o, {}};
-  if (active_.kind == ActiveGraph::Kind::kDefault) return dataset_.Scan(pattern, fn);
-  if (active_.graphs.size() == 1) {
-    pattern.graph = graph::GraphSelector::Named(active_.graphs[0]);
-    return dataset_.Scan(pattern, fn);
-  }
-  std::set<std::tuple<graph::Term, graph::Term, graph::Term>> seen;  // a merge holds each triple once
-  bool more = true;
-  for (const graph::Term& g : active_.graphs) {
-    if (!more) break;
-    pattern.graph = graph::GraphSelector::Named(g);
-    RETURN_IF_ERROR(dataset_.Scan(pattern, [&](const graph::Statement& st) {
-      if (!seen.emplace(st.subject, st.predicate, st.object).second) return true;
-      more = fn(st);
-      return more;
-    }));
-  }
-  return Status::Ok();
-}
-
-uint64_t Evaluator::EstimateActive(const std::optional<graph::Term>& s, const std::optional<graph::Term>& p,
-                                   const std::optional<graph::Term>& o) {
-  graph::Pattern pattern{s, p, o, {}};
-  if (active_.kind == ActiveGraph::Kind::kDefault) return dataset_.Estimate(pattern);
-  uint64_t n = 0;
-  for (const graph::Term& g : active_.graphs) {
-    pattern.graph = graph::GraphSelector::Named(g);
-    n += dataset_.Estimate(pattern);
-  }
-  return n;
-}
-
 namespace {
 
-//! Calls `fn` with the graph selector of each graph the active graph reads: the default graph,
-//! or each graph of the merge (or the one named graph).
+//! Calls `fn` with the graph selector of each graph the active graph reads (the default graph,
+//! or each graph of the merge, or the one named graph) while it returns true.
 template <typename Fn>
 void ForEachActiveGraph(const ActiveGraph& active, Fn fn) {
   if (active.kind == ActiveGraph::Kind::kDefault) {
@@ -160,32 +126,67 @@ void ForEachActiveGraph(const ActiveGraph& active, Fn fn) {
   }
 }
 
+//! Calls `scan(selector, visitor)` for each graph the active graph reads; a merge of several
+//! graphs reports each triple once.
+template <typename ScanGraph>
+Status ScanEachActiveGraph(const ActiveGraph& active, ScanGraph scan, const Dataset::Visitor& fn) {
+  if (active.graphs.size() <= 1) {
+    Status status;
+    ForEachActiveGraph(active, [&](const graph::GraphSelector& g) { return (status = scan(g, fn)).ok(); });
+    return status;
+  }
+  std::set<std::tuple<graph::Term, graph::Term, graph::Term>> seen;  // a merge holds each triple once
+  bool more = true;
+  const Dataset::Visitor once = [&](const graph::Statement& st) {
+    if (!seen.emplace(st.subject, st.predicate, st.object).second) return true;
+    more = fn(st);
+    return more;
+  };
+  Status status;
+  ForEachActiveGraph(active, [&](const graph::GraphSelector& g) { return (status = scan(g, once)).ok() && more; });
+  return status;
+}
+
 }  // namespace
+
+Status Evaluator::ScanActive(const std::optional<graph::Term>& s, const std::optional<graph::Term>& p,
+                             const std::optional<graph::Term>& o, const Dataset::Visitor& fn) {
+  graph::Pattern pattern{s, p, o, {}};
+  return ScanEachActiveGraph(
+      active_,
+      [&](const graph::GraphSelector& g, const Dataset::Visitor& visit) {
+        pattern.graph = g;
+        return dataset_.Scan(pattern, visit);
+      },
+      fn);
+}
+
+uint64_t Evaluator::EstimateActive(const std::optional<graph::Term>& s, const std::optional<graph::Term>& p,
+                                   const std::optional<graph::Term>& o) {
+  graph::Pattern pattern{s, p, o, {}};
+  uint64_t n = 0;
+  ForEachActiveGraph(active_, [&](const graph::GraphSelector& g) {
+    pattern.graph = g;
+    n += dataset_.Estimate(pattern);
+    return true;
+  });
+  return n;
+}
 
 Status Evaluator::ScanIndexActive(const IndexAccess& access, const std::optional<graph::Term>& predicate,
                                   const Dataset::Visitor& fn) {
-  const bool merge = active_.graphs.size() > 1;
-  std::set<std::tuple<graph::Term, graph::Term, graph::Term>> seen;  // a merge holds each triple once
-  Status status;
-  bool more = true;
-  ForEachActiveGraph(active_, [&](const graph::GraphSelector& g) {
-    const Dataset::Visitor visit = [&](const graph::Statement& st) {
-      if (merge && !seen.emplace(st.subject, st.predicate, st.object).second) return true;
-      more = fn(st);
-      return more;
-    };
-    if (access.temporal()) {
-      graph::TemporalQuery query = std::get<graph::TemporalQuery>(access.query);
-      query.predicate = predicate;
-      query.graph = g;
-      status = dataset_.ScanTemporal(query, visit);
-    } else {
-      graph::TextSearch search{std::get<graph::TextQueryNode>(access.query), predicate, g};
-      status = dataset_.ScanText(search, visit);
-    }
-    return status.ok() && more;
-  });
-  return status;
+  return ScanEachActiveGraph(
+      active_,
+      [&](const graph::GraphSelector& g, const Dataset::Visitor& visit) {
+        if (access.temporal()) {
+          graph::TemporalQuery query = std::get<graph::TemporalQuery>(access.query);
+          query.predicate = predicate;
+          query.graph = g;
+          return dataset_.ScanTemporal(query, visit);
+        }
+        return dataset_.ScanText({std::get<graph::TextQueryNode>(access.query), predicate, g}, visit);
+      },
+      fn);
 }
 
 uint64_t Evaluator::EstimateIndexActive(const IndexAccess& access, const std::optional<graph::Term>& predicate,
