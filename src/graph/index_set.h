@@ -3,8 +3,10 @@
 // statements' four rows, so that a statement and its index entries come and go together. Stateless; any thread.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -37,6 +39,12 @@ struct IndexSet {
   std::vector<std::string> temporal_predicates;
   bool freetext = false;
 
+  //! True when the temporal index holds the date-times of `predicate` (an IRI's value): it is
+  //! kept, and the predicate is listed or none is.
+  bool TemporalHolds(std::string_view predicate) const {
+    return temporal && (temporal_predicates.empty() || std::find(temporal_predicates.begin(), temporal_predicates.end(),
+                                                                 predicate) != temporal_predicates.end());
+  }
   bool operator==(const IndexSet&) const = default;
 };
 

@@ -150,9 +150,9 @@ std::string FormatXsdDateTime(int64_t seconds) {
 
 void AppendTemporalRows(const IndexSet& indexes, const KeySpace& space, const Statement& st, bool add,
                         state::SortedWrites* rows, IndexNotes* notes) {
-  if (!indexes.temporal || !st.object.is_literal() || st.object.datatype() != kXsdDateTime) return;
-  const auto& only = indexes.temporal_predicates;
-  if (!only.empty() && std::find(only.begin(), only.end(), st.predicate.value()) == only.end()) return;
+  if (!st.object.is_literal() || st.object.datatype() != kXsdDateTime || !indexes.TemporalHolds(st.predicate.value())) {
+    return;
+  }
   const auto seconds = ParseXsdDateTime(st.object.value());
   if (!seconds) {
     if (add) {

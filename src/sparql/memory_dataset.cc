@@ -123,12 +123,7 @@ Status MemoryDataset::ScanTemporal(const graph::TemporalQuery& query, const Visi
     if (!graph::Matches(where, st) || !st.object.is_literal() || st.object.datatype() != graph::kXsdDateTime) continue;
     const auto at = graph::ParseXsdDateTime(st.object.value());
     if (!at) continue;
-    if (!indexes_.temporal_predicates.empty() &&
-        std::find(indexes_.temporal_predicates.begin(), indexes_.temporal_predicates.end(), st.predicate.value()) ==
-            indexes_.temporal_predicates.end()) {
-      continue;
-    }
-    if (graph::Satisfies(query, *at) && !fn(st)) return Status::Ok();
+    if (indexes_.TemporalHolds(st.predicate.value()) && graph::Satisfies(query, *at) && !fn(st)) return Status::Ok();
   }
   return Status::Ok();
 }

@@ -87,11 +87,12 @@ void RyaConjuncts(const Expr& e, const Evaluator& ev, std::vector<std::pair<int,
 
 //! True when the dataset's index of `access` holds every statement of `predicate` (nullopt: of
 //! a predicate not known yet) the function can be true for.
-bool IndexCovers(const graph::IndexSet& indexes, const IndexAccess& access, const std::optional<graph::Term>& predicate) {
+bool IndexCovers(const graph::IndexSet& indexes, const IndexAccess& access,
+                 const std::optional<graph::Term>& predicate) {
   if (!access.temporal()) return indexes.freetext;
-  if (!indexes.temporal) return false;
-  const auto& only = indexes.temporal_predicates;
-  return only.empty() || (predicate && std::find(only.begin(), only.end(), predicate->value()) != only.end());
+  // A predicate not known yet: only an index of every predicate's date-times holds its rows.
+  return predicate ? indexes.TemporalHolds(predicate->value())
+                   : indexes.temporal && indexes.temporal_predicates.empty();
 }
 
 }  // namespace
