@@ -6,7 +6,6 @@
 #include <fmt/format.h>
 
 #include "app/app_id.h"
-#include "common/bytes.h"
 #include "common/log.h"
 #include "pipeline/runner_keys.h"
 
@@ -18,12 +17,6 @@ constexpr char kClusterKey[] = "binding/cluster_id";
 constexpr char kSetUpKey[] = "binding/set_up";
 constexpr char kAppIdKey[] = "binding/app_id";  // the application id it was set up under (app/app_id.h)
 constexpr char kGroupKey[] = "binding/group";  // the consumer group it was set up in; "": a lone run
-
-std::string Fixed64(uint64_t v) {
-  BytesWriter w;
-  w.PutFixed64BE(v);
-  return w.Take();
-}
 
 //! The input of one stage; its offset keys are OffsetKey(stage, topic, p).
 struct Input {
@@ -80,10 +73,10 @@ Status SetUpGeneration(const ProcessorConfig& config, const InstanceDetails& det
     ASSIGN_OR_RETURN(auto offsets, admin.OffsetsForTime(n.pages, partitions, from_ms, kAdminTimeoutMs));
     for (int32_t p = 0; p < partitions; ++p) {
       if (offsets[p] >= 0) {
-        wb.Put(state::Family::kOffsets, pipeline::OffsetKey("page", n.pages, p), Fixed64(offsets[p]));
+        wb.Put(state::Family::kOffsets, pipeline::OffsetKey("page", n.pages, p), state::Fixed64(offsets[p]));
       }
     }
-    wb.Put(state::Family::kMeta, kFromMsKey, Fixed64(static_cast<uint64_t>(from_ms)));
+    wb.Put(state::Family::kMeta, kFromMsKey, state::Fixed64(static_cast<uint64_t>(from_ms)));
   }
   for (const auto& [stage, topic, external] : Inputs(config)) {
     if (external) {
@@ -94,7 +87,7 @@ Status SetUpGeneration(const ProcessorConfig& config, const InstanceDetails& det
       ASSIGN_OR_RETURN(int partitions, admin.PartitionCount(*topic, kAdminTimeoutMs));
       for (int32_t p = 0; p < partitions; ++p) {
         ASSIGN_OR_RETURN(auto marks, SettledWatermarks(admin, *topic, p));
-        wb.Put(state::Family::kOffsets, pipeline::OffsetKey(stage, *topic, p), Fixed64(marks.first));
+        wb.Put(state::Family::kOffsets, pipeline::OffsetKey(stage, *topic, p), state::Fixed64(marks.first));
         if (marks.first > 0) {
           LOG_WARN("{}[{}]: records [0, {}) were deleted by the broker's retention before this table began; it "
                    "starts at {} and lacks them",
@@ -110,7 +103,7 @@ Status SetUpGeneration(const ProcessorConfig& config, const InstanceDetails& det
     ASSIGN_OR_RETURN(int partitions, admin.PartitionCount(*topic, kAdminTimeoutMs));
     for (int32_t p = 0; p < partitions; ++p) {
       ASSIGN_OR_RETURN(auto marks, SettledWatermarks(admin, *topic, p));
-      wb.Put(state::Family::kOffsets, pipeline::OffsetKey(stage, *topic, p), Fixed64(marks.second));
+      wb.Put(state::Family::kOffsets, pipeline::OffsetKey(stage, *topic, p), state::Fixed64(marks.second));
     }
   }
   wb.Put(state::Family::kMeta, kClusterKey, cluster);

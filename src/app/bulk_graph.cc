@@ -9,7 +9,6 @@
 
 #include <fmt/format.h>
 
-#include "common/bytes.h"
 #include "common/log.h"
 #include "graph/graph_stage.h"
 #include "graph/index_set.h"
@@ -67,12 +66,6 @@ Result<bool> HoldsStatements(state::Store& store, const graph::KeySpace& space) 
   it->Seek(space.prefix);
   RETURN_IF_ERROR(it->status());
   return it->Valid();
-}
-
-std::string Position(int64_t offset) {
-  BytesWriter w;
-  w.PutFixed64BE(static_cast<uint64_t>(offset));
-  return w.str();
 }
 
 }  // namespace
@@ -316,7 +309,9 @@ Result<BulkGraphStats> BulkBuildGraph(const ProcessorConfig& config, state::Stor
   }
   {
     std::map<std::string, std::string> positions;  // the file's keys must grow
-    for (int32_t p = 0; p < partitions; ++p) positions[pipeline::OffsetKey(kStage, topic, p)] = Position(end[p]);
+    for (int32_t p = 0; p < partitions; ++p) {
+      positions[pipeline::OffsetKey(kStage, topic, p)] = state::Fixed64(static_cast<uint64_t>(end[p]));
+    }
     state::BulkLoad load(store, state::Family::kOffsets);
     for (const auto& [k, v] : positions) RETURN_IF_ERROR(load.Put(k, v));
     for (auto& f : load.TakeFiles()) files.push_back(std::move(f));

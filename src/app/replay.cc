@@ -12,7 +12,6 @@
 #include "app/instance_details.h"
 #include "codec/records.h"
 #include "codec/state_codec.h"
-#include "common/bytes.h"
 #include "common/crash_point.h"
 #include "common/log.h"
 #include "common/time.h"
@@ -28,12 +27,6 @@ constexpr int kAdminTimeoutMs = 10000;
 //! kMeta key written last when a generation's start positions are in place; its value is
 //! the replay's from (ms, -1 for earliest). Without it the generation is rolled back.
 constexpr char kReplayKey[] = "generation/replay_from";
-
-std::string Fixed64(uint64_t v) {
-  BytesWriter w;
-  w.PutFixed64BE(v);
-  return w.Take();
-}
 
 }  // namespace
 
@@ -217,7 +210,7 @@ Status CommitAnnouncement(const ProcessorConfig& config, kafka::Admin& admin, co
   for (int32_t p = 0; p < partitions; ++p) out.push_back({config.topics.exports, p, record.key, value, {}});
   state::WriteBatch wb(*store);
   wb.Put(state::Family::kOutbox, pipeline::OutboxKey("sink", seq), codec::EncodeOutBatch(out));
-  wb.Put(state::Family::kMeta, seq_key, Fixed64(seq + out.size()));
+  wb.Put(state::Family::kMeta, seq_key, state::Fixed64(seq + out.size()));
   wb.Put(state::Family::kMeta, kAnnouncedKey, "1");
   return store->Write(wb);
 }

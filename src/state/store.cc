@@ -646,6 +646,12 @@ std::optional<uint64_t> FreeBytes(const std::string& path) {
   return static_cast<uint64_t>(st.f_bavail) * st.f_frsize;
 }
 
+std::string Fixed64(uint64_t v) {
+  BytesWriter w;
+  w.PutFixed64BE(v);
+  return w.Take();
+}
+
 Result<std::optional<uint64_t>> GetFixed64(Store& store, Family f, std::string_view key, std::string_view what) {
   ASSIGN_OR_RETURN(auto value, store.Get(f, key));
   if (!value) return std::optional<uint64_t>();

@@ -205,5 +205,7 @@ std::optional<uint64_t> FreeBytes(const std::string& path);
 //! A value stored as 8 big-endian bytes (BytesWriter::PutFixed64BE: counters, positions);
 //! nullopt when absent, Corruption (naming `what`) when it is not 8 bytes.
 Result<std::optional<uint64_t>> GetFixed64(Store& store, Family f, std::string_view key, std::string_view what);
+//! `v` as GetFixed64 reads it.
+std::string Fixed64(uint64_t v);
 
 }  // namespace webindex::state
