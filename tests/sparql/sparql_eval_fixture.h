@@ -15,6 +15,28 @@
 
 namespace webindex::sparql {
 
+//! A dataset that answers as `inner` does: tests derive from it to count, reorder or withhold
+//! what they are about and forward the rest.
+class ForwardingDataset : public Dataset {
+ public:
+  explicit ForwardingDataset(Dataset& inner) : inner_(inner) {}
+  Status Scan(const graph::Pattern& p, const Visitor& fn) override { return inner_.Scan(p, fn); }
+  uint64_t Estimate(const graph::Pattern& p) override { return inner_.Estimate(p); }
+  Status NamedGraphs(const std::function<bool(const graph::Term& name)>& fn) override {
+    return inner_.NamedGraphs(fn);
+  }
+  Status ScanTemporal(const graph::TemporalQuery& q, const Visitor& fn) override { return inner_.ScanTemporal(q, fn); }
+  Status ScanText(const graph::TextSearch& s, const Visitor& fn) override { return inner_.ScanText(s, fn); }
+  graph::IndexSet Indexes() override { return inner_.Indexes(); }
+  uint64_t EstimateTemporal(const graph::TemporalQuery& q, uint64_t up_to) override {
+    return inner_.EstimateTemporal(q, up_to);
+  }
+  uint64_t EstimateText(const graph::TextSearch& s, uint64_t up_to) override { return inner_.EstimateText(s, up_to); }
+
+ protected:
+  Dataset& inner_;
+};
+
 inline void Load(MemoryDataset* ds, const std::string& nquads) {
   Result<std::vector<graph::Statement>> st = graph::ParseStatements(nquads, graph::Syntax::kNQuads);
   ASSERT_TRUE(st.ok()) << st.status().message();

@@ -8,19 +8,15 @@ namespace webindex::sparql {
 namespace {
 
 //! Wraps a dataset, recording each scan's pattern and how many statements scans returned.
-class CountingDataset : public Dataset {
+class CountingDataset : public ForwardingDataset {
  public:
-  explicit CountingDataset(Dataset& inner) : inner_(inner) {}
+  using ForwardingDataset::ForwardingDataset;
   Status Scan(const graph::Pattern& p, const Visitor& fn) override {
     patterns.push_back(p);
     return inner_.Scan(p, [&](const graph::Statement& s) {
       ++visited;
       return fn(s);
     });
-  }
-  uint64_t Estimate(const graph::Pattern& p) override { return inner_.Estimate(p); }
-  Status NamedGraphs(const std::function<bool(const graph::Term& name)>& fn) override {
-    return inner_.NamedGraphs(fn);
   }
   Status ScanTemporal(const graph::TemporalQuery& q, const Visitor& fn) override {
     ++index_scans;
@@ -36,11 +32,6 @@ class CountingDataset : public Dataset {
       return fn(st);
     });
   }
-  graph::IndexSet Indexes() override { return inner_.Indexes(); }
-  uint64_t EstimateTemporal(const graph::TemporalQuery& q, uint64_t up_to) override {
-    return inner_.EstimateTemporal(q, up_to);
-  }
-  uint64_t EstimateText(const graph::TextSearch& s, uint64_t up_to) override { return inner_.EstimateText(s, up_to); }
   int FullScans() const {
     int n = 0;
     for (const auto& p : patterns) n += !p.subject && !p.object && (!p.predicate || IsCommon(*p.predicate));
@@ -50,9 +41,6 @@ class CountingDataset : public Dataset {
   std::vector<graph::Pattern> patterns;
   uint64_t visited = 0;
   int index_scans = 0;
-
- private:
-  Dataset& inner_;
 };
 
 graph::Term E(const std::string& local) { return graph::Term::Iri("http://e/" + local); }

@@ -13,22 +13,14 @@ namespace webindex::sparql {
 namespace {
 
 //! Estimates at random: the planner picks arbitrary orders, which must not change the answer.
-class ScrambledDataset : public Dataset {
+class ScrambledDataset : public ForwardingDataset {
  public:
-  ScrambledDataset(Dataset& inner, uint64_t seed) : inner_(inner), rng_(seed) {}
-  Status Scan(const graph::Pattern& p, const Visitor& fn) override { return inner_.Scan(p, fn); }
+  ScrambledDataset(Dataset& inner, uint64_t seed) : ForwardingDataset(inner), rng_(seed) {}
   uint64_t Estimate(const graph::Pattern&) override { return rng_() % 1000; }
-  Status NamedGraphs(const std::function<bool(const graph::Term& name)>& fn) override {
-    return inner_.NamedGraphs(fn);
-  }
-  Status ScanTemporal(const graph::TemporalQuery& q, const Visitor& fn) override { return inner_.ScanTemporal(q, fn); }
-  Status ScanText(const graph::TextSearch& s, const Visitor& fn) override { return inner_.ScanText(s, fn); }
-  graph::IndexSet Indexes() override { return inner_.Indexes(); }
   uint64_t EstimateTemporal(const graph::TemporalQuery&, uint64_t) override { return rng_() % 1000; }
   uint64_t EstimateText(const graph::TextSearch&, uint64_t) override { return rng_() % 1000; }
 
  private:
-  Dataset& inner_;
   std::mt19937_64 rng_;
 };
 

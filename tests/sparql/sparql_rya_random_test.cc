@@ -21,14 +21,9 @@ namespace webindex::sparql {
 namespace {
 
 //! A dataset that keeps no index: every Rya FILTER runs on each row's value.
-class NoIndexDataset : public Dataset {
+class NoIndexDataset : public ForwardingDataset {
  public:
-  explicit NoIndexDataset(Dataset& inner) : inner_(inner) {}
-  Status Scan(const graph::Pattern& p, const Visitor& fn) override { return inner_.Scan(p, fn); }
-  uint64_t Estimate(const graph::Pattern& p) override { return inner_.Estimate(p); }
-  Status NamedGraphs(const std::function<bool(const graph::Term& name)>& fn) override {
-    return inner_.NamedGraphs(fn);
-  }
+  using ForwardingDataset::ForwardingDataset;
   Status ScanTemporal(const graph::TemporalQuery&, const Visitor&) override {
     return Status::Internal("a plan read the temporal index of a dataset without one");
   }
@@ -38,20 +33,13 @@ class NoIndexDataset : public Dataset {
   graph::IndexSet Indexes() override { return {}; }
   uint64_t EstimateTemporal(const graph::TemporalQuery&, uint64_t) override { return UINT64_MAX; }
   uint64_t EstimateText(const graph::TextSearch&, uint64_t) override { return UINT64_MAX; }
-
- private:
-  Dataset& inner_;
 };
 
 //! Estimates at random, the index reads' included: plans read the indexes at any step.
-class RandomEstimates : public Dataset {
+class RandomEstimates : public ForwardingDataset {
  public:
-  RandomEstimates(Dataset& inner, uint64_t seed) : inner_(inner), rng_(seed) {}
-  Status Scan(const graph::Pattern& p, const Visitor& fn) override { return inner_.Scan(p, fn); }
+  RandomEstimates(Dataset& inner, uint64_t seed) : ForwardingDataset(inner), rng_(seed) {}
   uint64_t Estimate(const graph::Pattern&) override { return rng_() % 100; }
-  Status NamedGraphs(const std::function<bool(const graph::Term& name)>& fn) override {
-    return inner_.NamedGraphs(fn);
-  }
   Status ScanTemporal(const graph::TemporalQuery& q, const Visitor& fn) override {
     ++index_reads;
     return inner_.ScanTemporal(q, fn);
@@ -60,13 +48,11 @@ class RandomEstimates : public Dataset {
     ++index_reads;
     return inner_.ScanText(s, fn);
   }
-  graph::IndexSet Indexes() override { return inner_.Indexes(); }
   uint64_t EstimateTemporal(const graph::TemporalQuery&, uint64_t) override { return rng_() % 100; }
   uint64_t EstimateText(const graph::TextSearch&, uint64_t) override { return rng_() % 100; }
   int index_reads = 0;
 
  private:
-  Dataset& inner_;
   std::mt19937_64 rng_;
 };
 
