@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "common/log.h"
+#include "common/progress.h"
 #include "graph/graph_stage.h"
 #include "graph/index_set.h"
 #include "graph/key_codec.h"
@@ -33,31 +34,20 @@ using Clock = std::chrono::steady_clock;
 //! An op's value in the fold's sort: what the record said of the statement.
 constexpr char kAdd = 'a', kRemove = 'r';
 
-//! A log line every few seconds of a phase: counts, rate, and the ETA when the total is known.
-class PhaseLog {
- public:
-  PhaseLog(std::string phase, uint64_t total) : phase_(std::move(phase)), total_(total) {}
-  void Update(uint64_t done, uint64_t bytes, uint64_t disk) {
-    const auto now = Clock::now();
-    if (now - last_ < std::chrono::seconds(5)) return;
-    last_ = now;
-    const double secs = std::chrono::duration<double>(now - start_).count();
-    const double rate = secs > 0 ? static_cast<double>(done) / secs : 0;
-    std::string eta;
-    if (total_ > 0 && rate > 0 && done <= total_) {
-      eta = fmt::format(" ({:.0f}%, ETA {:.0f} s)", 100.0 * static_cast<double>(done) / static_cast<double>(total_),
-                        static_cast<double>(total_ - done) / rate);
-    }
-    LOG_INFO("bulk graph build, {}: {} {}{}, {:.1f} MB, {:.0f}/s, sort runs on disk {:.1f} MB", phase_, done,
-             total_ > 0 ? fmt::format("of {}", total_) : std::string(), eta, static_cast<double>(bytes) / 1e6, rate,
-             static_cast<double>(disk) / 1e6);
-  }
+//! The progress of one phase of the build ("read", "fold", "write"): `total` records to come
+//! (0: unknown).
+Progress::Options PhaseProgress(const char* phase, uint64_t total, const char* unit) {
+  Progress::Options options;
+  options.label = std::string("bulk graph build, ") + phase;
+  options.unit = unit;
+  options.total_records = total;
+  return options;
+}
 
- private:
-  std::string phase_;
-  uint64_t total_;
-  Clock::time_point start_ = Clock::now(), last_ = Clock::now();
-};
+//! The progress line's note: the sorts' run files on disk now.
+std::string OnDisk(uint64_t bytes) {
+  return fmt::format("sort runs on disk {:.1f} MB", static_cast<double>(bytes) / 1e6);
+}
 
 Result<bool> HoldsStatements(state::Store& store, const graph::KeySpace& space) {
   state::ScanOptions scan;
@@ -138,7 +128,7 @@ Result<BulkGraphStats> BulkBuildGraph(const ProcessorConfig& config, state::Stor
     graph::GraphStage::Parsed parsed;
     std::string key;
     kafka::MessageBatch batch;
-    PhaseLog log("read", static_cast<uint64_t>(unread));
+    Progress progress(PhaseProgress("read", static_cast<uint64_t>(unread), "records"));
     auto done = [&] {
       for (int32_t p = 0; p < partitions; ++p) {
         if (!refused[p] && next[p] < end[p]) return false;
@@ -188,7 +178,7 @@ Result<BulkGraphStats> BulkBuildGraph(const ProcessorConfig& config, state::Stor
           ++stats.ops;
         }
       }
-      log.Update(stats.records, stats.bytes, ops.stats().disk_bytes);
+      progress.Update(stats.records, stats.bytes, [&] { return OnDisk(ops.stats().disk_bytes); });
     }
     consumer->Close();
     end = next;
@@ -219,7 +209,7 @@ Result<BulkGraphStats> BulkBuildGraph(const ProcessorConfig& config, state::Stor
     graph::IndexNotes notes, ignored;  // of the statements present; of the others (only their words stay)
     graph::Statement st;
     std::string key, head;
-    PhaseLog log("fold", stats.ops);
+    Progress progress(PhaseProgress("fold", stats.ops, "statement ops"));
     uint64_t folded = 0;
     const size_t prefix = space.prefix.size() + 1;
     const size_t kind_at = space.prefix.size();
@@ -268,7 +258,7 @@ Result<BulkGraphStats> BulkBuildGraph(const ProcessorConfig& config, state::Stor
       }
       stats.statements += present;
       stats.row_writes += scratch.size();
-      log.Update(folded, 0, ops.stats().disk_bytes + rows.stats().disk_bytes);
+      progress.Update(folded, 0, [&] { return OnDisk(ops.stats().disk_bytes + rows.stats().disk_bytes); });
     }
     RETURN_IF_ERROR(sorted->status());
     RETURN_IF_ERROR(flush_subject());
@@ -289,7 +279,7 @@ Result<BulkGraphStats> BulkBuildGraph(const ProcessorConfig& config, state::Stor
   {
     ASSIGN_OR_RETURN(auto sorted, rows.Finish());
     state::BulkLoad load(store, space.family);
-    PhaseLog log("write", 0);
+    Progress progress(PhaseProgress("write", 0, "rows"));
     std::string last;
     bool first = true;
     uint64_t bytes = 0;
@@ -300,7 +290,7 @@ Result<BulkGraphStats> BulkBuildGraph(const ProcessorConfig& config, state::Stor
       last.assign(sorted->key());
       RETURN_IF_ERROR(load.Put(sorted->key(), sorted->value()));
       bytes += sorted->key().size() + sorted->value().size();
-      log.Update(load.rows(), bytes, rows.stats().disk_bytes);
+      progress.Update(load.rows(), bytes, [&] { return OnDisk(rows.stats().disk_bytes); });
     }
     RETURN_IF_ERROR(sorted->status());
     stats.peak_disk_bytes = std::max(stats.peak_disk_bytes, sorted->stats().peak_disk_bytes);
@@ -319,8 +309,8 @@ Result<BulkGraphStats> BulkBuildGraph(const ProcessorConfig& config, state::Stor
   if (stop) return Status::Aborted("bulk graph build interrupted");
   RETURN_IF_ERROR(store.Ingest(std::move(files)));
   stats.seconds = std::chrono::duration<double>(Clock::now() - started).count();
-  LOG_INFO("bulk graph build: {} records, {} statement ops, {} statements, {} rows ({} row writes) in {:.1f} s ({:.0f} statement ops/s); "
-           "sort runs peaked at {:.1f} MB on disk",
+  LOG_INFO("bulk graph build: {} records, {} statement ops, {} statements, {} rows ({} row writes) in {:.1f} s "
+           "({:.0f} statement ops/s); sort runs peaked at {:.1f} MB on disk",
            stats.records, stats.ops, stats.statements, stats.rows, stats.row_writes, stats.seconds,
            stats.seconds > 0 ? static_cast<double>(stats.ops) / stats.seconds : 0.0,
            static_cast<double>(stats.peak_disk_bytes) / 1e6);

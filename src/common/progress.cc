@@ -31,24 +31,29 @@ double Progress::elapsed_seconds() const { return std::chrono::duration<double>(
 std::string Progress::Line(uint64_t records, uint64_t bytes, double elapsed_s) const {
   const double mb = static_cast<double>(bytes) / 1e6;
   const double secs = std::max(elapsed_s, 1e-3);
-  std::string line = fmt::format("{} {}, {:.1f} MB read, {:.0f} {}/s, {:.1f} MB/s", records, options_.unit, mb,
+  std::string line = fmt::format("{}{}{} {}, {:.1f} MB read, {:.0f} {}/s, {:.1f} MB/s", options_.label,
+                                 options_.label.empty() ? "" : ": ", records, options_.unit, mb,
                                  static_cast<double>(records) / secs, options_.unit, mb / secs);
-  if (options_.total_bytes > 0) {
-    const double done = std::min(1.0, static_cast<double>(bytes) / static_cast<double>(options_.total_bytes));
-    line += fmt::format(", {:.0f}%", done * 100);
-    if (bytes > 0) {
-      const double left = static_cast<double>(options_.total_bytes - std::min(bytes, options_.total_bytes));
-      line += ", ETA " + FormatDuration(left / (static_cast<double>(bytes) / secs));
+  // The share done and the time left, by bytes when their total is known, else by records.
+  const bool by_bytes = options_.total_bytes > 0;
+  const uint64_t total = by_bytes ? options_.total_bytes : options_.total_records;
+  const uint64_t done = by_bytes ? bytes : records;
+  if (total > 0) {
+    line += fmt::format(", {:.0f}%", std::min(1.0, static_cast<double>(done) / static_cast<double>(total)) * 100);
+    if (done > 0) {
+      const double left = static_cast<double>(total - std::min(done, total));
+      line += ", ETA " + FormatDuration(left / (static_cast<double>(done) / secs));
     }
   }
   return line;
 }
 
-void Progress::Update(uint64_t records, uint64_t bytes) {
+void Progress::Update(uint64_t records, uint64_t bytes, const std::function<std::string()>& note) {
   const Clock::time_point now = Clock::now();
   if (now < next_) return;
   next_ = now + (terminal_ ? options_.terminal_interval : options_.log_interval);
-  const std::string line = Line(records, bytes, std::chrono::duration<double>(now - start_).count());
+  std::string line = Line(records, bytes, std::chrono::duration<double>(now - start_).count());
+  if (note) line += ", " + note();
   if (options_.sink) {
     options_.sink(line);
   } else if (terminal_) {

@@ -1,4 +1,4 @@
-// Progress of a long-running read (`load`, later `replay`) on stderr: on a terminal one line
+// Progress of a long-running read (`load`, a replay's bulk build) on stderr: on a terminal one line
 // rewritten about 4 times a second below the log lines (ShowStatusLine); otherwise a log line
 // every 5 s. Owned and called by one thread.
 #pragma once
@@ -18,6 +18,10 @@ class Progress {
   struct Options {
     std::string unit = "records";
     uint64_t total_bytes = 0;      //!< 0: unknown (stdin), no percentage or ETA
+    //! With total_bytes 0: the records to come, for the percentage and ETA (0: unknown).
+    uint64_t total_records = 0;
+    //! Put before the numbers ("bulk graph build, read: ..."); "": none.
+    std::string label;
     std::optional<bool> terminal;  //!< default: whether stderr is a terminal
     std::chrono::milliseconds terminal_interval{250};
     std::chrono::milliseconds log_interval{5000};
@@ -31,7 +35,8 @@ class Progress {
   Progress& operator=(const Progress&) = delete;
 
   //! Work done so far; prints when the refresh interval has passed. Cheap enough per record.
-  void Update(uint64_t records, uint64_t bytes);
+  //! `note`, when given, is called only then, and what it returns ends the line.
+  void Update(uint64_t records, uint64_t bytes, const std::function<std::string()>& note = {});
   //! Clears the terminal line so that other output can follow; the next Update draws it again.
   void Finish();
   double elapsed_seconds() const;

@@ -39,6 +39,35 @@ TEST(ProgressTest, LineWithKnownTotalHasPercentAndEta) {
   EXPECT_EQ(p.Line(9, 50'000'000, 10.0), "9 records, 50.0 MB read, 1 records/s, 5.0 MB/s, 100%, ETA 0:00");
 }
 
+TEST(ProgressTest, LineWithARecordTotalAndALabel) {
+  Progress::Options options;
+  options.total_records = 1000;
+  options.label = "bulk graph build, read";
+  options.terminal = false;
+  Progress p(options);
+  // 250 of 1,000 records in 5 s: 50 records/s, 750 left -> 15 s.
+  EXPECT_EQ(p.Line(250, 2'000'000, 5.0),
+            "bulk graph build, read: 250 records, 2.0 MB read, 50 records/s, 0.4 MB/s, 25%, ETA 0:15");
+}
+
+TEST(ProgressTest, ANoteEndsTheLineAndIsAskedOnlyWhenALineIsMade) {
+  std::vector<std::string> lines;
+  Progress::Options options;
+  options.terminal = false;
+  options.log_interval = std::chrono::milliseconds(50);
+  options.sink = [&](const std::string& line) { lines.push_back(line); };
+  Progress p(options);
+  int asked = 0;
+  auto note = [&] { return ++asked, std::string("sort runs on disk 1.5 MB"); };
+  p.Update(1, 1, note);  // within the first interval: no line, no note
+  EXPECT_EQ(asked, 0);
+  std::this_thread::sleep_for(std::chrono::milliseconds(60));
+  p.Update(2, 2, note);
+  ASSERT_EQ(lines.size(), 1u);
+  EXPECT_EQ(asked, 1);
+  EXPECT_TRUE(lines[0].ends_with(", sort runs on disk 1.5 MB")) << lines[0];
+}
+
 TEST(ProgressTest, LineWithUnknownTotalHasNoEta) {
   Progress::Options options;
   options.unit = "lines";
