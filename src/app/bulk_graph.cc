@@ -250,9 +250,9 @@ Result<BulkGraphStats> BulkBuildGraph(const ProcessorConfig& config, state::Stor
         const std::string_view row = scratch.key(i);
         const bool word = row.size() > kind_at && row[kind_at] == graph::kTextReversedRows;
         if (!present && !word) continue;  // removed again: only its words stay
-        if (word) {
-          if (words.count(std::string(row))) continue;
-          if (words.size() < kMaxWordsRemembered) words.emplace(row);
+        if (word) {  // one lookup: inserted when there is room, else only looked for
+          std::string w(row);
+          if (words.size() < kMaxWordsRemembered ? !words.insert(std::move(w)).second : words.count(w) > 0) continue;
         }
         RETURN_IF_ERROR(rows.Add(row, scratch.value(i)));
       }
