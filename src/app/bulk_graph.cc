@@ -15,7 +15,6 @@
 #include "graph/index_set.h"
 #include "graph/key_codec.h"
 #include "graph/ntriples.h"
-#include "kafka/consumer.h"
 #include "pipeline/runner_keys.h"
 #include "state/bulk_load.h"
 #include "state/external_sort.h"
@@ -24,30 +23,12 @@
 namespace webindex::app {
 namespace {
 
-constexpr int kAdminTimeoutMs = 30000;
+constexpr char kBuild[] = "bulk graph build";
 constexpr char kStage[] = "graph";
-constexpr uint64_t kRunBytes = uint64_t{32} << 20;
-//! A read that gets no record for this long ends where it got (see the read loop).
-constexpr std::chrono::seconds kStalledAfter{10};
-using Clock = std::chrono::steady_clock;
 
 //! An op's value in the fold's sort: what the record said of the statement.
 constexpr char kAdd = 'a', kRemove = 'r';
-
-//! The progress of one phase of the build ("read", "fold", "write"): `total` records to come
-//! (0: unknown).
-Progress::Options PhaseProgress(const char* phase, uint64_t total, const char* unit) {
-  Progress::Options options;
-  options.label = std::string("bulk graph build, ") + phase;
-  options.unit = unit;
-  options.total_records = total;
-  return options;
-}
-
-//! The progress line's note: the sorts' run files on disk now.
-std::string OnDisk(uint64_t bytes) {
-  return fmt::format("sort runs on disk {:.1f} MB", static_cast<double>(bytes) / 1e6);
-}
+using Clock = std::chrono::steady_clock;
 
 Result<bool> HoldsStatements(state::Store& store, const graph::KeySpace& space) {
   state::ScanOptions scan;
@@ -69,21 +50,10 @@ Result<BulkGraphStats> BulkBuildGraph(const ProcessorConfig& config, state::Stor
   ASSIGN_OR_RETURN(const graph::IndexSet indexes, graph::RecordedIndexes(store));
 
   // Where the stage stands (set at the generation's set-up) and where the partitions end now.
-  ASSIGN_OR_RETURN(const int partitions, admin.PartitionCount(topic, kAdminTimeoutMs));
-  std::vector<int64_t> start(partitions), end(partitions);
-  int64_t unread = 0;
-  for (int32_t p = 0; p < partitions; ++p) {
-    ASSIGN_OR_RETURN(auto at, state::GetFixed64(store, state::Family::kOffsets, pipeline::OffsetKey(kStage, topic, p),
-                                                "the graph stage's position"));
-    if (!at) {
-      stats.skipped_because = fmt::format("the graph stage has no position in {}[{}]", topic, p);
-      return stats;
-    }
-    ASSIGN_OR_RETURN(auto marks, admin.Watermarks(topic, p, kAdminTimeoutMs));
-    start[p] = std::max(static_cast<int64_t>(*at), marks.first);
-    end[p] = marks.second;
-    unread += std::max<int64_t>(0, end[p] - start[p]);
-  }
+  ASSIGN_OR_RETURN(BulkRange range, UnreadRange(store, admin, kStage, topic, &stats.skipped_because));
+  if (!stats.skipped_because.empty()) return stats;
+  const auto partitions = static_cast<int32_t>(range.start.size());
+  const int64_t unread = range.unread;
   ASSIGN_OR_RETURN(const bool holds, HoldsStatements(store, space));
   if (holds) {
     stats.skipped_because = "the generation already holds statements (the stage has run)";
@@ -101,87 +71,36 @@ Result<BulkGraphStats> BulkBuildGraph(const ProcessorConfig& config, state::Stor
   // 1. Read: every statement op, keyed by its SPO row, in the order read (a partition's in
   //    offset order); the sort keeps the order of one key's ops.
   state::ExternalSortOptions sort_options;
-  // Two sorts live at once (the fold reads one while filling the other). Runs of at most 32 MiB
-  // sort faster than larger ones (they fit the caches; 1M statements: 4.1 s in 32 MiB runs,
-  // 4.7 s in 128 MiB ones), so more memory than that is not used.
-  sort_options.budget_bytes = static_cast<size_t>(std::min<uint64_t>(options.memory_bytes / 2, kRunBytes));
+  sort_options.budget_bytes = SortBudget(options);
   sort_options.temp_dir = options.temp_dir;
   state::ExternalSorter ops(sort_options);
   {
-    // A bounded range read whole: large fetches and a deep local queue (within the consumers'
-    // 64 MiB queue bound) keep the broker's answers coming; -X settings of the same names win.
-    kafka::ClientConfig reader = config.kafka;
-    for (const auto& [name, value] : {std::pair{"max.partition.fetch.bytes", "8388608"},
-                                      std::pair{"fetch.max.bytes", "67108864"},
-                                      std::pair{"queued.min.messages", "1000000"}}) {
-      reader.properties.emplace(name, value);
-    }
-    ASSIGN_OR_RETURN(auto consumer, kafka::Consumer::Create(reader, config.app_id + ".bulk"));
-    std::vector<kafka::TopicPartitionOffset> assign;
-    for (int32_t p = 0; p < partitions; ++p) {
-      if (end[p] > start[p]) assign.push_back({topic, p, start[p]});
-    }
-    RETURN_IF_ERROR(consumer->Assign(assign));
-    std::vector<int64_t> next = start;
-    std::vector<bool> refused(partitions, false);
     graph::StatementParser parser(graph::Syntax::kNQuads);
     graph::GraphStage::Parsed parsed;
     std::string key;
-    kafka::MessageBatch batch;
-    Progress progress(PhaseProgress("read", static_cast<uint64_t>(unread), "records"));
-    auto done = [&] {
-      for (int32_t p = 0; p < partitions; ++p) {
-        if (!refused[p] && next[p] < end[p]) return false;
-      }
-      return true;
-    };
-    auto last_record = Clock::now();
-    while (!done()) {
-      if (stop) return Status::Aborted("bulk graph build interrupted");
-      RETURN_IF_ERROR(consumer->PollBatch(10000, 500, &batch));
-      if (!batch.empty()) last_record = Clock::now();
-      if (Clock::now() - last_record > kStalledAfter) {
-        // Offsets below the end that hold no record to read (a transaction's markers, records of
-        // an aborted one): the stage reads on from where the build got.
-        for (int32_t p = 0; p < partitions; ++p) {
-          if (refused[p] || next[p] >= end[p]) continue;
-          LOG_INFO("bulk graph build: {}[{}] gave no record from offset {} to its end {} for {} s; the stage reads "
-                   "the partition from there",
-                   topic, p, next[p], end[p], std::chrono::duration_cast<std::chrono::seconds>(kStalledAfter).count());
-          end[p] = next[p];
-        }
-        break;
-      }
-      for (const InRecord& r : batch.records()) {
-        if (r.partition < 0 || r.partition >= partitions || refused[r.partition] || r.offset < next[r.partition] ||
-            r.offset >= end[r.partition]) {
-          continue;
-        }
-        next[r.partition] = r.offset + 1;
-        ++stats.records;
-        stats.bytes += r.value.size();
-        if (from_ms >= 0 && r.timestamp_ms < from_ms) continue;  // outside the generation, as the stage skips it
-        parsed.statements.clear();
-        if (!graph::GraphStage::Parse(r, parser, &parsed).ok()) {
-          // The stage dead-letters it: it and the rest of its partition are the stage's.
-          refused[r.partition] = true;
-          next[r.partition] = r.offset;
-          LOG_INFO("bulk graph build: {}[{}] offset {} is a record the graph stage refuses; the stage reads the "
-                   "partition from there",
-                   topic, r.partition, r.offset);
-          continue;
-        }
-        for (const graph::Statement& st : parsed.statements) {
-          key.clear();
-          graph::AppendRowKey(space, graph::Index::kSpo, st, &key);
-          RETURN_IF_ERROR(ops.Add(key, std::string_view(parsed.add ? &kAdd : &kRemove, 1)));
-          ++stats.ops;
-        }
-      }
-      progress.Update(stats.records, stats.bytes, [&] { return OnDisk(ops.stats().disk_bytes); });
-    }
-    consumer->Close();
-    end = next;
+    Progress progress(PhaseProgress(kBuild, "read", static_cast<uint64_t>(unread), "records"));
+    RETURN_IF_ERROR(ReadRange(
+        config, &range,
+        [&](const InRecord& r) -> Result<Take> {
+          parsed.statements.clear();
+          const bool outside = from_ms >= 0 && r.timestamp_ms < from_ms;  // skipped, as the stage does
+          if (!outside && !graph::GraphStage::Parse(r, parser, &parsed).ok()) {
+            return Take::kLeftToStage;  // the stage dead-letters it
+          }
+          ++stats.records;
+          stats.bytes += r.value.size();
+          for (const graph::Statement& st : parsed.statements) {
+            key.clear();
+            graph::AppendRowKey(space, graph::Index::kSpo, st, &key);
+            RETURN_IF_ERROR(ops.Add(key, std::string_view(parsed.add ? &kAdd : &kRemove, 1)));
+            ++stats.ops;
+          }
+          return Take::kTaken;
+        },
+        [&](uint64_t records, uint64_t bytes) {
+          progress.Update(records, bytes, [&] { return OnDisk(ops.stats().disk_bytes); });
+        },
+        stop));
   }
 
   // 2. Fold: the last op of a statement wins; a present statement's rows, and the free-text
@@ -209,7 +128,7 @@ Result<BulkGraphStats> BulkBuildGraph(const ProcessorConfig& config, state::Stor
     graph::IndexNotes notes, ignored;  // of the statements present; of the others (only their words stay)
     graph::Statement st;
     std::string key, head;
-    Progress progress(PhaseProgress("fold", stats.ops, "statement ops"));
+    Progress progress(PhaseProgress(kBuild, "fold", stats.ops, "statement ops"));
     uint64_t folded = 0;
     const size_t prefix = space.prefix.size() + 1;
     const size_t kind_at = space.prefix.size();
@@ -279,7 +198,7 @@ Result<BulkGraphStats> BulkBuildGraph(const ProcessorConfig& config, state::Stor
   {
     ASSIGN_OR_RETURN(auto sorted, rows.Finish());
     state::BulkLoad load(store, space.family);
-    Progress progress(PhaseProgress("write", 0, "rows"));
+    Progress progress(PhaseProgress(kBuild, "write", 0, "rows"));
     std::string last;
     bool first = true;
     uint64_t bytes = 0;
@@ -300,7 +219,7 @@ Result<BulkGraphStats> BulkBuildGraph(const ProcessorConfig& config, state::Stor
   {
     std::map<std::string, std::string> positions;  // the file's keys must grow
     for (int32_t p = 0; p < partitions; ++p) {
-      positions[pipeline::OffsetKey(kStage, topic, p)] = state::Fixed64(static_cast<uint64_t>(end[p]));
+      positions[pipeline::OffsetKey(kStage, topic, p)] = state::Fixed64(static_cast<uint64_t>(range.end[p]));
     }
     state::BulkLoad load(store, state::Family::kOffsets);
     for (const auto& [k, v] : positions) RETURN_IF_ERROR(load.Put(k, v));

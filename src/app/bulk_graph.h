@@ -15,22 +15,13 @@
 #include <cstdint>
 #include <string>
 
+#include "app/bulk_input.h"
 #include "app/processor.h"
 #include "common/status.h"
 #include "kafka/admin.h"
 #include "state/store.h"
 
 namespace webindex::app {
-
-struct BulkOptions {
-  //! Memory the sorts may hold at once (--bulk-memory-mb); they use at most 64 MiB (two sorts
-  //! of 32 MiB runs: faster than larger ones), spilling sorted runs to `temp_dir`.
-  uint64_t memory_bytes = uint64_t{64} << 20;
-  //! An existing directory for the sorts' run files (removed when done).
-  std::string temp_dir;
-  //! Below this many unread records the incremental stage is as fast: no bulk phase.
-  int64_t min_records = 10000;
-};
 
 struct BulkGraphStats {
   bool ran = false;              //!< false: skipped (see `skipped_because`)

@@ -316,10 +316,18 @@ Status Replay(ProcessorConfig config, const ReplayOptions& options, const std::a
     if (ec) return Status::IoError("cannot create " + bulk.temp_dir + ": " + ec.message());
     ASSIGN_OR_RETURN(auto store, state::Store::Open(dir.PathOf(gen), config.store));
     auto built = BulkBuildGraph(config, *store, *admin, from_ms, bulk, stop);
+    Status crawl = built.status();
+    if (built.ok()) {
+      if (!built->ran) LOG_INFO("no bulk graph build: {}", built->skipped_because);
+      ASSIGN_OR_RETURN(const std::string instance, dir.InstanceId());
+      auto crawl_built = BulkBuildCrawl(config, *store, *admin, gen, instance, from_ms, bulk, stop);
+      crawl = crawl_built.status().WithContext("bulk crawl build of generation " + std::to_string(gen));
+      if (crawl_built.ok() && !crawl_built->ran) LOG_INFO("no bulk crawl build: {}", crawl_built->skipped_because);
+    }
     store.reset();
     std::filesystem::remove_all(bulk.temp_dir, ec);
     RETURN_IF_ERROR(built.status().WithContext("bulk graph build of generation " + std::to_string(gen)));
-    if (!built->ran) LOG_INFO("no bulk graph build: {}", built->skipped_because);
+    RETURN_IF_ERROR(crawl);
     CrashPoint("replay-after-bulk");
   }
 

@@ -20,6 +20,7 @@
 #include <optional>
 #include <string>
 
+#include "app/bulk_crawl.h"
 #include "app/bulk_graph.h"
 #include "app/instance_details.h"
 #include "app/processor.h"
@@ -36,8 +37,9 @@ struct ReplayOptions {
   //! removed by retention or is before `from`); without it such a replay stops before the switch.
   bool force = false;
   int takeover_timeout_ms = 60000;  //!< wait this long for a running `webindex run` to take over
-  //! Build the graph stage's state from `triples` as a batch before the stages run (app/bulk_graph.h);
-  //! `bulk.temp_dir` empty: a directory in the data dir.
+  //! Build the graph stage's state from `triples` and the crawl stages' from `pages` as batches
+  //! before the stages run (app/bulk_graph.h, app/bulk_crawl.h); `bulk.temp_dir` empty: a
+  //! directory in the data dir.
   bool use_bulk = true;
   BulkOptions bulk;
 };

@@ -148,15 +148,15 @@ int main(int argc, char** argv) {
                      "change the indexes the new generation keeps: +name or -name, comma-separated (web_triples, "
                      "temporal, freetext, pagerank); default: the current generation's");
   replay->add_flag("!--no-bulk", replay_opts.use_bulk,
-                   "read the statements one batch at a time, as `run` does, instead of building them as a batch "
-                   "first (docs/operations.md)");
+                   "read the crawl events and statements one batch at a time, as `run` does, instead of building "
+                   "the generation from them as a batch first (docs/operations.md)");
   uint64_t bulk_memory_mb = replay_opts.bulk.memory_bytes >> 20;
   replay->add_option("--bulk-memory-mb", bulk_memory_mb,
-                     "memory the bulk build's two sorts hold at once (up to 64 MB is used); the rest spills as sorted runs to the data dir")
+                     "memory the bulk builds' sorts hold at once (up to 64 MB is used); the rest spills as sorted runs to the data dir")
       ->check(CLI::Range(4, 1 << 20))
       ->capture_default_str();
   replay->add_option("--bulk-min-records", replay_opts.bulk.min_records,
-                     "build as a batch only from this many unread statement records on")
+                     "build as a batch only from this many unread records on (of pages, of triples)")
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
   replay->add_flag("--force", replay_opts.force,

@@ -16,8 +16,25 @@ struct Working {
   int32_t task = 0;  // the page's task (PageTaskOf): its state, deltas and exports belong to it
 };
 
-//! Folds one event into a page's state (docs/semantics.md §3); false when the event is stale.
-bool Fold(model::CrawlEvent ev, model::PageState* s) {
+//! Adds the link-count and docs changes between two versions of one page to `deltas`.
+void Diff(const std::string& uri, const std::optional<model::Page>& before, const std::optional<model::Page>& after,
+          std::map<std::string, model::UriInfo>* deltas) {
+  if (before.has_value() != after.has_value()) (*deltas)[uri].docs += after ? 1 : -1;
+  std::unordered_map<std::string_view, int> targets;
+  if (before) {
+    for (const auto& l : before->links) targets[l.uri] -= 1;
+  }
+  if (after) {
+    for (const auto& l : after->links) targets[l.uri] += 1;
+  }
+  for (const auto& [target, d] : targets) {
+    if (d != 0) (*deltas)[std::string(target)].links_to += d;
+  }
+}
+
+}  // namespace
+
+bool FoldEvent(model::CrawlEvent ev, model::PageState* s) {
   // Revisions decide when both sides have one (a lower one is stale); otherwise crawlDates do.
   const bool by_revision = ev.revision && s->revision;
   if (by_revision && *ev.revision < *s->revision) return false;
@@ -36,24 +53,6 @@ bool Fold(model::CrawlEvent ev, model::PageState* s) {
   }
   return true;
 }
-
-//! Adds the link-count and docs changes between two versions of one page to `deltas`.
-void Diff(const std::string& uri, const std::optional<model::Page>& before, const std::optional<model::Page>& after,
-          std::map<std::string, model::UriInfo>* deltas) {
-  if (before.has_value() != after.has_value()) (*deltas)[uri].docs += after ? 1 : -1;
-  std::unordered_map<std::string_view, int> targets;
-  if (before) {
-    for (const auto& l : before->links) targets[l.uri] -= 1;
-  }
-  if (after) {
-    for (const auto& l : after->links) targets[l.uri] += 1;
-  }
-  for (const auto& [target, d] : targets) {
-    if (d != 0) (*deltas)[std::string(target)].links_to += d;
-  }
-}
-
-}  // namespace
 
 Status PageStage::Process(const std::vector<InRecord>& records, BatchContext& ctx) {
   // Decode; bad events become dead letters and change nothing.
@@ -162,7 +161,7 @@ Status PageStage::Process(const std::vector<InRecord>& records, BatchContext& ct
   for (auto& e : events) {
     Working& w = pages[e.uri];
     w.task = e.partition;
-    if (!Fold(std::move(e.event), &w.current)) ++ctx.metrics().stale_events;
+    if (!FoldEvent(std::move(e.event), &w.current)) ++ctx.metrics().stale_events;
   }
 
   // Diff each page's state before and after the batch; combine deltas per task and target.

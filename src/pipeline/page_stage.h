@@ -22,6 +22,11 @@ inline int32_t PageTaskOf(std::string_view uri, const TopicLayout& layout) {
   return PartitionFor(uri, layout.page_partitions);
 }
 
+//! Folds one event into a page's state (docs/semantics.md §3): the newer revision, else the newer
+//! crawlDate, else the later event wins; false when the event is stale. The page stage and a
+//! replay's bulk build (app/bulk_crawl.h) fold with it.
+bool FoldEvent(model::CrawlEvent ev, model::PageState* s);
+
 class PageStage final : public Stage {
  public:
   //! Events whose Kafka timestamp is before `from_ms` (when >= 0) are outside this

@@ -11,7 +11,6 @@
 namespace webindex::sink {
 namespace {
 
-constexpr std::string_view kSummaryKey = "sink/summary";
 constexpr uint64_t kSummaryVersion = 1;
 constexpr size_t kRebuildBatchKeys = 100000;  // domain index entries per write while counting again
 
@@ -21,19 +20,7 @@ struct Summary {
   std::map<int32_t, int64_t> positions;
 };
 
-std::string EncodeSummary(const Summary& s) {
-  BytesWriter w;
-  w.PutVarint(kSummaryVersion);
-  for (uint64_t n : {s.totals.pages, s.totals.crawled, s.totals.linked, s.totals.links, s.totals.domains}) {
-    w.PutVarint(n);
-  }
-  w.PutVarint(s.positions.size());
-  for (const auto& [partition, next] : s.positions) {
-    w.PutVarint(static_cast<uint64_t>(partition));
-    w.PutSigned(next);
-  }
-  return w.Take();
-}
+std::string EncodeSummary(const Summary& s) { return EncodeSummaryValue(s.totals, s.positions); }
 
 Result<Summary> DecodeSummary(std::string_view value) {
   BytesReader r(value);
@@ -115,6 +102,18 @@ Status CountRows(state::Store& store, const state::Snapshot* snap, TableTotals* 
 }
 
 }  // namespace
+
+std::string EncodeSummaryValue(const TableTotals& totals, const std::map<int32_t, int64_t>& positions) {
+  BytesWriter w;
+  w.PutVarint(kSummaryVersion);
+  for (uint64_t n : {totals.pages, totals.crawled, totals.linked, totals.links, totals.domains}) w.PutVarint(n);
+  w.PutVarint(positions.size());
+  for (const auto& [partition, next] : positions) {
+    w.PutVarint(static_cast<uint64_t>(partition));
+    w.PutSigned(next);
+  }
+  return w.Take();
+}
 
 std::string DomainIndexKey(std::string_view name) { return std::string(kDomainIndexPrefix) + std::string(name); }
 

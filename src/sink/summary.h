@@ -36,6 +36,12 @@ Result<std::optional<TableTotals>> ReadTotals(state::Store& store, const state::
 //! ones must equal; seconds on a table of millions of pages.
 Result<TableTotals> CountTotals(state::Store& store, const state::Snapshot* snap = nullptr);
 
+//! The meta-family key of the kept summary, and its value for `totals` as of the sink's input
+//! `positions` (partition -> next offset, every partition): for a build that writes a table whole
+//! (a replay's bulk build), which must name the positions the sink then starts from.
+inline constexpr std::string_view kSummaryKey = "sink/summary";
+std::string EncodeSummaryValue(const TableTotals& totals, const std::map<int32_t, int64_t>& positions);
+
 //! Meta-family keys of the domain index: "sink/domain/<plain name>" -> pagecount (decimal),
 //! one per d:<domain> row, so that names sort by their start ("stackoverflow.com").
 inline constexpr std::string_view kDomainIndexPrefix = "sink/domain/";

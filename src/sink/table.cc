@@ -111,6 +111,13 @@ std::string TableWriter::IncountKey(std::string_view uri) { return EncodeCellKey
 std::string TableWriter::PagecountKey(std::string_view domain) {
   return EncodeCellKey(DomainRow(domain), kDomain, kPagecount);
 }
+std::string TableWriter::InlinkKey(std::string_view target, std::string_view source) {
+  return EncodeCellKey(PageRow(target), kInlinks, source);
+}
+std::string TableWriter::TotalKey(uint64_t n, std::string_view uri) { return EncodeCellKey(TotalRow(n, uri), "", ""); }
+std::string TableWriter::RankKey(std::string_view domain, uint64_t n, std::string_view uri) {
+  return EncodeCellKey(RankRow(domain, n, uri), kRank, "");
+}
 
 Status TableWriter::SetPage(std::string_view uri, const std::optional<model::Page>& page,
                             const std::string& page_json) {

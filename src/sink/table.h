@@ -63,6 +63,11 @@ class TableWriter {
   static std::string PageCurKey(std::string_view uri);
   static std::string IncountKey(std::string_view uri);
   static std::string PagecountKey(std::string_view domain);
+  //! The other cells' keys, for a build that writes the table whole (a replay's bulk build): the
+  //! inlink of `source` in `target`'s row, `uri`'s t: row and its domain's rank row at count `n`.
+  static std::string InlinkKey(std::string_view target, std::string_view source);
+  static std::string TotalKey(uint64_t n, std::string_view uri);
+  static std::string RankKey(std::string_view domain, uint64_t n, std::string_view uri);
   //! As above, given the old value of PageCurKey / IncountKey (nullopt: none).
   Status SetPage(std::string_view uri, const std::optional<model::Page>& page, const std::string& page_json,
                  const std::optional<std::string>& old_json);

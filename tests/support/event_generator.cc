@@ -10,6 +10,7 @@ namespace webindex::testing {
 namespace {
 
 const char* kHosts[] = {"a.com", "www.a.com", "b.co.uk", "c.blogspot.com", "1.2.3.4", "sub.d.org:8080", "e.com.au"};
+const char* kMoreHosts[] = {"a.com", "b.co.uk", "c.blogspot.com", "e.com.au", "f.net"};
 const char* kDates[] = {"2015-01-01T00:00:00Z", "2015-01-02T00:00:00Z", "2015-01-02T01:00:00+01:00",
                         "2015-01-03T00:00:00Z", "2015-01-04T12:30:00.5Z", "2015-01-05T00:00:00-00:30"};
 const char* kAnchors[] = {"", "home", "Home", "caf\xc3\xa9", "say \"hi\"", "back\\slash", "a|b", "tab\there"};
@@ -19,9 +20,10 @@ const char* kBadLinks[] = {"mailto:x@a.com", "http://co.uk/", "javascript:void(0
 
 }  // namespace
 
-EventGenerator::EventGenerator(uint64_t seed, int partitions) : rng_(seed), partitions_(partitions) {
-  for (size_t i = 0; i < 24; ++i) {
-    const std::string host = kHosts[i % std::size(kHosts)];
+EventGenerator::EventGenerator(uint64_t seed, int partitions, size_t pages) : rng_(seed), partitions_(partitions) {
+  for (size_t i = 0; i < pages; ++i) {
+    const std::string host = i < 24 ? kHosts[i % std::size(kHosts)]
+                                    : "x" + std::to_string(i % 61) + "." + kMoreHosts[i % std::size(kMoreHosts)];
     pages_.push_back((i % 5 == 3 ? "https://" : "http://") + host + "/p" + std::to_string(i / 3));
   }
 }

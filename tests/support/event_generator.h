@@ -19,7 +19,8 @@ struct GeneratedEvent {
 
 class EventGenerator {
  public:
-  EventGenerator(uint64_t seed, int partitions);
+  //! Events of `pages` pages (the first 24 always the same few hosts' pages; more on more hosts).
+  EventGenerator(uint64_t seed, int partitions, size_t pages = 24);
   std::vector<GeneratedEvent> Next(size_t count);
 
  private:
