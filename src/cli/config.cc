@@ -75,6 +75,7 @@ const std::map<std::string, std::vector<std::string>, std::less<>>& KnownKeys() 
       {"instance", {"name"}},
       {"indexes", {"web_triples", "temporal", "freetext"}},
       {"temporal", {"predicates"}},
+      {"bulk", {"memory_mb", "min_records"}},
       {"http",
        {"listen", "threads", "read_timeout_ms", "idle_timeout_ms", "max_connections", "max_connections_per_client",
         "per_client_limit_on_loopback", "pressure_fraction", "idle_timeout_under_pressure_ms", "sparql_timeout_ms",
@@ -220,6 +221,11 @@ Status ApplyConfig(const toml::table& t, Settings* s) {
     return Status::InvalidArgument("http.pressure_fraction must be in (0, 1]");
   }
   if (p.runner.max_batch == 0) return Status::InvalidArgument("pipeline.max_batch must be > 0");
+  const int64_t memory_mb = t["bulk"]["memory_mb"].value_or(static_cast<int64_t>(s->bulk.memory_bytes >> 20));
+  if (memory_mb < 4) return Status::InvalidArgument("bulk.memory_mb must be >= 4");
+  s->bulk.memory_bytes = static_cast<uint64_t>(memory_mb) << 20;
+  s->bulk.min_records = t["bulk"]["min_records"].value_or(s->bulk.min_records);
+  if (s->bulk.min_records < 0) return Status::InvalidArgument("bulk.min_records must be >= 0");
   return Status::Ok();
 }
 

@@ -4,6 +4,7 @@
 
 #include <string>
 
+#include "app/bulk_input.h"
 #include "app/processor.h"
 #include "common/status.h"
 #include "http/server.h"
@@ -14,6 +15,7 @@ struct Settings {
   app::ProcessorConfig processor;
   std::string log_level = "info";
   http::ServerOptions http;  //!< [http]; listen "" (the default): no HTTP server
+  app::BulkOptions bulk;     //!< [bulk]: a replay's bulk builds (flags win)
 };
 
 //! Defaults and topic definitions, overlaid with the TOML file at `path` (if not empty).

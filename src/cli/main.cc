@@ -151,14 +151,17 @@ int main(int argc, char** argv) {
                    "read the crawl events and statements one batch at a time, as `run` does, instead of building "
                    "the generation from them as a batch first (docs/operations.md)");
   uint64_t bulk_memory_mb = replay_opts.bulk.memory_bytes >> 20;
-  replay->add_option("--bulk-memory-mb", bulk_memory_mb,
-                     "memory the bulk builds' sorts hold at once (up to 64 MB is used); the rest spills as sorted runs to the data dir")
-      ->check(CLI::Range(4, 1 << 20))
-      ->capture_default_str();
-  replay->add_option("--bulk-min-records", replay_opts.bulk.min_records,
-                     "build as a batch only from this many unread records on (of pages, of triples)")
-      ->check(CLI::NonNegativeNumber)
-      ->capture_default_str();
+  auto* bulk_memory_flag =
+      replay
+          ->add_option("--bulk-memory-mb", bulk_memory_mb,
+                       "memory the bulk builds' sorts hold at once (up to 64 MB is used); the rest spills as sorted "
+                       "runs to the data dir (default: bulk.memory_mb)")
+          ->check(CLI::Range(4, 1 << 20));
+  auto* bulk_min_flag = replay
+                            ->add_option("--bulk-min-records", replay_opts.bulk.min_records,
+                                         "build as a batch only from this many unread records on (of pages, of "
+                                         "triples; default: bulk.min_records)")
+                            ->check(CLI::NonNegativeNumber);
   replay->add_flag("--force", replay_opts.force,
                    "switch even if the new table lacks pages the current one has (their events were removed by "
                    "retention or are before --from); without it such a replay stops before switching");
@@ -296,7 +299,8 @@ int main(int argc, char** argv) {
   if (*verify) return cli::RunVerify(*settings);
   if (*details) return cli::RunDetails(*settings);
   if (*replay) {
-    replay_opts.bulk.memory_bytes = bulk_memory_mb << 20;
+    replay_opts.bulk.memory_bytes = bulk_memory_flag->count() > 0 ? bulk_memory_mb << 20 : settings->bulk.memory_bytes;
+    if (bulk_min_flag->count() == 0) replay_opts.bulk.min_records = settings->bulk.min_records;
     return cli::RunReplay(std::move(settings).value(), replay_opts);
   }
   if (*query) {

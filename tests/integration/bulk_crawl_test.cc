@@ -22,6 +22,7 @@
 #include "codec/state_codec.h"
 #include "common/bytes.h"
 #include "event_generator.h"
+#include "gzip_file.h"
 #include "pipeline_harness.h"
 #include "sink/summary.h"
 #include "state/store.h"
@@ -218,9 +219,15 @@ TEST(BulkCrawlTest, ABulkReplayEqualsTheIncrementalStagesAndGoesOnFromThem) {
   ASSERT_TRUE(cluster.Produce(events.Next(3000)));
   const std::string bulk_dir = cluster.dir() + "/bulk", incremental_dir = cluster.dir() + "/incremental";
   const size_t log_from = cluster.LogSize();
-  ASSERT_EQ(cluster.Run(ReplayArgs(cluster, bulk_dir, "bulk", true)), 0) << cluster.LogTail();
-  ASSERT_TRUE(cluster.WaitForLog("bulk crawl build: 3000 records", 0, log_from)) << "no bulk build ran; "
-                                                                                  << cluster.LogTail();
+  // The bulk build's settings from the configuration file ([bulk]; the flags are the other way).
+  const std::string config = cluster.dir() + "/bulk.toml";
+  WriteFileBytes(config, "[bulk]\nmemory_mb = 16\nmin_records = 0\n");
+  ASSERT_EQ(cluster.Run({"--config", config, "--app-id", "bulk", "replay", "--brokers", cluster.brokers(), "--data-dir",
+                         bulk_dir, "--switch-lag", "0"}),
+            0)
+      << cluster.LogTail();
+  ASSERT_TRUE(cluster.WaitForLog("bulk crawl build: 3000 records of pages to read, sorting within 16 MB", 0, log_from))
+      << "no bulk build ran; " << cluster.LogTail();
   ASSERT_EQ(cluster.Run(ReplayArgs(cluster, incremental_dir, "incremental", false)), 0) << cluster.LogTail();
   const std::string when = "after the replays (seed " + std::to_string(seed) + ")";
   ExpectSameState(bulk_dir, incremental_dir, when, true);
