@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "app/binding.h"
+#include "app/bulk_builds.h"
 #include "app/instance_details.h"
 #include "codec/records.h"
 #include "codec/state_codec.h"
@@ -307,27 +308,8 @@ Status Replay(ProcessorConfig config, const ReplayOptions& options, const std::a
   }
 
   if (options.use_bulk && config.table) {
-    // Statements first, as a batch: the stages then go on from where it stopped.
-    BulkOptions bulk = options.bulk;
-    if (bulk.temp_dir.empty()) bulk.temp_dir = dir.path() + "/bulk-tmp";
-    std::error_code ec;
-    std::filesystem::remove_all(bulk.temp_dir, ec);  // run files of a build that was killed
-    std::filesystem::create_directories(bulk.temp_dir, ec);
-    if (ec) return Status::IoError("cannot create " + bulk.temp_dir + ": " + ec.message());
-    ASSIGN_OR_RETURN(auto store, state::Store::Open(dir.PathOf(gen), config.store));
-    auto built = BulkBuildGraph(config, *store, *admin, from_ms, bulk, stop);
-    Status crawl = built.status();
-    if (built.ok()) {
-      if (!built->ran) LOG_INFO("no bulk graph build: {}", built->skipped_because);
-      ASSIGN_OR_RETURN(const std::string instance, dir.InstanceId());
-      auto crawl_built = BulkBuildCrawl(config, *store, *admin, gen, instance, from_ms, bulk, stop);
-      crawl = crawl_built.status().WithContext("bulk crawl build of generation " + std::to_string(gen));
-      if (crawl_built.ok() && !crawl_built->ran) LOG_INFO("no bulk crawl build: {}", crawl_built->skipped_because);
-    }
-    store.reset();
-    std::filesystem::remove_all(bulk.temp_dir, ec);
-    RETURN_IF_ERROR(built.status().WithContext("bulk graph build of generation " + std::to_string(gen)));
-    RETURN_IF_ERROR(crawl);
+    // As batches first: the stages then go on from where the builds stopped.
+    RETURN_IF_ERROR(RunBulkBuilds(config, dir, gen, *admin, from_ms, options.bulk, stop));
     CrashPoint("replay-after-bulk");
   }
 

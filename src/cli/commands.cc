@@ -15,6 +15,7 @@
 
 #include "app/group_member.h"
 #include "app/group_replay.h"
+#include "app/bulk_builds.h"
 #include "app/instance_claim.h"
 #include "app/instance_details.h"
 #include "app/replay.h"
@@ -331,6 +332,16 @@ int RunProcessor(Settings settings, const RunOptions& options) {
   if (!held.ok()) return Fail(held.status());
   std::unique_ptr<app::InstanceClaim> claim = std::move(held).value();
   if (!settings.processor.group.empty()) return RunMember(settings, options, stop);
+  if (options.bulk) {
+    if (Status st = app::BulkBeforeRun(settings.processor, settings.bulk, stop); !st.ok()) {
+      claim->Release().PermitUncheckedError();
+      if (st.code() == Status::Code::kAborted && stop) {
+        LOG_INFO("stopped during the bulk build; the next run builds again");
+        return kExitInterrupted;
+      }
+      return Fail(st);
+    }
+  }
   auto processor = std::make_unique<app::Processor>(settings.processor);
   if (Status st = processor->Start(); !st.ok()) return Fail(st);
   auto server = StartHttp(settings, *processor);

@@ -33,6 +33,9 @@ struct RunOptions {
   bool reset = false;  //!< drop the data dir's generations first and rebuild from the input topic
   bool table = false;      //!< --table: a group member keeps the table (as with --http)
   bool no_stages = false;  //!< --no-stages: a group member keeps only the table
+  //! A lone run whose stages hold nothing yet builds from a backlog as a batch first
+  //! (app/bulk_builds.h, Settings::bulk); --no-bulk: one batch at a time.
+  bool bulk = true;
 };
 int RunProcessor(Settings settings, const RunOptions& options);
 

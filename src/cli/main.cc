@@ -112,6 +112,9 @@ int main(int argc, char** argv) {
   run->add_flag("--exit-when-idle", run_opts.exit_when_idle, "exit 0 once all input is consumed and applied");
   run->add_flag("--reset", run_opts.reset,
                 "discard the data dir's state and table, then rebuild them from what the input topic still holds");
+  run->add_flag("!--no-bulk", run_opts.bulk,
+                "a lone run whose stages hold nothing yet reads a backlog of bulk.min_records or more one batch at a "
+                "time too, instead of building the table from it as a batch first (docs/operations.md)");
   std::string http_listen;
   run->add_option("--http", http_listen, "serve the query API (docs/api.md) on [HOST:]PORT; HOST defaults to 127.0.0.1");
   std::string group, group_instance_id;

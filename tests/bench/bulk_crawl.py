@@ -2,11 +2,12 @@
 """Crawl events replayed in bulk, side by side (docs/performance.md, "Bulk replay of crawl
 events"): the same events (tests/bench/gen_crawl.py: 10 links a page on average) sent to `pages`
 of `webindex broker` once, then processed into fresh data dirs by `webindex replay` with the bulk
-build (the default), by `webindex run --exit-when-idle` (the incremental stages, as a first run
-reads a backlog) and by `webindex replay --no-bulk`. Prints each one's seconds, events/s and
+build (the default), by `webindex run --exit-when-idle --no-bulk` (the incremental stages, as a
+first run read a backlog before it built in bulk), by `webindex run --exit-when-idle` (a first
+run builds in bulk too: engine first-run) and by `webindex replay --no-bulk`. Prints each one's seconds, events/s and
 peak RSS, and the ratios; the data dirs' tables are compared (`webindex dump`) before they go.
 
-Usage: tests/bench/bulk_crawl.py [--events 1000000] [--runs 1] [--engines bulk,run,no-bulk]
+Usage: tests/bench/bulk_crawl.py [--events 1000000] [--runs 1] [--engines bulk,run,first-run,no-bulk]
   [--memory-mb 64]
   WEBINDEX=path/to/webindex measures another build. The embedded broker keeps ~5 MiB per
   partition: the broker gets enough partitions to hold the events.
@@ -71,9 +72,9 @@ def main():
             for engine in a.engines.split(","):
                 app = f"{engine.replace('-', '')}{run}"
                 data_dir = os.path.join(work, app)
-                if engine == "run":
+                if engine in ("run", "first-run"):
                     cmd = [webindex, "--app-id", app, "run", "--brokers", brokers, "--data-dir", data_dir,
-                           "--exit-when-idle"]
+                           "--exit-when-idle"] + (["--no-bulk"] if engine == "run" else [])
                 else:
                     cmd = [webindex, "--app-id", app, "replay", "--brokers", brokers, "--data-dir", data_dir,
                            "--switch-lag", "0"]

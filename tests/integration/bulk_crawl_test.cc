@@ -293,5 +293,39 @@ TEST(BulkCrawlTest, AKilledBulkBuildRecoversToTheSameState) {
   EXPECT_EQ(DeadLetters(cluster, "bulk", bulk_dir), DeadLetters(cluster, "incremental", incremental_dir)) << when;
 }
 
+// A new data dir's first `run` over a backlog builds in bulk too; later runs, whose stages hold
+// state, read one batch at a time. Equal to runs with --no-bulk throughout.
+TEST(BulkCrawlTest, AFirstRunOverABacklogBuildsInBulk) {
+  const uint64_t seed = Seed();
+  CliCluster cluster(WEBINDEX_BINARY, "webindex-bulk-crawl-run", kPartitions);
+  ASSERT_TRUE(cluster.ok()) << cluster.LogTail();
+  EventGenerator events(seed, kPartitions, 300);
+  ASSERT_TRUE(cluster.Produce(events.Next(3000)));
+  const std::string bulk_dir = cluster.dir() + "/bulk", incremental_dir = cluster.dir() + "/incremental";
+  const std::string config = cluster.dir() + "/bulk.toml";
+  WriteFileBytes(config, "[bulk]\nmin_records = 0\n");
+  auto run = [&](const std::string& dir, const std::string& app, bool bulk) {
+    std::vector<std::string> args = {"--config", config, "--app-id", app, "run", "--brokers", cluster.brokers(),
+                                     "--data-dir", dir, "--exit-when-idle"};
+    if (!bulk) args.push_back("--no-bulk");
+    return cluster.Run(args);
+  };
+  size_t from = cluster.LogSize();
+  ASSERT_EQ(run(bulk_dir, "bulk", true), 0) << cluster.LogTail();
+  ASSERT_TRUE(cluster.WaitForLog("bulk crawl build: 3000 records of pages to read", 0, from)) << cluster.LogTail();
+  ASSERT_EQ(run(incremental_dir, "incremental", false), 0) << cluster.LogTail();
+  const std::string when = "after the first runs (seed " + std::to_string(seed) + ")";
+  ExpectSameState(bulk_dir, incremental_dir, when, true);
+  EXPECT_EQ(DeadLetters(cluster, "bulk", bulk_dir), DeadLetters(cluster, "incremental", incremental_dir)) << when;
+
+  ASSERT_TRUE(cluster.Produce(events.Next(1000)));
+  from = cluster.LogSize();
+  ASSERT_EQ(run(bulk_dir, "bulk", true), 0) << cluster.LogTail();
+  EXPECT_TRUE(cluster.WaitForLog("no bulk crawl build: the generation's stages hold state already", 0, from))
+      << cluster.LogTail();
+  ASSERT_EQ(run(incremental_dir, "incremental", false), 0) << cluster.LogTail();
+  ExpectSameState(bulk_dir, incremental_dir, "after more events (seed " + std::to_string(seed) + ")", false);
+}
+
 }  // namespace
 }  // namespace webindex::testing
