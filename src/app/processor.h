@@ -103,8 +103,9 @@ class Processor {
   //! The error of a stage that failed, Ok while none has (for a caller that runs no Run loop).
   Status Failure();
   //! Returns when `stop` becomes true, a stage fails, or the stages are at most `max_lag`
-  //! records behind the ends of their inputs, all together. Calls `progress` with that lag
-  //! about once a second.
+  //! records behind the ends of their inputs, all together, the records they committed and the
+  //! brokers have not acknowledged counted too. At 0 nothing is in flight then: the table holds
+  //! every input record read. Calls `progress` with that lag about once a second.
   Status RunUntilCaughtUp(int64_t max_lag, const std::atomic<bool>& stop,
                           const std::function<void(int64_t lag)>& progress);
   //! Finishes the current batches, waits for Kafka's acknowledgements, commits, closes.
@@ -181,6 +182,9 @@ class Processor {
   void ResyncFlow();
   //! True (and switch_to_ set) when the data dir's current generation is no longer ours.
   bool GenerationChanged();
+  //! No stage is on a batch and every record they committed is acknowledged (group members:
+  //! their assignments settled).
+  bool Quiet() const;
 
   ProcessorConfig config_;
   pipeline::Metrics metrics_;

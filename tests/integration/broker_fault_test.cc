@@ -61,6 +61,25 @@ TEST(BrokerFaultTest, OffsetLookupErrorsAreRetried) {
   });
 }
 
+// RunUntilCaughtUp(0) is `replay --switch-lag 0`: it returns once the table has all of the
+// input, and the replay switches to it. Records a stage committed that the broker has not
+// acknowledged are in no topic's end yet: here the acknowledgements are held back (produce
+// errors, retried every 100 ms) while the page stage reads all of its input, and the lag of
+// every stage's input alone reads 0 with the page stage's outputs still on their way.
+TEST(BrokerFaultTest, CaughtUpWaitsForOutputsNotYetAcknowledged) {
+  PipelineHarness h(2);
+  EventGenerator gen(16, 2);
+  BatchModel model;
+  h.Feed(gen, model, 400);
+  app::Processor processor(h.config());
+  ASSERT_TRUE(processor.Start().ok());
+  h.broker().PushRequestErrors(kProduce, std::vector<int>(30, kNotEnoughReplicas));
+  std::atomic<bool> stop{false};
+  EXPECT_TRUE(processor.RunUntilCaughtUp(0, stop, {}).ok());
+  EXPECT_TRUE(processor.Stop().ok());
+  EXPECT_EQ(h.Dump(), model.TableLines()) << "the table was not caught up when RunUntilCaughtUp(0) returned";
+}
+
 TEST(BrokerFaultTest, BrokerDownAndUpAgain) {
   std::thread outage;
   RunWithFaults(14, [&](kafka::EmbeddedBroker& b) {
