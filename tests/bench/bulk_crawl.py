@@ -21,18 +21,9 @@ import sys
 import tempfile
 import time
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-
-
-def timed(cmd, log):
-    """Runs cmd; (seconds, peak RSS in MB of the child)."""
-    start = time.perf_counter()
-    with open(log, "a") as out:
-        subprocess.run(["/usr/bin/time", "-f", "peak_rss_kb %M"] + cmd, check=True, stdout=out, stderr=out)
-    seconds = time.perf_counter() - start
-    with open(log) as f:
-        rss = [int(line.split()[1]) for line in f if line.startswith("peak_rss_kb ")][-1]
-    return seconds, rss / 1024
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from bulk_statements import timed  # noqa: E402
+from sparql_peers import ROOT  # noqa: E402
 
 
 def dump_digest(webindex, data_dir):

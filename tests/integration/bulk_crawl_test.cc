@@ -18,6 +18,7 @@
 #include <thread>
 
 #include "cli_cluster.h"
+#include "seeds.h"
 #include "codec/records.h"
 #include "codec/state_codec.h"
 #include "common/bytes.h"
@@ -33,12 +34,7 @@ namespace {
 
 constexpr int kPartitions = 4;
 
-uint64_t Seed() {
-  const char* env = std::getenv("WEBINDEX_SEEDS");
-  const uint64_t seed = env ? std::stoull(env) : std::random_device{}();
-  std::cout << "bulk crawl seed " << seed << " (rerun with WEBINDEX_SEEDS=" << seed << ")" << std::endl;
-  return seed;
-}
+uint64_t Seed() { return OneRandomTestSeed("bulk crawl"); }
 
 //! What one data dir's current generation holds, versions apart; `versions` keeps them to check
 //! that the sink's agree with the stages'.

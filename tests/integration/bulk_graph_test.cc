@@ -17,6 +17,7 @@
 #include <thread>
 
 #include "cli_cluster.h"
+#include "seeds.h"
 #include "graph/index_set.h"
 #include "graph/key_codec.h"
 #include "state/store.h"
@@ -28,12 +29,7 @@ namespace {
 constexpr int kPartitions = 4;
 constexpr int kSubjects = 60;
 
-uint64_t Seed() {
-  const char* env = std::getenv("WEBINDEX_SEEDS");
-  const uint64_t seed = env ? std::stoull(env) : std::random_device{}();
-  std::cout << "bulk graph seed " << seed << " (rerun with WEBINDEX_SEEDS=" << seed << ")" << std::endl;
-  return seed;
-}
+uint64_t Seed() { return OneRandomTestSeed("bulk graph"); }
 
 const char* const kWords[] = {"kafka", "stream", "table", "graph", "rocks", "sort", "merge", "spill"};
 

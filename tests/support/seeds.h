@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <cstdlib>
+#include <iostream>
 #include <random>
 #include <sstream>
 #include <string>
@@ -23,6 +24,15 @@ inline std::vector<uint64_t> RandomTestSeeds(std::vector<uint64_t> defaults) {
   std::random_device rd;
   for (int i = 0, n = runs ? std::atoi(runs) : 1; i < n; ++i) seeds.push_back((uint64_t{rd()} << 32) | rd());
   return seeds;
+}
+
+//! One seed for a test too slow to run several: WEBINDEX_SEEDS's first, else a random one. It is
+//! printed with how to run it again, as "<what> seed N".
+inline uint64_t OneRandomTestSeed(const std::string& what) {
+  const char* env = std::getenv("WEBINDEX_SEEDS");
+  const uint64_t seed = env ? std::stoull(env) : std::random_device{}();
+  std::cout << what << " seed " << seed << " (rerun with WEBINDEX_SEEDS=" << seed << ")" << std::endl;
+  return seed;
 }
 
 }  // namespace webindex::testing
