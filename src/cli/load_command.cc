@@ -317,12 +317,10 @@ class Pacer {
         group_(std::move(group)),
         last_(static_cast<size_t>(partitions), -1),
         moved_(static_cast<size_t>(partitions), Clock::now()),
-        stalled_(static_cast<size_t>(partitions), false),
-        unread_(static_cast<size_t>(partitions), kNotAsked) {}
+        stalled_(static_cast<size_t>(partitions), false) {}
 
-  //! Before producing a record of `bytes` to `partition`: returns once the partitions have room.
-  Status Wait(int32_t partition, uint64_t bytes, Progress* progress) {
-    if (unread_[static_cast<size_t>(partition)] != kNotAsked) unread_[static_cast<size_t>(partition)] += bytes + 24;
+  //! Before producing a record of `bytes`: returns once its partitions have room.
+  Status Wait(uint64_t bytes, Progress* progress) {
     bytes_ += bytes + 24;
     since_check_ += bytes + 24;
     ++records_;
@@ -372,14 +370,9 @@ class Pacer {
         stalled_[p] = false;
       }
       if (stalled_[p]) continue;
-      // What it held unread when last asked, plus what this load sent it since, is at least what
-      // it holds now: only a partition that may be over the budget is asked again (one round
-      // trip each: a check of hundreds would be slower than the load).
-      if (unread_[p] != kNotAsked && unread_[p] < kPaceBudget) continue;
       ASSIGN_OR_RETURN(auto marks, admin_.Watermarks(topic_, static_cast<int32_t>(p), 10000));
       const int64_t unread = marks.second - std::max(committed[p], marks.first);
-      unread_[p] = static_cast<uint64_t>(std::max<int64_t>(unread, 0)) * average;
-      if (unread_[p] < kPaceBudget) continue;
+      if (static_cast<uint64_t>(std::max<int64_t>(unread, 0)) * average < kPaceBudget) continue;
       if (Clock::now() - moved_[p] > kStalledAfter) {
         LOG_WARN("{} has not read on in {}[{}] for {} s: loading on without waiting for it; what its partition "
                  "cannot keep is deleted before it reads it",
@@ -402,8 +395,6 @@ class Pacer {
   std::vector<int64_t> last_;
   std::vector<Clock::time_point> moved_;
   std::vector<bool> stalled_;
-  static constexpr uint64_t kNotAsked = UINT64_MAX;
-  std::vector<uint64_t> unread_;  //!< per partition: bytes unread at most (kNotAsked: not known yet)
   Clock::time_point checked_{};
   uint64_t bytes_ = 0, records_ = 0, since_check_ = 0;
   bool waited_ = false;
@@ -432,7 +423,7 @@ Status ProduceFiles(kafka::Producer* producer, const std::string& topic, size_t 
         st = Status::InvalidArgument(fmt::format("event of {} bytes (key and value), topic {} takes at most {}",
                                                  kafka::RecordBytes(record), topic, budget));
       } else {
-        if (pacer) st = pacer->Wait(partition, kafka::RecordBytes(record), progress);
+        if (pacer) st = pacer->Wait(kafka::RecordBytes(record), progress);
         if (st.ok()) st = producer->Produce(record, *sent);
       }
       if (kafka::IsRecordRejected(st)) {
