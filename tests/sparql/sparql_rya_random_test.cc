@@ -174,7 +174,7 @@ TEST(SparqlRyaRandomTest, IndexReadsAgreeWithFiltersOnEveryRow) {
       ASSERT_FALSE(old_stored.Indexes().freetext_by_predicate);
       NoIndexDataset reference(memory);
       int index_reads = 0;
-      for (int q = 0; q < 60; ++q) {
+      for (int q = 0; q < 120; ++q) {
         const std::vector<std::string> vars = {"?s", "?o", "?x"};
         std::string where;
         for (int n = 1 + static_cast<int>(rng() % 3), i = 0; i < n; ++i) {
