@@ -96,7 +96,7 @@ std::string DetailsJson(const InstanceDetails& d, std::string_view instance_id, 
   w.Key("freetext").Bool(d.indexes.freetext).Key("pagerank").Bool(d.pagerank);
   w.Key("temporal.predicates").BeginArray();
   for (const auto& p : d.indexes.temporal_predicates) w.String(p);
-  w.EndArray().EndObject();
+  w.EndArray().Key("freetext.by_predicate").Bool(d.indexes.freetext_by_predicate).EndObject();
   return w.EndObject().Take();
 }
 

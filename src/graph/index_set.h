@@ -26,9 +26,12 @@ inline constexpr char kTextRows = 0x07;                 //!< graph | token | s p
 //! Written when a statement with the word is added and kept when it goes, as Rya keeps its term
 //! list; rows written before this form (the same key followed by s p o) read the same.
 inline constexpr char kTextReversedRows = 0x08;
+//! graph | p | token | s o: the postings of kTextRows again, by predicate, where the generation
+//! records them (IndexSet::freetext_by_predicate); the object as in kTextRows (long ones digested).
+inline constexpr char kTextByPredicateRows = 0x09;
 
 //! The graph's rows that only scans read (state::StoreOptions::scan_only): the SOP, POS and OSP
-//! orders and the derived indexes (02-08). Point reads look for SPO rows (is a statement
+//! orders and the derived indexes (02-09). Point reads look for SPO rows (is a statement
 //! present?) and the web graph's anchor-text counts (10).
 state::ScanOnlyKeys ScanOnlyRows(const KeySpace& space);
 
@@ -38,6 +41,10 @@ struct IndexSet {
   //! Temporal: only statements with these predicates (IRIs); empty: every predicate.
   std::vector<std::string> temporal_predicates;
   bool freetext = false;
+  //! Free-text: the postings are written by predicate too (kTextByPredicateRows), and a search
+  //! with a predicate reads those. Generations set up before these rows existed record none:
+  //! they keep writing and reading the rows they have.
+  bool freetext_by_predicate = true;
 
   //! True when the temporal index holds the date-times of `predicate` (an IRI's value): it is
   //! kept, and the predicate is listed or none is.
@@ -73,6 +80,7 @@ void AppendIndexRows(const IndexSet& indexes, const KeySpace& space, const State
 //! "0", a generation set up before they existed), and the temporal predicates, one IRI per line.
 inline constexpr char kTemporalKey[] = "indexes/temporal";
 inline constexpr char kFreeTextKey[] = "indexes/freetext";
+inline constexpr char kFreeTextByPredicateKey[] = "indexes/freetext_by_predicate";
 inline constexpr char kTemporalPredicatesKey[] = "indexes/temporal_predicates";
 
 //! The derived indexes recorded in a generation's store.

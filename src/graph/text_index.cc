@@ -79,16 +79,20 @@ std::string ObjectDigest(std::string_view encoding) {
   return out;
 }
 
-void AppendTextStatement(const Statement& st, std::string* out) {
-  AppendTerm(st.subject, out);
-  AppendTerm(st.predicate, out);
+void AppendTextObject(const Term& object, std::string* out) {
   const size_t start = out->size();
-  AppendTerm(st.object, out);
+  AppendTerm(object, out);
   if (out->size() - start > kMaxInlineTextObject) {
     const std::string digest = ObjectDigest(std::string_view(*out).substr(start));
     out->resize(start);
     out->append(digest);
   }
+}
+
+void AppendTextStatement(const Statement& st, std::string* out) {
+  AppendTerm(st.subject, out);
+  AppendTerm(st.predicate, out);
+  AppendTextObject(st.object, out);
 }
 
 std::string Reversed(std::string_view token) { return std::string(token.rbegin(), token.rend()); }
@@ -98,9 +102,14 @@ void AppendTextRows(const IndexSet& indexes, const KeySpace& space, const Statem
   if (!indexes.freetext || !IsTextLiteral(st.object)) return;
   const std::vector<std::string> tokens = Tokenize(st.object.value());
   if (tokens.empty()) return;
-  std::string graph, spo, reversed;
+  std::string graph, spo, predicate, so, reversed;
   AppendGraph(st.graph, &graph);
   AppendTextStatement(st, &spo);
+  if (indexes.freetext_by_predicate) {
+    AppendTerm(st.predicate, &predicate);
+    AppendTerm(st.subject, &so);
+    AppendTextObject(st.object, &so);
+  }
   for (const auto& token : tokens) {
     std::string& key = rows->BeginKey();
     key.append(space.prefix);
@@ -109,6 +118,16 @@ void AppendTextRows(const IndexSet& indexes, const KeySpace& space, const Statem
     AppendKeyString(token, &key);
     key.append(spo);
     EndRow(rows, add);
+    if (indexes.freetext_by_predicate) {
+      std::string& by_predicate = rows->BeginKey();
+      by_predicate.append(space.prefix);
+      by_predicate.push_back(kTextByPredicateRows);
+      by_predicate.append(graph);
+      by_predicate.append(predicate);
+      AppendKeyString(token, &by_predicate);
+      by_predicate.append(so);
+      EndRow(rows, add);
+    }
     if (!add) continue;  // the word stays in the graph's word list
     reversed.assign(token.rbegin(), token.rend());
     std::string& word = rows->BeginKey();

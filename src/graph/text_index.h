@@ -37,12 +37,16 @@ inline constexpr char kDigestedObject = 0x05;
 //! The s p o part of a free-text row of `statement`: the three terms' encodings, with the
 //! object digested when it is long.
 void AppendTextStatement(const Statement& statement, std::string* out);
+//! The object's part of it: its encoding, or its digest when that is longer than
+//! kMaxInlineTextObject.
+void AppendTextObject(const Term& object, std::string* out);
 
 //! The digest form of an object encoding (kDigestedObject, then 8 bytes).
 std::string ObjectDigest(std::string_view object_encoding);
 
 //! Appends the free-text rows of `statement` (when `indexes.freetext` and the object is a plain
-//! string literal).
+//! string literal): a posting per token, by predicate too when `indexes.freetext_by_predicate`,
+//! and when added, the tokens' rows in the word list.
 void AppendTextRows(const IndexSet& indexes, const KeySpace& space, const Statement& statement, bool add,
                     state::SortedWrites* rows);
 

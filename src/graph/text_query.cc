@@ -171,20 +171,28 @@ class IntersectStream final : public Stream {
 namespace {
 
 //! Builds the stream of candidates for `node` in one graph: a superset of its matches, or
-//! nullptr when the node alone does not narrow them (NOT, or an OR with such a branch).
+//! nullptr when the node alone does not narrow them (NOT, or an OR with such a branch). With
+//! `predicate` (a term's encoding), the postings are that predicate's (kTextByPredicateRows) and
+//! their keys s o; else the graph's (kTextRows), s p o.
 class CoverBuilder {
  public:
-  CoverBuilder(state::Store& store, const state::Snapshot* snap, const KeySpace& space, const std::string& graph)
-      : store_(store), snap_(snap), space_(space), graph_(graph) {}
+  CoverBuilder(state::Store& store, const state::Snapshot* snap, const KeySpace& space, const std::string& graph,
+               const std::string* predicate)
+      : store_(store),
+        snap_(snap),
+        space_(space),
+        postings_(predicate ? space.prefix + kTextByPredicateRows + graph + *predicate
+                            : space.prefix + kTextRows + graph),
+        words_(space.prefix + kTextReversedRows + graph) {}
 
   Result<std::unique_ptr<Stream>> Build(const Node& node) {
     switch (node.kind) {
       case Node::Kind::kWord:
-        return Postings(kTextRows, node.word);
-      case Node::Kind::kPrefix:
-        return Expand(kTextRows, node.word, node);
+        return Postings(node.word);
+      case Node::Kind::kPrefix:  // the tokens of the postings that start so
+        return Expand(postings_, node.word, false, node);
       case Node::Kind::kSuffix:  // the words of the graph's word list that end so
-        return Expand(kTextReversedRows, Reversed(node.word), node);
+        return Expand(words_, Reversed(node.word), true, node);
       case Node::Kind::kNot:
         return std::unique_ptr<Stream>();
       case Node::Kind::kAnd: {
@@ -210,19 +218,16 @@ class CoverBuilder {
   }
 
  private:
-  std::string Base(char kind) const { return space_.prefix + kind + graph_; }
-
-  std::unique_ptr<Stream> Postings(char kind, std::string_view token) {
-    std::string base = Base(kind);
+  std::unique_ptr<Stream> Postings(std::string_view token) {
+    std::string base = postings_;
     AppendKeyString(token, &base);
     return std::make_unique<PrefixStream>(store_.NewIterator(space_.family, snap_), std::move(base));
   }
 
-  //! The union of the postings of every token that starts with `start` in `kind`'s rows: the
-  //! postings themselves (kTextRows), or the word list, each word spelled backwards
-  //! (kTextReversedRows), whose words' postings are the kTextRows of the word.
-  Result<std::unique_ptr<Stream>> Expand(char kind, const std::string& start, const Node& node) {
-    const std::string base = Base(kind);
+  //! The union of the postings of every token that starts with `start` among the rows under
+  //! `base`: the postings themselves, or the word list, each word spelled backwards (`reversed`).
+  Result<std::unique_ptr<Stream>> Expand(const std::string& base, const std::string& start, bool reversed,
+                                         const Node& node) {
     std::vector<std::unique_ptr<Stream>> parts;
     auto it = store_.NewIterator(space_.family, snap_);
     it->Seek(base + start);
@@ -234,7 +239,7 @@ class CoverBuilder {
         return Status::InvalidArgument("query: '" + ToString(node) + "' stands for more than " +
                                        std::to_string(kMaxWildcardTokens) + " words; make it longer");
       }
-      parts.push_back(Postings(kTextRows, kind == kTextRows ? token : Reversed(token)));
+      parts.push_back(Postings(reversed ? Reversed(token) : token));
       std::string past = base;
       AppendKeyString(token, &past);
       it->Seek(PrefixEnd(past));
@@ -248,14 +253,19 @@ class CoverBuilder {
   state::Store& store_;
   const state::Snapshot* snap_;
   const KeySpace& space_;
-  const std::string& graph_;
+  const std::string postings_;  //!< the postings' key prefix, before the token
+  const std::string words_;     //!< the word list's key prefix
 };
 
 }  // namespace
 
 Status TextReader::ScanGraph(const TextSearch& search, const std::string& graph, const Statement* after,
                              const GraphReader::Visitor& fn, bool* stopped) {
-  CoverBuilder builder(store_, snapshot_, space_, graph);
+  // A search of one predicate reads that predicate's postings where the generation keeps them.
+  std::string predicate;
+  const bool by_predicate = search.predicate && by_predicate_.value_or(false);
+  if (by_predicate) AppendTerm(*search.predicate, &predicate);
+  CoverBuilder builder(store_, snapshot_, space_, graph, by_predicate ? &predicate : nullptr);
   ASSIGN_OR_RETURN(auto cover, builder.Build(search.query));
   const bool postings = cover != nullptr;  // keys are free-text rows' (long objects digested)
   const bool exact = postings && IsExactCover(search.query);
@@ -265,7 +275,10 @@ Status TextReader::ScanGraph(const TextSearch& search, const std::string& graph,
   }
   std::string start;
   if (after) {
-    if (postings) {
+    if (postings && by_predicate) {  // s o
+      AppendTerm(after->subject, &start);
+      AppendTextObject(after->object, &start);
+    } else if (postings) {
       AppendTextStatement(*after, &start);
     } else {
       AppendTerm(after->subject, &start);
@@ -286,9 +299,11 @@ Status TextReader::ScanGraph(const TextSearch& search, const std::string& graph,
     *stopped = true;
     return false;
   };
+  const bool keyed_s_o = postings && by_predicate;  // the predicate is the search's
+  if (keyed_s_o) st.predicate = *search.predicate;
   for (; cover->Valid(); cover->Next()) {
     std::string_view rest = cover->Key();
-    if (!ReadTerm(&rest, &st.subject) || !ReadTerm(&rest, &st.predicate)) {
+    if (!ReadTerm(&rest, &st.subject) || (!keyed_s_o && !ReadTerm(&rest, &st.predicate))) {
       return Status::Corruption("undecodable free-text row key");
     }
     if (!postings || rest.empty() || rest.front() != kDigestedObject) {
@@ -315,6 +330,10 @@ Status TextReader::ScanGraph(const TextSearch& search, const std::string& graph,
 }
 
 Status TextReader::Scan(const TextSearch& search, std::string_view cursor, const GraphReader::Visitor& fn) {
+  if (search.predicate && !by_predicate_.has_value()) {
+    ASSIGN_OR_RETURN(const IndexSet recorded, RecordedIndexes(store_));
+    by_predicate_ = recorded.freetext_by_predicate;
+  }
   std::string start_graph;  // graph encoding of the cursor
   Statement at;             // the cursor's statement
   if (!cursor.empty()) {

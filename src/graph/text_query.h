@@ -49,7 +49,9 @@ struct TextSearch {
 Result<TextSearch> ParseTextSearch(std::string_view query, std::string_view predicate, std::string_view graph);
 
 //! Reads free-text searches: matches sorted by statement (graph, subject, predicate, object),
-//! cursor-paged.
+//! cursor-paged. A search with a predicate reads that predicate's postings when the store
+//! records them (IndexSet::freetext_by_predicate), else the graph's, keeping those of the
+//! predicate.
 class TextReader {
  public:
   TextReader(state::Store& store, const state::Snapshot* snapshot, KeySpace space = {})
@@ -66,6 +68,7 @@ class TextReader {
   state::Store& store_;
   const state::Snapshot* snapshot_;
   KeySpace space_;
+  std::optional<bool> by_predicate_;  //!< the store's postings by predicate, read once
 };
 
 }  // namespace webindex::graph

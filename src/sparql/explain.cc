@@ -85,6 +85,10 @@ class Explainer {
         out_ += IndexName(graph::IndexFor(p));
       } else {
         out_ += plan.access[step]->temporal() ? "temporal index" : "free-text index";
+        // A search of a known predicate reads that predicate's postings where they are kept.
+        if (!plan.access[step]->temporal() && p.predicate && ev_.dataset().Indexes().freetext_by_predicate) {
+          out_ += " by predicate";
+        }
       }
       out_ += ", estimate " + std::to_string(plan.estimates[step]) + "\n";
       for (const VarOrTerm* n : nodes) {

@@ -1,7 +1,9 @@
 #!/bin/bash
 # The graph store's end-to-end rate (docs/performance.md, "Graph store"): `webindex run` waits
 # on `webindex broker` (a process of its own), then `webindex load` sends the statements; the
-# time runs from the load's start until the run's /metrics count them all as added. Prints that time and rate, and the CPU seconds of the run, the load and the broker.
+# time runs from the load's start until the run's /metrics count them all as added. Prints that
+# time and rate, the CPU seconds of the run, the load and the broker, and the data dir's size
+# once the run has stopped.
 #
 # Usage: tests/bench/graph_load_rate.sh [STATEMENTS] [RUNS] [CONFIG]
 #   STATEMENTS (default 1000000) from tests/bench/gen_statements.py over STATEMENTS/10 subjects,
@@ -56,12 +58,13 @@ for r in $(seq "$runs"); do
   kill -INT "$run" && wait "$run" 2>/dev/null || true
   kill "$broker" && wait "$broker" 2>/dev/null || true
   run="" broker=""
-  python3 - "$start" "$end" "$statements" "$run_cpu" "$broker_cpu" "$dir/load.time" <<'PY'
+  bytes=$(du -sb "$dir/data" | cut -f1)
+  python3 - "$start" "$end" "$statements" "$run_cpu" "$broker_cpu" "$bytes" "$dir/load.time" <<'PY'
 import sys
-start, end, n, run_cpu, broker_cpu = map(float, sys.argv[1:6])
-load_cpu = sum(map(float, open(sys.argv[6]).read().split()))
+start, end, n, run_cpu, broker_cpu, size = map(float, sys.argv[1:7])
+load_cpu = sum(map(float, open(sys.argv[7]).read().split()))
 t = end - start
 print(f"{int(n)} statements in {t:.2f} s: {n / t:,.0f} statements/s; CPU s: run {run_cpu:.2f}, "
-      f"load {load_cpu:.2f}, broker {broker_cpu:.2f}")
+      f"load {load_cpu:.2f}, broker {broker_cpu:.2f}; data dir {size / 1e6:.1f} MB")
 PY
 done

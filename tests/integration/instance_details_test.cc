@@ -92,7 +92,7 @@ TEST_F(InstanceDetailsTest, RecordedOnceKeptWhateverTheConfigurationAndChangedBy
   EXPECT_NE(Field(details, "version"), "null") << details;
   EXPECT_NE(Field(details, "createdAt"), "null") << details;
   EXPECT_NE(details.find(R"("indexes":{"graph":true,"web_triples":false,"temporal":false,"freetext":true,)"
-                         R"("pagerank":false,"temporal.predicates":[]})"),
+                         R"("pagerank":false,"temporal.predicates":[],"freetext.by_predicate":true})"),
             std::string::npos)
       << details;
 

@@ -246,6 +246,18 @@ TEST_F(SparqlRyaPlanTest, ExplainNamesTheIndexRead) {
   Result<std::string> plan = ExplainPlan(*q, memory_);
   ASSERT_TRUE(plan.ok());
   EXPECT_NE(plan->find("1. ?x <http://e/born> ?t  temporal index, estimate 0"), std::string::npos) << *plan;
+
+  // A known predicate's postings where the dataset keeps postings by predicate.
+  q = ParseQuery(std::string(kPrefixes) +
+                 "PREFIX : <http://e/> SELECT ?x { ?x :bio ?l FILTER(fts:text(?l, \"kafka\")) }");
+  ASSERT_TRUE(q.ok());
+  plan = ExplainPlan(*q, memory_);
+  ASSERT_TRUE(plan.ok());
+  EXPECT_NE(plan->find("1. ?x <http://e/bio> ?l  free-text index by predicate, estimate"), std::string::npos) << *plan;
+  memory_.SetIndexes({.temporal = true, .temporal_predicates = {}, .freetext = true, .freetext_by_predicate = false});
+  plan = ExplainPlan(*q, memory_);
+  ASSERT_TRUE(plan.ok());
+  EXPECT_NE(plan->find("1. ?x <http://e/bio> ?l  free-text index, estimate"), std::string::npos) << *plan;
 }
 
 }  // namespace

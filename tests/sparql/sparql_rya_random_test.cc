@@ -1,11 +1,14 @@
 // Randomized: Rya's FILTER functions answered by index reads agree with the same FILTERs
 // evaluated on every row. Random date-times (zones, fractions, a few malformed), literals of a
 // small vocabulary (plain, language-tagged, other datatypes), named graphs; random tempo: and
-// fts: filters in BGPs of one to three patterns, under GRAPH and FROM too. Three ways answer:
+// fts: filters in BGPs of one to three patterns, under GRAPH and FROM too. Five ways answer:
 // statements in memory without indexes (every FILTER per row: the reference), in memory with
-// indexes and random estimates (index reads in every position of the plan), and a RocksDB
-// store keeping both indexes (temporal for two of the three predicates). Prints the seed and
-// query on a mismatch.
+// indexes and random estimates (index reads in every position of the plan), and RocksDB stores
+// keeping both indexes (temporal for two of the three predicates), with random estimates too:
+// one with free-text postings by predicate, one without them (a generation set up before they
+// existed). The stores had a third of their statements added and removed again. Prints the
+// seed and query on a mismatch.
+#include <algorithm>
 #include <filesystem>
 #include <iostream>
 #include <random>
@@ -104,7 +107,8 @@ std::string RandomFilter(std::mt19937_64& rng, const std::string& var) {
     case 4:
       return "fts:text(" + var + ", \"" + kWords[rng() % 9] + "\")";
     case 5:
-      return "fts:text(" + var + ", \"" + Pick(rng, {"stream*", "ka*", "kafka OR table", "graph AND NOT table"}) + "\")";
+      return "fts:text(" + var + ", \"" +
+             Pick(rng, {"stream*", "ka*", "kafka OR table", "graph AND NOT table", "*eams", "*afka x1"}) + "\")";
     default:
       return "tempo:after(" + var + ", \"" + a + "\") && " + var + " != \"x\"";
   }
@@ -118,32 +122,59 @@ TEST(SparqlRyaRandomTest, IndexReadsAgreeWithFiltersOnEveryRow) {
     MemoryDataset memory;
     graph::IndexSet indexes{.temporal = true, .temporal_predicates = {"http://e/p0", "http://e/p1"}, .freetext = true};
     memory.SetIndexes(indexes);
-    std::vector<graph::Statement> all;
+    std::vector<graph::Statement> all, gone;
     for (int i = 0; i < 150; ++i) {
       std::optional<graph::Term> g;
       if (rng() % 4 == 0) g = graph::Term::Iri("http://e/g" + std::to_string(rng() % 2));
       graph::Statement st{graph::Term::Iri("http://e/n" + std::to_string(rng() % nodes)),
                           graph::Term::Iri("http://e/p" + std::to_string(rng() % 3)), RandomObject(rng, nodes), g};
-      memory.Add(st);
-      all.push_back(std::move(st));
+      (rng() % 3 ? all : gone).push_back(std::move(st));
     }
-    const std::string dir = testing::MakeTempDir("webindex-sparql-rya-random");
-    {
+    for (const auto& st : all) {
+      if (std::find(gone.begin(), gone.end(), st) == gone.end()) memory.Add(st);
+    }
+    // Two stores: postings by predicate, and a generation set up before them (none written or
+    // recorded). Each adds every statement, then removes `gone`.
+    std::vector<std::string> dirs;
+    std::vector<std::unique_ptr<state::Store>> stores;
+    for (const bool by_predicate : {true, false}) {
+      dirs.push_back(testing::MakeTempDir("webindex-sparql-rya-random"));
       state::StoreOptions options;
       options.sync_commits = false;
-      auto store = state::Store::Open(dir, options);
+      auto store = state::Store::Open(dirs.back(), options);
       ASSERT_TRUE(store.ok()) << store.status().ToString();
-      graph::GraphUpdate update({}, indexes);
-      for (const auto& st : all) ASSERT_TRUE(update.Add(st).ok());
-      state::WriteBatch batch(**store);
-      ASSERT_TRUE(update.Apply(**store, batch).ok());
-      graph::RecordIndexes(indexes, &batch);
-      ASSERT_TRUE((*store)->Write(batch).ok());
-      auto snapshot = (*store)->GetSnapshot();
-      StoreDataset stored(**store, snapshot.get());
+      graph::IndexSet kept = indexes;
+      kept.freetext_by_predicate = by_predicate;
+      auto apply = [&](bool add, const std::vector<const std::vector<graph::Statement>*>& lists) {
+        graph::GraphUpdate update({}, kept);
+        for (const auto* list : lists) {
+          for (const auto& st : *list) ASSERT_TRUE((add ? update.Add(st) : update.Remove(st)).ok());
+        }
+        state::WriteBatch batch(**store);
+        ASSERT_TRUE(update.Apply(**store, batch).ok());
+        if (add && by_predicate) {
+          graph::RecordIndexes(kept, &batch);
+        } else if (add) {  // what versions before the postings by predicate recorded
+          batch.Put(state::Family::kMeta, graph::kTemporalKey, "1");
+          batch.Put(state::Family::kMeta, graph::kFreeTextKey, "1");
+          batch.Put(state::Family::kMeta, graph::kTemporalPredicatesKey, "http://e/p0\nhttp://e/p1");
+        }
+        ASSERT_TRUE((*store)->Write(batch).ok());
+      };
+      apply(true, {&all, &gone});
+      apply(false, {&gone});
+      stores.push_back(std::move(store).value());
+    }
+    {
+      auto snapshot = stores[0]->GetSnapshot();
+      auto old_snapshot = stores[1]->GetSnapshot();
+      StoreDataset stored(*stores[0], snapshot.get());
+      StoreDataset old_stored(*stores[1], old_snapshot.get());
+      ASSERT_TRUE(stored.Indexes().freetext_by_predicate);
+      ASSERT_FALSE(old_stored.Indexes().freetext_by_predicate);
       NoIndexDataset reference(memory);
       int index_reads = 0;
-      for (int q = 0; q < 60; ++q) {
+      for (int q = 0; q < 120; ++q) {
         const std::vector<std::string> vars = {"?s", "?o", "?x"};
         std::string where;
         for (int n = 1 + static_cast<int>(rng() % 3), i = 0; i < n; ++i) {
@@ -170,10 +201,18 @@ TEST(SparqlRyaRandomTest, IndexReadsAgreeWithFiltersOnEveryRow) {
         EXPECT_EQ(Rows(shuffled, text), expected) << "seed " << seed << " (random estimates): " << text;
         index_reads += shuffled.index_reads;
         EXPECT_EQ(Rows(stored, text), expected) << "seed " << seed << " (store): " << text;
+        for (StoreDataset* store : {&stored, &old_stored}) {
+          RandomEstimates shuffled_store(*store, seed * 1000 + q);
+          EXPECT_EQ(Rows(shuffled_store, text), expected)
+              << "seed " << seed << " (store" << (store == &old_stored ? " without postings by predicate" : "")
+              << ", random estimates): " << text;
+          index_reads += shuffled_store.index_reads;
+        }
       }
       EXPECT_GT(index_reads, 10) << "seed " << seed << ": the plans hardly read the indexes";
     }
-    std::filesystem::remove_all(dir);
+    stores.clear();
+    for (const auto& dir : dirs) std::filesystem::remove_all(dir);
   }
 }
 

@@ -160,6 +160,14 @@ class TextIndexTest : public ::testing::Test {
     std::filesystem::remove_all(dir_);
   }
 
+  //! Records `indexes` as a generation's set-up does: searches read postings by predicate when
+  //! the record says they are kept.
+  void Record(const IndexSet& indexes) {
+    state::WriteBatch batch(*store_);
+    RecordIndexes(indexes, &batch);
+    EXPECT_TRUE(store_->Write(batch).ok());
+  }
+
   void Apply(const IndexSet& indexes, const std::vector<std::pair<bool, Statement>>& ops) {
     GraphUpdate update({}, indexes);
     for (const auto& [add, st] : ops) EXPECT_TRUE((add ? update.Add(st) : update.Remove(st)).ok());
@@ -193,7 +201,8 @@ class TextIndexTest : public ::testing::Test {
     return found.ok() ? std::move(found).value() : std::vector<Statement>{};
   }
 
-  //! The rows of one kind (postings: kTextRows; the graphs' word lists: kTextReversedRows).
+  //! The rows of one kind (postings: kTextRows, kTextByPredicateRows; the graphs' word lists:
+  //! kTextReversedRows).
   size_t TextRows(char kind = kTextRows) {
     size_t n = 0;
     const KeySpace space;
@@ -329,6 +338,88 @@ TEST_F(TextIndexTest, LongLiteralsAreFoundThroughTheirDigest) {
   EXPECT_EQ(TextRows(), 2u);  // needle, short
 }
 
+// A search with a predicate reads the postings of that predicate (rows 09), written and deleted
+// with the graph's (rows 07): with the graph's gone, it answers alone.
+TEST_F(TextIndexTest, SearchesOfAPredicateReadItsPostings) {
+  const IndexSet indexes{.freetext = true};
+  Record(indexes);
+  std::string filler;
+  for (int i = 0; i < 20; ++i) filler += " word" + std::to_string(i);
+  const Statement a{Iri("a"), Iri("label"), Term::Literal("Kafka rank"), std::nullopt};
+  const Statement b{Iri("b"), Iri("label"), Term::Literal("kafka"), std::nullopt};
+  const Statement c{Iri("a"), Iri("comment"), Term::Literal("kafka ranks rank"), std::nullopt};
+  const Statement d{Iri("d"), Iri("label"), Term::Literal("kafka rank"), Iri("g")};
+  const Statement e{Iri("e"), Iri("label"), Term::LangLiteral("rank of kafka" + filler, "en"), std::nullopt};
+  Apply(indexes, {{true, a}, {true, b}, {true, c}, {true, d}, {true, e}});
+  ASSERT_EQ(TextRows(kTextByPredicateRows), TextRows());
+  ASSERT_EQ(TextRows(), 2u + 1 + 3 + 2 + 22);
+
+  const KeySpace space;
+  state::WriteBatch batch(*store_);
+  auto it = store_->NewIterator(space.family);
+  const std::string postings = space.prefix + kTextRows;
+  for (it->Seek(postings); it->Valid() && it->key().starts_with(postings); it->Next()) {
+    batch.Delete(space.family, it->key());
+  }
+  ASSERT_TRUE(store_->Write(batch).ok());
+  ASSERT_EQ(TextRows(), 0u);
+
+  using V = std::vector<Statement>;
+  const std::string label = "http://t.example/label";
+  EXPECT_EQ(Search("kafka AND rank", label), (V{a, e}));
+  EXPECT_EQ(Search("kafka", label), (V{a, b, e}));
+  EXPECT_EQ(Search("kafka NOT rank", label), V{b});
+  EXPECT_EQ(Search("ran* word19", label), V{e});
+  EXPECT_EQ(Search("*nks", label), V{});
+  EXPECT_EQ(Search("*nks", "http://t.example/comment"), V{c});
+  EXPECT_EQ(Search("kafka rank", label, "all"), (V{a, e, d}));
+  auto search = ParseTextSearch("kafka", label, "");
+  ASSERT_TRUE(search.ok());
+  for (size_t limit = 1; limit <= 3; ++limit) {
+    auto paged = Paged(*search, limit);
+    ASSERT_TRUE(paged.ok()) << paged.status().ToString();
+    EXPECT_EQ(*paged, (V{a, b, e})) << "limit " << limit;
+  }
+  EXPECT_EQ(Search("kafka"), V{});  // no predicate: the graph's postings, removed above
+
+  Apply(indexes, {{false, a}, {false, b}, {false, c}, {false, d}, {false, e}});
+  EXPECT_EQ(TextRows(kTextByPredicateRows), 0u);
+  EXPECT_EQ(Search("kafka", label, "all"), V{});
+}
+
+// A generation set up before the postings by predicate records none: it goes on writing and
+// reading the graph's postings only, a search with a predicate included.
+TEST_F(TextIndexTest, GenerationsWithoutPostingsByPredicateReadTheGraphs) {
+  auto recorded = RecordedIndexes(*store_);
+  ASSERT_TRUE(recorded.ok());
+  EXPECT_FALSE(recorded->freetext_by_predicate);
+  {
+    state::WriteBatch batch(*store_);  // what earlier versions record
+    batch.Put(state::Family::kMeta, kTemporalKey, "0");
+    batch.Put(state::Family::kMeta, kFreeTextKey, "1");
+    ASSERT_TRUE(store_->Write(batch).ok());
+  }
+  recorded = RecordedIndexes(*store_);
+  ASSERT_TRUE(recorded.ok());
+  ASSERT_TRUE(recorded->freetext);
+  ASSERT_FALSE(recorded->freetext_by_predicate);
+  const Statement a{Iri("a"), Iri("label"), Term::Literal("kafka rank"), std::nullopt};
+  const Statement b{Iri("b"), Iri("comment"), Term::Literal("kafka rank"), std::nullopt};
+  Apply(*recorded, {{true, a}, {true, b}});
+  EXPECT_EQ(TextRows(kTextByPredicateRows), 0u);
+  using V = std::vector<Statement>;
+  EXPECT_EQ(Search("kafka rank", "http://t.example/label"), V{a});
+  EXPECT_EQ(Search("ka* *nk", "http://t.example/comment"), V{b});
+  Apply(*recorded, {{false, a}});
+  EXPECT_EQ(Search("kafka rank", "http://t.example/label"), V{});
+  EXPECT_EQ(TextRows(), 2u);
+
+  Record({.freetext = true});
+  recorded = RecordedIndexes(*store_);
+  ASSERT_TRUE(recorded.ok());
+  EXPECT_TRUE(recorded->freetext_by_predicate);
+}
+
 TEST_F(TextIndexTest, BadCursorsAreRefused) {
   std::vector<std::pair<bool, Statement>> ops;
   for (int i = 0; i < 5; ++i) ops.push_back({true, {Iri("s" + std::to_string(i)), Iri("p"), Term::Literal("cat"), std::nullopt}});
@@ -352,10 +443,15 @@ TEST_F(TextIndexTest, RandomizedAgainstAnIndependentEvaluator) {
   const Strings vocabulary = {"cat",  "catalog", "scat",  "dog", "dogma", "hotdog", "bird", "birdsong",
                               "fish", "selfish", "apple", "app", "x1",    "x12",    "42"};
   const Strings filler = {"the", "of", "AND", "Not", "is", "The"};
-  for (const uint64_t seed : testing::RandomTestSeeds({11, 12})) {
-    std::cout << "seed " << seed << std::endl;
+  // Each seed twice: with postings by predicate, and as a generation set up before them.
+  std::vector<std::pair<uint64_t, bool>> runs;
+  for (const uint64_t seed : testing::RandomTestSeeds({11, 12})) runs.insert(runs.end(), {{seed, true}, {seed, false}});
+  for (const auto& [seed, by_predicate] : runs) {
+    std::cout << "seed " << seed << (by_predicate ? "" : ", a generation without postings by predicate") << std::endl;
     TearDown();
     SetUp();
+    const IndexSet indexes{.freetext = true, .freetext_by_predicate = by_predicate};
+    if (by_predicate) Record(indexes);
     std::mt19937_64 rng(seed);
     auto pick = [&](size_t n) { return std::uniform_int_distribution<size_t>(0, n - 1)(rng); };
     auto word = [&] { return vocabulary[pick(vocabulary.size())]; };
@@ -427,7 +523,7 @@ TEST_F(TextIndexTest, RandomizedAgainstAnIndependentEvaluator) {
         ops.push_back({true, st});
         current.insert(st);
       }
-      Apply({.freetext = true}, ops);
+      Apply(indexes, ops);
 
       for (int qi = 0; qi < 15; ++qi) {
         const RNode tree = random_tree(0);

@@ -25,7 +25,7 @@ TEST(InstanceDetailsTest, RecordedAndReadBack) {
     EXPECT_EQ(DetailsJson(*old, "id1", 3),
               R"({"name":"","id":"id1","version":null,"createdAt":null,"generation":3,"generationCreatedAt":null,)"
               R"("indexes":{"graph":true,"web_triples":false,"temporal":false,"freetext":false,"pagerank":true,)"
-              R"("temporal.predicates":[]}})");
+              R"("temporal.predicates":[],"freetext.by_predicate":false}})");
 
     ProcessorConfig config;
     config.instance_name = "crawl";
@@ -43,7 +43,8 @@ TEST(InstanceDetailsTest, RecordedAndReadBack) {
               R"({"name":"crawl","id":"id1","version":")" + std::string(Version()) +
                   R"(","createdAt":"2026-11-18T11:06:40.000Z","generation":1,)"
                   R"("generationCreatedAt":"2026-11-18T11:06:40.000Z","indexes":{"graph":true,"web_triples":true,)"
-                  R"("temporal":true,"freetext":true,"pagerank":false,"temporal.predicates":["http://a/p","http://a/q"]}})");
+                  R"("temporal":true,"freetext":true,"pagerank":false,"temporal.predicates":["http://a/p","http://a/q"],)"
+                  R"("freetext.by_predicate":true}})");
   }
   std::filesystem::remove_all(dir);
 }
