@@ -157,8 +157,9 @@ Status ExternalSorter::Add(std::string_view key, std::string_view value) {
   if (buffered() + need > capacity_) RETURN_IF_ERROR(Spill());
   if (!buffer_) buffer_ = std::make_unique_for_overwrite<std::byte[]>(capacity_);  // pages touched as they fill
   char* at = reinterpret_cast<char*>(buffer_.get()) + data_end_;
-  std::memcpy(at, key.data(), key.size());
-  std::memcpy(at + key.size(), value.data(), value.size());
+  // An empty view may hold no pointer at all, which memcpy must never get, even for 0 bytes.
+  if (!key.empty()) std::memcpy(at, key.data(), key.size());
+  if (!value.empty()) std::memcpy(at + key.size(), value.data(), value.size());
   new (entries() - 1) Entry{data_end_, static_cast<uint32_t>(key.size()), static_cast<uint32_t>(value.size())};
   data_end_ += data;
   ++count_;
