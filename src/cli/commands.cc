@@ -13,9 +13,9 @@
 
 #include <fmt/format.h>
 
+#include "app/bulk_builds.h"
 #include "app/group_member.h"
 #include "app/group_replay.h"
-#include "app/bulk_builds.h"
 #include "app/instance_claim.h"
 #include "app/instance_details.h"
 #include "app/replay.h"
