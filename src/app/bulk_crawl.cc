@@ -157,15 +157,9 @@ class DeadLetterRows {
     return Status::Ok();
   }
 
-  //! The dead letter of `in`, as BatchContext::DeadLetter makes it.
+  //! The dead letter of `in`, the one BatchContext::DeadLetter sends.
   Status Add(const InRecord& in, std::string_view reason) {
-    row_.push_back(pipeline::MakeDeadLetter(topic_, in.key, in.value,
-                                            {{"reason", std::string(reason)},
-                                             {"source.topic", std::string(in.topic)},
-                                             {"source.partition", std::to_string(in.partition)},
-                                             {"source.offset", std::to_string(in.offset)},
-                                             {"generation", std::to_string(generation_)}},
-                                            budget_));
+    row_.push_back(pipeline::DeadLetterOf(in, topic_, reason, generation_, budget_));
     row_bytes_ += row_.back().key.size() + row_.back().value.size();
     return row_.size() < kRowRecords && row_bytes_ < kRowBytes ? Status::Ok() : EndRow();
   }

@@ -80,14 +80,19 @@ size_t BatchContext::BudgetOf(const std::string& topic) const {
   return (limits_ ? *limits_ : kDefaults).BudgetOf(topic);
 }
 
+OutRecord DeadLetterOf(const InRecord& in, const std::string& dead_letter_topic, std::string_view reason,
+                       uint64_t generation, size_t budget) {
+  return MakeDeadLetter(dead_letter_topic, in.key, in.value,
+                        {{"reason", std::string(reason)},
+                         {"source.topic", std::string(in.topic)},
+                         {"source.partition", std::to_string(in.partition)},
+                         {"source.offset", std::to_string(in.offset)},
+                         {"generation", std::to_string(generation)}},
+                        budget);
+}
+
 void BatchContext::DeadLetter(const InRecord& in, const std::string& dead_letter_topic, std::string_view reason) {
-  Emit(MakeDeadLetter(dead_letter_topic, in.key, in.value,
-                      {{"reason", std::string(reason)},
-                       {"source.topic", std::string(in.topic)},
-                       {"source.partition", std::to_string(in.partition)},
-                       {"source.offset", std::to_string(in.offset)},
-                       {"generation", std::to_string(generation_)}},
-                      BudgetOf(dead_letter_topic)));
+  Emit(DeadLetterOf(in, dead_letter_topic, reason, generation_, BudgetOf(dead_letter_topic)));
 }
 
 Status CheckInstance(const TopicLayout& layout, std::string_view record_instance, const InRecord& record) {

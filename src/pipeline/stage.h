@@ -106,6 +106,12 @@ class BatchContext {
 OutRecord MakeDeadLetter(const std::string& topic, std::string_view key, std::string_view value,
                          std::vector<std::pair<std::string, std::string>> headers, size_t budget);
 
+//! The dead letter of input record `in` refused for `reason` by a stage of `generation`: its key
+//! and value with headers reason, source.topic / .partition / .offset and generation, cut to fit
+//! `budget` (MakeDeadLetter). BatchContext::DeadLetter and a replay's bulk build send this.
+OutRecord DeadLetterOf(const InRecord& in, const std::string& dead_letter_topic, std::string_view reason,
+                       uint64_t generation, size_t budget);
+
 //! Partition counts of the topics stages write to.
 struct TopicLayout {
   TopicNames names;
