@@ -22,7 +22,7 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bulk_statements import timed  # noqa: E402
+from bulk_statements import start_and_load, timed  # noqa: E402
 from sparql_peers import ROOT  # noqa: E402
 
 
@@ -46,19 +46,9 @@ def main():
     with open(data, "w") as out:
         subprocess.run([sys.executable, os.path.join(ROOT, "tests", "bench", "gen_crawl.py"), str(a.events)],
                        check=True, stdout=out)
-    partitions = max(4, 2 * os.path.getsize(data) // (4 << 20) + 1)
-    addr = os.path.join(work, "addr")
-    broker = subprocess.Popen([webindex, "broker", "--partitions", str(partitions), "--address-file", addr],
-                              stdout=open(log, "a"), stderr=subprocess.STDOUT)
+    broker, brokers = start_and_load(webindex, work, data, log)
     results, digests = {}, {}
     try:
-        for _ in range(300):
-            if os.path.exists(addr) and os.path.getsize(addr):
-                break
-            time.sleep(0.1)
-        brokers = "@" + addr
-        subprocess.run([webindex, "load", "--brokers", brokers, data], check=True, stdout=open(log, "a"),
-                       stderr=subprocess.STDOUT)
         for run in range(a.runs):
             for engine in a.engines.split(","):
                 app = f"{engine.replace('-', '')}{run}"

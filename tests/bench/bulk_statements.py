@@ -33,6 +33,29 @@ def timed(cmd, log):
     return seconds, rss / 1024
 
 
+def start_and_load(webindex, work, data, log, load_args=()):
+    """Starts `webindex broker` in `work` with enough partitions to hold `data` (the embedded broker
+    keeps ~5 MiB each) and loads `data` into it; (the broker's process, its --brokers value)."""
+    partitions = max(4, 2 * os.path.getsize(data) // (4 << 20) + 1)
+    addr = os.path.join(work, "addr")
+    broker = subprocess.Popen([webindex, "broker", "--partitions", str(partitions), "--address-file", addr],
+                              stdout=open(log, "a"), stderr=subprocess.STDOUT)
+    try:
+        for _ in range(300):
+            if os.path.exists(addr) and os.path.getsize(addr):
+                break
+            time.sleep(0.1)
+        brokers = "@" + addr
+        subprocess.run([webindex, "load", "--brokers", brokers, *load_args, data], check=True,
+                       stdout=open(log, "a"), stderr=subprocess.STDOUT)
+    except BaseException:
+        print("logs kept in " + work, file=sys.stderr)
+        broker.terminate()
+        broker.wait()
+        raise
+    return broker, brokers
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--statements", type=int, default=1_000_000)
@@ -45,19 +68,9 @@ def main():
     log = os.path.join(work, "log.txt")
     subprocess.run([sys.executable, os.path.join(ROOT, "tests", "bench", "gen_sparql_data.py"), "--statements",
                     str(a.statements), "--subjects", str(a.statements // 10), data], check=True)
-    partitions = max(4, 2 * os.path.getsize(data) // (4 << 20) + 1)
-    addr = os.path.join(work, "addr")
-    broker = subprocess.Popen([webindex, "broker", "--partitions", str(partitions), "--address-file", addr],
-                              stdout=open(log, "a"), stderr=subprocess.STDOUT)
+    broker, brokers = start_and_load(webindex, work, data, log, ["--format", "ntriples"])
     results = {}
     try:
-        for _ in range(300):
-            if os.path.exists(addr) and os.path.getsize(addr):
-                break
-            time.sleep(0.1)
-        brokers = "@" + addr
-        subprocess.run([webindex, "load", "--brokers", brokers, "--format", "ntriples", data], check=True,
-                       stdout=open(log, "a"), stderr=subprocess.STDOUT)
         for run in range(a.runs):
             for engine in a.engines.split(","):
                 if engine == "virtuoso":
