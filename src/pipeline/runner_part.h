@@ -9,6 +9,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 
 #include "kafka/admin.h"
@@ -40,6 +41,9 @@ struct RunnerOptions {
   //! TakeOverTask) and drops a task's local rows when the group takes the task away. Needs
   //! `changelog`, `admin` and a stage that names its rows' tasks (Stage::StateFamily).
   std::optional<kafka::GroupMembership> group;
+  //! Outside a group: the input partitions the runner reads (a shard of a partitioned table
+  //! reads one partition of webindex.exports); empty: every one.
+  std::set<int32_t> partitions;
   kafka::Admin* admin = nullptr;  //!< not owned; for restores and changelog trims
   //! Not owned. Set: the runner counts what it writes to and reads from the topics `flow`
   //! watches, and takes no more input than they can take (flow_control.h).

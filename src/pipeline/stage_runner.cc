@@ -49,6 +49,10 @@ StageRunner::~StageRunner() {
 Status StageRunner::Start() {
   const bool group = options_.group.has_value();
   changelog_.ResetTrimClock();
+  if (group && !options_.partitions.empty()) {
+    return Status::InvalidArgument("stage " + std::string(stage_->name()) +
+                                   ": a group member reads the partitions its group assigns, not a fixed set");
+  }
   if (group) {
     const char* missing = !options_.changelog || !stage_->KeepsChangelog() ? "a changelog"
                           : !stage_->StateFamily()                           ? "rows that name their task"
@@ -71,6 +75,7 @@ Status StageRunner::Start() {
   const std::string& side = shared_.side_topic();
   std::vector<kafka::TopicPartitionOffset> assignment;
   for (int32_t p = 0; p < input_partitions_ && !group; ++p) {
+    if (!options_.partitions.empty() && !options_.partitions.count(p)) continue;
     RETURN_IF_ERROR(ownership_.LoadTask(p));
     assignment.push_back({stage_->input_topic(), p, positions_[p].load()});
     if (!side.empty()) assignment.push_back({side, p, positions_[shared_.side_index(p)].load()});

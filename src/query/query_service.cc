@@ -8,6 +8,7 @@
 #include "codec/records.h"
 #include "model/url.h"
 #include "query/cursor.h"
+#include "query/table_source.h"
 #include "sink/table.h"
 
 namespace webindex::query {
@@ -22,60 +23,50 @@ Result<uint64_t> ParseCount(std::string_view text) {
   return n;
 }
 
-//! Reads one cell of the table as of `snap`.
-Result<std::optional<std::string>> GetCell(state::Store& store, const state::Snapshot* snap, std::string_view row,
-                                           std::string_view cf, std::string_view cq) {
-  return store.Get(state::Family::kTable, sink::EncodeCellKey(row, cf, cq), snap);
-}
-
-//! One page of a contiguous key range: the cells `in_range` accepts, from `start` or strictly
-//! after the cursor's cell, at most `limit`. Sets `next` when another cell follows.
+//! One page of a contiguous key range: the cells under `prefix` that `in_range` accepts, from
+//! the first or strictly after the cursor's cell, at most `limit`. Sets `next` when another cell
+//! follows.
 struct RangeScan {
-  std::string start;                                //!< first key of the range
+  std::string prefix;                               //!< of every key of the range
   std::function<bool(const sink::Cell&)> in_range;  //!< true for every cell of the range
 };
 
-Status ScanPage(state::Store& store, const state::Snapshot* snap, const RangeScan& range, size_t limit,
-                std::string_view cursor, const std::function<Status(const sink::Cell&)>& emit,
-                std::optional<std::string>* next) {
-  std::string seek = range.start;
+Status ScanPage(TableRead& read, const RangeScan& range, size_t limit, std::string_view cursor,
+                const std::function<Status(const sink::Cell&)>& emit, std::optional<std::string>* next) {
+  std::string after;
   if (!cursor.empty()) {
     ASSIGN_OR_RETURN(sink::Cell at, DecodeCursor(cursor));
     if (!range.in_range(at)) return Status::InvalidArgument("cursor does not belong to this query");
-    seek = sink::EncodeCellKey(at.row, at.cf, at.cq);
+    after = sink::EncodeCellKey(at.row, at.cf, at.cq);
   }
-  auto it = store.NewIterator(state::Family::kTable, snap);
-  it->Seek(seek);
-  if (!cursor.empty() && it->Valid() && it->key() == seek) it->Next();
+  std::vector<KeyValue> cells;
+  RETURN_IF_ERROR(read.Scan(range.prefix, after, limit + 1, &cells));
   size_t emitted = 0;
-  std::string last_key;
   sink::Cell cell;
   next->reset();
-  for (; it->Valid(); it->Next()) {
-    if (!sink::DecodeCellKey(it->key(), &cell.row, &cell.cf, &cell.cq)) {
+  for (KeyValue& kv : cells) {
+    if (!sink::DecodeCellKey(kv.key, &cell.row, &cell.cf, &cell.cq)) {
       return Status::Corruption("undecodable table key");
     }
     if (!range.in_range(cell)) break;
     if (emitted == limit) {
-      *next = Base64UrlEncode(last_key);
+      *next = Base64UrlEncode(cells[emitted - 1].key);
       break;
     }
-    cell.value.assign(it->value());
+    cell.value = std::move(kv.value);
     RETURN_IF_ERROR(emit(cell));
-    last_key.assign(it->key());
     ++emitted;
   }
-  return it->status();
+  return Status::Ok();
 }
 
 //! Ranked rows "<prefix><rev count>:<uri>" with column family `cf`; the value is the count.
-Status ScanRanked(state::Store& store, const state::Snapshot* snap, const std::string& prefix, const std::string& cf,
-                  size_t limit, std::string_view cursor, std::vector<RankedPage>* out,
-                  std::optional<std::string>* next) {
+Status ScanRanked(TableRead& read, const std::string& prefix, const std::string& cf, size_t limit,
+                  std::string_view cursor, std::vector<RankedPage>* out, std::optional<std::string>* next) {
   RangeScan range{sink::RowPrefixKey(prefix),
                   [&](const sink::Cell& c) { return c.row.starts_with(prefix) && c.cf == cf && c.cq.empty(); }};
   return ScanPage(
-      store, snap, range, limit, cursor,
+      read, range, limit, cursor,
       [&](const sink::Cell& c) -> Status {
         const size_t colon = c.row.find(':', prefix.size());
         if (colon == std::string::npos) return Status::Corruption("ranked row without a URI: " + c.row);
@@ -108,12 +99,12 @@ struct UriCells {
   std::optional<std::string> cur, incount;
 };
 
-Result<UriCells> ReadUri(state::Store& store, const state::Snapshot* snap, const std::string& uri) {
-  UriCells cells;
+//! Both cells of a URI's row from its shard, in one read.
+Result<UriCells> ReadUri(TableRead& read, const std::string& uri) {
   const std::string row = sink::PageRow(uri);
-  ASSIGN_OR_RETURN(cells.cur, GetCell(store, snap, row, "page", "cur"));
-  ASSIGN_OR_RETURN(cells.incount, GetCell(store, snap, row, "page", "incount"));
-  return cells;
+  ASSIGN_OR_RETURN(auto values, read.Get(uri, {sink::EncodeCellKey(row, "page", "cur"),
+                                               sink::EncodeCellKey(row, "page", "incount")}));
+  return UriCells{std::move(values[0]), std::move(values[1])};
 }
 
 Result<model::Url> ParsePageUrl(std::string_view url) {
@@ -157,11 +148,15 @@ std::string DisplayUrl(std::string_view uri) {
   return url.ok() ? url->ToString() : std::string(uri);
 }
 
+QueryService::QueryService(state::Store& store)
+    : store_(&store), source_(std::make_shared<StoreTableSource>(store)) {}
+QueryService::QueryService(std::shared_ptr<TableSource> table) : source_(std::move(table)) {}
+
 Result<TopResult> QueryService::Top(size_t limit, std::string_view cursor) {
   RETURN_IF_ERROR(CheckLimit(limit));
-  auto snap = store_.GetSnapshot();
+  auto read = source_->Read();
   TopResult out;
-  RETURN_IF_ERROR(ScanRanked(store_, snap.get(), "t:", "", limit, cursor, &out.results, &out.next));
+  RETURN_IF_ERROR(ScanRanked(*read, "t:", "", limit, cursor, &out.results, &out.next));
   return out;
 }
 
@@ -170,12 +165,12 @@ Result<PagesResult> QueryService::Pages(std::string_view domain, size_t limit, s
   PagesResult out;
   std::string key;
   RETURN_IF_ERROR(NormalizeDomain(domain, &key, &out.domain));
-  auto snap = store_.GetSnapshot();
-  ASSIGN_OR_RETURN(auto pagecount, GetCell(store_, snap.get(), sink::DomainRow(key), "domain", "pagecount"));
-  if (pagecount) {
-    ASSIGN_OR_RETURN(out.total, ParseCount(*pagecount));
+  auto read = source_->Read();
+  ASSIGN_OR_RETURN(auto pagecount, read->Get(key, {sink::EncodeCellKey(sink::DomainRow(key), "domain", "pagecount")}));
+  if (pagecount[0]) {
+    ASSIGN_OR_RETURN(out.total, ParseCount(*pagecount[0]));
   }
-  RETURN_IF_ERROR(ScanRanked(store_, snap.get(), "d:" + key + ":", "rank", limit, cursor, &out.results, &out.next));
+  RETURN_IF_ERROR(ScanRanked(*read, "d:" + key + ":", "rank", limit, cursor, &out.results, &out.next));
   return out;
 }
 
@@ -185,8 +180,8 @@ Result<PageResult> QueryService::Page(std::string_view url) {
   out.uri = parsed.ToUri();
   out.url = parsed.ToString();
   out.domain = parsed.domain;
-  auto snap = store_.GetSnapshot();
-  ASSIGN_OR_RETURN(UriCells cells, ReadUri(store_, snap.get(), out.uri));
+  auto read = source_->Read();
+  ASSIGN_OR_RETURN(UriCells cells, ReadUri(*read, out.uri));
   if (!cells.cur && !cells.incount) return Status::NotFound("no page " + out.url + " in the index");
   if (cells.incount) {
     ASSIGN_OR_RETURN(out.incount, ParseCount(*cells.incount));
@@ -240,8 +235,8 @@ Result<LinksResult> QueryService::Links(std::string_view url, LinkType type, siz
   out.type = type;
   out.uri = parsed.ToUri();
   out.url = parsed.ToString();
-  auto snap = store_.GetSnapshot();
-  ASSIGN_OR_RETURN(UriCells cells, ReadUri(store_, snap.get(), out.uri));
+  auto read = source_->Read();
+  ASSIGN_OR_RETURN(UriCells cells, ReadUri(*read, out.uri));
   if (!cells.cur && !cells.incount) return Status::NotFound("no page " + out.url + " in the index");
   const std::string row = sink::PageRow(out.uri);
   if (type == LinkType::kOut) {
@@ -251,10 +246,10 @@ Result<LinksResult> QueryService::Links(std::string_view url, LinkType type, siz
   if (cells.incount) {
     ASSIGN_OR_RETURN(out.total, ParseCount(*cells.incount));
   }
-  RangeScan range{sink::EncodeCellKey(row, "inlinks", ""),
+  RangeScan range{sink::CellPrefixKey(row, "inlinks"),
                   [&](const sink::Cell& c) { return c.row == row && c.cf == "inlinks"; }};
   RETURN_IF_ERROR(ScanPage(
-      store_, snap.get(), range, limit, cursor,
+      *read, range, limit, cursor,
       [&](const sink::Cell& c) {
         out.results.push_back({DisplayUrl(c.cq), c.cq, c.value});
         return Status::Ok();

@@ -1,16 +1,19 @@
 // QueryService: the four questions the query table answers (top pages, a domain's pages, one
 // page, a page's in- or outlinks), paged by cursors, and what the sink keeps beside it (domains
-// by the start of their name, the table's totals). Every call reads one RocksDB snapshot.
-// Borrows the store (which must outlive it); stateless otherwise, so any thread may call it.
+// by the start of their name, the table's totals). Reads through a TableSource (table_source.h):
+// every call is one read of it (one RocksDB snapshot of a store, or of each shard of a partitioned
+// table). Borrows the store (which must outlive it); stateless otherwise, so any thread may call it.
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "common/status.h"
+#include "query/table_source.h"
 #include "sink/summary.h"
 #include "state/store.h"
 
@@ -84,7 +87,10 @@ struct LinksResult {
 
 class QueryService {
  public:
-  explicit QueryService(state::Store& store) : store_(store) {}
+  //! Over the whole table in `store`.
+  explicit QueryService(state::Store& store);
+  //! Over `table` (a partitioned table: sharded_table.h); Suggest needs a store and says so.
+  explicit QueryService(std::shared_ptr<TableSource> table);
 
   //! The most linked-to pages, count descending then URI (the t: rows). `cursor` "" = first page.
   Result<TopResult> Top(size_t limit, std::string_view cursor);
@@ -101,7 +107,8 @@ class QueryService {
   Result<sink::TableTotals> Totals();
 
  private:
-  state::Store& store_;
+  state::Store* store_ = nullptr;  //!< the whole table's, when it is in one store
+  std::shared_ptr<TableSource> source_;
 };
 
 //! Validates a limit: 1..kMaxLimit, else InvalidArgument.

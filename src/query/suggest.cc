@@ -112,25 +112,27 @@ Result<SuggestResult> QueryService::Suggest(std::string_view text, size_t limit)
   SuggestResult out;
   ASSIGN_OR_RETURN(out.q, NameStart(text));
   const std::string& q = out.q;
-  auto snap = store_.GetSnapshot();
-  ASSIGN_OR_RETURN(auto kept, sink::ReadTotals(store_, snap.get()));
+  if (store_ == nullptr) return Status::Unavailable("suggestions are not answered from a partitioned table yet");
+  state::Store& store = *store_;
+  auto snap = store.GetSnapshot();
+  ASSIGN_OR_RETURN(auto kept, sink::ReadTotals(store, snap.get()));
   if (!kept) {
     return Status::NotFound(
         "this table has no index of domain names yet: `webindex run` builds it when it opens "
         "the data dir");
   }
   std::vector<Candidate> domains;
-  RETURN_IF_ERROR(DomainsStartingWith(store_, snap.get(), q, kMaxDomainsRead, &domains, &out.truncated));
+  RETURN_IF_ERROR(DomainsStartingWith(store, snap.get(), q, kMaxDomainsRead, &domains, &out.truncated));
 
   // The text may name a host: "meta.stackoverflow" is meta. of a domain starting "stackoverflow".
   std::vector<Suggestion> named_hosts;
-  auto table = store_.NewIterator(state::Family::kTable, snap.get());
+  auto table = store.NewIterator(state::Family::kTable, snap.get());
   size_t dot = q.find('.');
   for (size_t splits = 0; dot != std::string::npos && splits < kMaxSplits; ++splits, dot = q.find('.', dot + 1)) {
     const std::string sub = q.substr(0, dot), rest = q.substr(dot + 1);
     if (sub.empty() || rest.empty()) continue;
     std::vector<Candidate> parents;
-    RETURN_IF_ERROR(DomainsStartingWith(store_, snap.get(), rest, kMaxParentDomainsRead, &parents, &out.truncated));
+    RETURN_IF_ERROR(DomainsStartingWith(store, snap.get(), rest, kMaxParentDomainsRead, &parents, &out.truncated));
     for (const auto& d : parents) {
       ASSIGN_OR_RETURN(bool has, AnyRow(*table, "p:" + model::HostName(d.name) + ">." + model::HostName(sub) + ">"));
       if (has) named_hosts.push_back({sub + "." + d.name, d.name, false, d.pages});
@@ -155,7 +157,7 @@ Result<SuggestResult> QueryService::Suggest(std::string_view text, size_t limit)
     if (host_slots == 0) continue;
     std::vector<std::string> hosts;
     RETURN_IF_ERROR(
-        HostsOf(store_, snap.get(), model::HostName(d.name), std::min(host_slots, kMaxHostsPerDomain), &hosts));
+        HostsOf(store, snap.get(), model::HostName(d.name), std::min(host_slots, kMaxHostsPerDomain), &hosts));
     for (auto& h : hosts) {
       if (host_slots > 0 && add({std::move(h), d.name, false, d.pages})) --host_slots;
     }
@@ -164,7 +166,7 @@ Result<SuggestResult> QueryService::Suggest(std::string_view text, size_t limit)
 }
 
 Result<sink::TableTotals> QueryService::Totals() {
-  ASSIGN_OR_RETURN(auto totals, sink::ReadTotals(store_));
+  ASSIGN_OR_RETURN(auto totals, source_->Read()->Totals());
   if (!totals) {
     return Status::NotFound("this table has no totals yet: `webindex run` counts them when it opens the data dir");
   }

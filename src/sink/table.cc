@@ -86,6 +86,13 @@ std::string RowPrefixKey(std::string_view row_prefix) {
   return key;
 }
 
+std::string CellPrefixKey(std::string_view row, std::string_view cf) {
+  std::string key;
+  AppendPart(&key, row);
+  AppendPart(&key, cf);
+  return key;
+}
+
 std::string DomainRow(std::string_view domain) { return "d:" + std::string(domain); }
 std::string RankRow(std::string_view domain, uint64_t count, std::string_view uri) {
   return "d:" + std::string(domain) + ":" + model::ReverseCountHex(count) + ":" + std::string(uri);

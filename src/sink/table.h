@@ -29,6 +29,8 @@ struct CellKeyView {
 std::optional<CellKeyView> ViewCellKey(std::string_view key);
 //! The smallest key of any cell whose row starts with `row_prefix`.
 std::string RowPrefixKey(std::string_view row_prefix);
+//! The prefix of every cell key of row `row` and column family `cf`.
+std::string CellPrefixKey(std::string_view row, std::string_view cf);
 
 //! Keys of the family that are no cells: other stores keep their rows there under prefixes
 //! 00 XX with XX neither 01 nor FF (a cell key never starts so), e.g. the graph store under

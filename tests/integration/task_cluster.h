@@ -137,6 +137,7 @@ class Member {
         const std::set<int32_t> owned = r->Owned();
         for (int32_t p = 0; p < partitions_; ++p) {
           if (group_ && !owned.count(p)) continue;
+          if (!defaults.partitions.empty() && !defaults.partitions.count(p)) continue;
           auto marks = admin.Watermarks(r->stage().input_topic(), p, 5000);
           ASSERT_TRUE(marks.ok());
           if (marks->second > 0 && positions[p] < marks->second) done = false;

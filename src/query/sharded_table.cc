@@ -1,0 +1,115 @@
+#include "query/sharded_table.h"
+
+#include <algorithm>
+#include <map>
+#include <queue>
+
+#include "pipeline/topics.h"
+
+namespace webindex::query {
+namespace {
+
+class ShardedRead final : public TableRead {
+ public:
+  explicit ShardedRead(const ShardedTableSource& table, const std::vector<std::shared_ptr<TableSource>>& shards)
+      : table_(table), shards_(shards), reads_(shards.size()) {}
+
+  Result<std::vector<std::optional<std::string>>> Get(std::string_view owner,
+                                                      const std::vector<std::string>& keys) override {
+    ASSIGN_OR_RETURN(TableRead * read, ReadOf(table_.ShardOf(owner)));
+    return read->Get(owner, keys);
+  }
+
+  // Each distinct source's first `limit` cells after `after`; the merged first `limit` of them
+  // are the table's (a key lives in one shard only).
+  Status Scan(std::string_view prefix, std::string_view after, size_t limit, std::vector<KeyValue>* out) override {
+    out->clear();
+    std::vector<std::vector<KeyValue>> runs;
+    for (TableRead* read : DistinctReads()) {
+      if (read == nullptr) return Missing();
+      RETURN_IF_ERROR(read->Scan(prefix, after, limit, &runs.emplace_back()));
+    }
+    using Head = std::pair<size_t, size_t>;  // (run, index in it)
+    auto later = [&](const Head& a, const Head& b) { return runs[a.first][a.second].key > runs[b.first][b.second].key; };
+    std::priority_queue<Head, std::vector<Head>, decltype(later)> heads(later);
+    for (size_t r = 0; r < runs.size(); ++r) {
+      if (!runs[r].empty()) heads.push({r, 0});
+    }
+    while (!heads.empty() && out->size() < limit) {
+      auto [r, i] = heads.top();
+      heads.pop();
+      out->push_back(std::move(runs[r][i]));
+      if (i + 1 < runs[r].size()) heads.push({r, i + 1});
+    }
+    return Status::Ok();
+  }
+
+  Result<std::optional<sink::TableTotals>> Totals() override {
+    sink::TableTotals sum;
+    for (TableRead* read : DistinctReads()) {
+      if (read == nullptr) return Missing();
+      ASSIGN_OR_RETURN(auto totals, read->Totals());
+      if (!totals) return std::optional<sink::TableTotals>();
+      sum.pages += totals->pages;
+      sum.crawled += totals->crawled;
+      sum.linked += totals->linked;
+      sum.links += totals->links;
+      sum.domains += totals->domains;
+    }
+    return std::optional<sink::TableTotals>(sum);
+  }
+
+ private:
+  Result<TableRead*> ReadOf(int32_t shard) {
+    if (!shards_[shard]) return Missing();
+    if (!reads_[shard]) {
+      // A source serving several shards is read once: the reads of its other shards share it.
+      for (size_t s = 0; s < shards_.size(); ++s) {
+        if (shards_[s] == shards_[shard] && reads_[s]) {
+          reads_[shard] = reads_[s];
+          return reads_[shard].get();
+        }
+      }
+      reads_[shard] = std::shared_ptr<TableRead>(shards_[shard]->Read());
+    }
+    return reads_[shard].get();
+  }
+
+  //! One read per distinct source, nullptr for a shard without one.
+  std::vector<TableRead*> DistinctReads() {
+    std::vector<TableRead*> reads;
+    for (size_t s = 0; s < shards_.size(); ++s) {
+      if (!shards_[s]) {
+        reads.push_back(nullptr);
+        continue;
+      }
+      TableRead* read = ReadOf(static_cast<int32_t>(s)).value();  // a shard with a source: never fails
+      if (std::find(reads.begin(), reads.end(), read) == reads.end()) reads.push_back(read);
+    }
+    return reads;
+  }
+
+  Status Missing() const {
+    std::string names;
+    for (size_t s = 0; s < shards_.size(); ++s) {
+      if (!shards_[s]) names += (names.empty() ? "" : ", ") + std::to_string(s);
+    }
+    return Status::Unavailable("table shard(s) " + names + " have no owner ready to answer");
+  }
+
+  const ShardedTableSource& table_;
+  const std::vector<std::shared_ptr<TableSource>>& shards_;
+  std::vector<std::shared_ptr<TableRead>> reads_;
+};
+
+}  // namespace
+
+ShardedTableSource::ShardedTableSource(std::vector<std::shared_ptr<TableSource>> shards) : shards_(std::move(shards)) {}
+
+std::unique_ptr<TableRead> ShardedTableSource::Read() { return std::make_unique<ShardedRead>(*this, shards_); }
+
+int32_t ShardedTableSource::ShardOf(std::string_view owner) const {
+  return pipeline::PartitionFor(owner, static_cast<int32_t>(shards_.size()));
+}
+
+}  // namespace webindex::query

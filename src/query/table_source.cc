@@ -1,0 +1,51 @@
+#include "query/table_source.h"
+
+namespace webindex::query {
+namespace {
+
+class StoreRead final : public TableRead {
+ public:
+  explicit StoreRead(state::Store& store) : store_(store), snap_(store.GetSnapshot()) {}
+
+  Result<std::vector<std::optional<std::string>>> Get(std::string_view,
+                                                      const std::vector<std::string>& keys) override {
+    std::vector<std::optional<std::string>> values;
+    values.reserve(keys.size());
+    for (const std::string& key : keys) {
+      ASSIGN_OR_RETURN(auto value, store_.Get(state::Family::kTable, key, snap_.get()));
+      values.push_back(std::move(value));
+    }
+    return values;
+  }
+  Status Scan(std::string_view prefix, std::string_view after, size_t limit, std::vector<KeyValue>* out) override {
+    return ScanStore(store_, snap_.get(), prefix, after, limit, out);
+  }
+  Result<std::optional<sink::TableTotals>> Totals() override { return sink::ReadTotals(store_, snap_.get()); }
+
+ private:
+  state::Store& store_;
+  std::unique_ptr<state::Snapshot> snap_;
+};
+
+}  // namespace
+
+std::unique_ptr<TableRead> StoreTableSource::Read() { return std::make_unique<StoreRead>(store_); }
+
+Status ScanStore(state::Store& store, const state::Snapshot* snap, std::string_view prefix, std::string_view after,
+                 size_t limit, std::vector<KeyValue>* out) {
+  out->clear();
+  if (limit == 0) return Status::Ok();
+  auto it = store.NewIterator(state::Family::kTable, snap);
+  if (after.empty() || after < prefix) {
+    it->Seek(prefix);
+  } else {
+    it->Seek(after);
+    if (it->Valid() && it->key() == after) it->Next();
+  }
+  for (; it->Valid() && it->key().starts_with(prefix) && out->size() < limit; it->Next()) {
+    out->push_back({std::string(it->key()), std::string(it->value())});
+  }
+  return it->status();
+}
+
+}  // namespace webindex::query

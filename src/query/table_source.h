@@ -1,0 +1,63 @@
+// TableSource: what the query service reads the query table through. A table is one store (a
+// whole table: StoreTableSource) or the shards of a partitioned table (sharded_table.h), each
+// holding the rows of the webindex.exports partitions it was given. Every question the service
+// answers is made of three reads: cells of one key's rows (they live in that key's shard),
+// cells under a key prefix in key order (they may be spread over every shard), and the totals.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "common/status.h"
+#include "sink/summary.h"
+#include "state/store.h"
+
+namespace webindex::query {
+
+//! One table cell as stored: its encoded key (sink::EncodeCellKey) and value.
+struct KeyValue {
+  std::string key, value;
+  bool operator==(const KeyValue&) const = default;
+};
+
+//! One read of a table: what it returns of one shard comes from one snapshot of that shard.
+class TableRead {
+ public:
+  virtual ~TableRead() = default;
+  //! The cells at `keys` (encoded cell keys, all of rows of `owner`: the URI or domain key whose
+  //! exports wrote them, so that they are in one shard), nullopt for a cell the table lacks.
+  virtual Result<std::vector<std::optional<std::string>>> Get(std::string_view owner,
+                                                              const std::vector<std::string>& keys) = 0;
+  //! Up to `limit` cells whose keys start with `prefix` and sort strictly after `after` ("":
+  //! from the first), in key order, replacing `out`'s contents.
+  virtual Status Scan(std::string_view prefix, std::string_view after, size_t limit, std::vector<KeyValue>* out) = 0;
+  //! The table's totals as the sink keeps them; nullopt when a shard keeps none yet.
+  virtual Result<std::optional<sink::TableTotals>> Totals() = 0;
+};
+
+class TableSource {
+ public:
+  virtual ~TableSource() = default;
+  virtual std::unique_ptr<TableRead> Read() = 0;
+};
+
+//! A whole table in one store; each Read is one snapshot of it.
+class StoreTableSource final : public TableSource {
+ public:
+  explicit StoreTableSource(state::Store& store) : store_(store) {}
+  std::unique_ptr<TableRead> Read() override;
+
+ private:
+  state::Store& store_;
+};
+
+//! The cells of `store` (as of `snap`) under `prefix` after `after`: StoreTableSource's Scan, for
+//! other sources over stores.
+Status ScanStore(state::Store& store, const state::Snapshot* snap, std::string_view prefix, std::string_view after,
+                 size_t limit, std::vector<KeyValue>* out);
+
+}  // namespace webindex::query
