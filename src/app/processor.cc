@@ -70,7 +70,7 @@ std::vector<kafka::TopicSpec> TopicSpecs(const ProcessorConfig& config) {
 std::vector<kafka::TopicSpec> ControlTopicSpecs(const ProcessorConfig& config) {
   // Compacted: only each key's newest record matters.
   std::vector<kafka::TopicSpec> specs;
-  for (const std::string& name : {config.topics.instances, config.topics.generations}) {
+  for (const std::string& name : {config.topics.instances, config.topics.generations, config.topics.table_members}) {
     specs.push_back({name, 1, 1, {{"cleanup.policy", "compact"}}});
   }
   return specs;
@@ -193,12 +193,13 @@ Status Processor::Start() {
              where, drift.description, config_.data_dir, drift.changes.empty() ? "..." : drift.changes);
   }
   const graph::IndexSet& indexes = details.indexes;
-  if (config_.table) stages.push_back(std::make_unique<graph::GraphStage>(layout, from_ms, indexes));
+  const bool whole_table = config_.table && !config_.table_shards;
+  if (whole_table) stages.push_back(std::make_unique<graph::GraphStage>(layout, from_ms, indexes));
   if (config_.stages) {
     stages.push_back(std::make_unique<pipeline::UriStage>(layout));
     stages.push_back(std::make_unique<pipeline::DomainStage>(layout));
   }
-  if (config_.table) stages.push_back(std::make_unique<sink::SinkStage>(layout, details.web_triples, indexes));
+  if (whole_table) stages.push_back(std::make_unique<sink::SinkStage>(layout, details.web_triples, indexes));
   uint64_t max_backlog = 0;
   if (config_.max_backlog_bytes) {
     max_backlog = *config_.max_backlog_bytes;
@@ -254,8 +255,27 @@ Status Processor::Start() {
   }
   // Build every runner before starting any, so delivery reports always find their runner.
   for (auto& runner : runners_) RETURN_IF_ERROR(runner->Start());
+  if (config_.table_shards) {
+    TableShardsOptions shards;
+    shards.dir = dir_->PathOf(generation_) + "-shards";
+    shards.group_id = GroupGenerations::GroupIdOf(KafkaGroupName(config_), generation_, "table");
+    shards.session_timeout_ms = config_.group_session_timeout_ms;
+    shards.kafka = config_.kafka;
+    shards.layout = layout;
+    shards.runner = config_.runner;
+    shards.runner.generation = generation_;
+    shards.runner.limits = limits;
+    shards.runner.dead_letters = n.dead_letters;
+    shards.runner.instance = instance;
+    shards.runner.records_instance = layout.instance;
+    shards.store = config_.store;
+    ASSIGN_OR_RETURN(table_shards_, TableShards::Start(std::move(shards), metrics_));
+  }
   if (config_.compute_rank) RETURN_IF_ERROR(StartRank());
-  if (config_.table) {
+  if (config_.table_shards) {
+    LOG_INFO("processing {} -> this member's shards of the query table in {}-shards (brokers {})", config_.topics.pages,
+             dir_->PathOf(generation_), config_.kafka.brokers);
+  } else if (config_.table) {
     LOG_INFO("processing {} -> query table in {} (brokers {})", config_.topics.pages, dir_->PathOf(generation_),
              config_.kafka.brokers);
   } else {
@@ -263,19 +283,21 @@ Status Processor::Start() {
              dir_->PathOf(generation_), config_.kafka.brokers);
   }
   if (group) {
+    const std::string shards_group = GroupGenerations::GroupIdOf(KafkaGroupName(config_), generation_, "table");
     LOG_INFO("member of group {}: {}{}", config_.group,
              config_.stages ? fmt::format("the page, uri and domain stages read the partitions the groups {}.<stage> "
                                           "assign this process",
                                           config_.group)
                             : "no stages (--no-stages)",
-             config_.table ? "; the graph stage and the table read every partition (a replica)"
-                           : "; no table (start a member with --table or --http for one)");
+             config_.table_shards ? "; the table's shards: those its group " + shards_group + " assigns"
+             : config_.table       ? std::string("; the graph stage and the table read every partition (a replica)")
+                                   : std::string("; no table (start a member with --table or --http for one)"));
   }
   return Status::Ok();
 }
 
 Status Processor::StartRank() {
-  if (rank_ || !config_.table || !store_) return Status::Ok();
+  if (rank_ || !config_.table || config_.table_shards || !store_) return Status::Ok();
   ASSIGN_OR_RETURN(const InstanceDetails details, ReadDetails(*store_));
   if (!details.pagerank) return Status::Ok();
   const auto& n = config_.topics;
@@ -436,6 +458,9 @@ Status Processor::Failure() {
   for (auto& runner : runners_) {
     if (runner->failed()) return runner->Join();
   }
+  if (table_shards_) {
+    if (auto failure = table_shards_->failure()) return *failure;
+  }
   // A flush or compaction that failed while no stage commits (an idle run) stops it too.
   if (store_) return store_->Health();
   return Status::Ok();
@@ -543,6 +568,7 @@ Status Processor::Stop() {
   if (stopped_) return Status::Ok();
   stopped_ = true;
   if (rank_) rank_->Stop();  // it reads the store only; the stages never wait for it
+  if (table_shards_) table_shards_->Stop();
   std::vector<pipeline::StageRunner*> stopping;  // downstream first
   for (auto it = runners_.rbegin(); it != runners_.rend(); ++it) stopping.push_back(it->get());
   Status first = StopRunners(stopping);
@@ -558,6 +584,7 @@ Status Processor::Stop() {
   }
   runners_.clear();
   rank_.reset();
+  table_shards_.reset();
   publisher_.reset();
   store_.reset();
   group_admins_.clear();

@@ -15,6 +15,7 @@
 
 #include "app/progress_line.h"
 #include "app/rank_publisher.h"
+#include "app/table_shards.h"
 #include "codec/event.h"
 #include "graph/index_set.h"
 #include "kafka/admin.h"
@@ -84,6 +85,10 @@ struct ProcessorConfig {
   //! the table (graph stage, sink, PageRank). A lone run does both; a group member either or both.
   bool stages = true;
   bool table = true;
+  //! Group members with `table`: keep only this member's share of the table, the shards of the
+  //! webindex.exports partitions the consumer group "<group>.table" assigns it (table_shards.h),
+  //! instead of the whole table; no graph stage or PageRank then (docs/scale-out.md §6).
+  bool table_shards = false;
   //! Group members: asked, with the generation, right before a runner trims its changelog
   //! (GroupGenerations::TrimsAllowed); unset: trims are allowed.
   std::function<bool(uint64_t generation)> trims_allowed;
@@ -122,6 +127,8 @@ class Processor {
   const pipeline::Metrics& metrics() const { return metrics_; }
   //! The data dir's store, for readers of the query table (after Start, until Stop).
   state::Store* store() { return store_.get(); }
+  //! With config.table_shards: this member's table shards (after Start, until Stop); else null.
+  TableShards* table_shards() { return table_shards_.get(); }
   //! The background PageRank's counters (zeros when it is off).
   rank::RankService::Stats rank_stats() const { return rank_ ? rank_->stats() : rank::RankService::Stats{}; }
   //! Whether the background PageRank runs (pagerank.interval_s > 0), and how often it checks.
@@ -206,6 +213,7 @@ class Processor {
   std::vector<std::unique_ptr<pipeline::StageRunner>> runners_;
   std::unique_ptr<RankPublisher> publisher_;
   std::unique_ptr<rank::RankService> rank_;
+  std::unique_ptr<TableShards> table_shards_;
   std::optional<state::DataDir> dir_;
   uint64_t generation_ = 0;
   std::optional<uint64_t> switch_to_;

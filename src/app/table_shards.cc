@@ -222,6 +222,7 @@ void TableShards::Confirm() {
   std::lock_guard lock(mu_);
   if (st.ok()) {
     confirmed_at_ = std::chrono::steady_clock::now();
+    generation_ = consumer_->GroupGeneration();
   } else if (st.code() == Status::Code::kAborted) {
     confirmed_at_ = {};
     LOG_WARN("table shards: the group no longer counts this member ({}); serving nothing until it assigns again",

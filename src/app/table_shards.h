@@ -61,6 +61,8 @@ class TableShards final : public kafka::RebalanceListener {
   //! Why a shard given to this member cannot serve (its partition lost records to retention),
   //! per shard; empty when none.
   std::map<int32_t, std::string> Refused() const;
+  //! The shards' consumer group's generation as this member last confirmed it (-1: none yet).
+  int32_t group_generation() const { return generation_; }
   //! Shards given to this member that read on from the copy its data dir kept of them.
   uint64_t resumed_locally() const { return resumed_locally_; }
   //! Set once the member stopped for an error (a shard's sink failed, the group could not be
@@ -97,6 +99,7 @@ class TableShards final : public kafka::RebalanceListener {
   std::thread thread_;
   std::atomic<bool> stop_{false};
   std::atomic<uint64_t> resumed_locally_{0};
+  std::atomic<int32_t> generation_{-1};
 
   mutable std::mutex mu_;
   std::map<int32_t, Shard> shards_;              //!< every shard opened since the start

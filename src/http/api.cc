@@ -238,6 +238,19 @@ Result<std::string> RouteJson(query::QueryService& q, state::Store& store, const
   return query::ToJson(links);
 }
 
+//! Unavailable for a route that reads the whole table from this process's store when the
+//! table is partitioned (Api::SetTable).
+Status WholeTableRoute(const std::string& route, bool partitioned) {
+  if (!partitioned) return Status::Ok();
+  if (route == "/sparql" || route == "/api/pagerank" || route == "/api/suggest" || !StatementKind(route).empty()) {
+    return Status::Unavailable(route +
+                               " is not answered by a partitioned table yet (members started with --table-shard "
+                               "answer /api/top, /api/pages, /api/page, /api/links and /api/totals; "
+                               "docs/scale-out.md §6)");
+  }
+  return Status::Ok();
+}
+
 void WriteConnectionStats(const ConnectionStats& c, PrometheusWriter& w) {
   w.Family("webindex_http_connections_open", "gauge", "Open HTTP connections.");
   w.Sample("webindex_http_connections_open", {}, c.open.load());
@@ -305,6 +318,12 @@ ApiResponse Api::Handle(const ApiRequest& request) {
       response = Error(400, target.status().message());
     } else if (route == kOther) {
       response = Error(404, "no such route: " + target->path);
+    } else if (Status whole = [&] {
+                 std::shared_lock lock(source_mu_);
+                 return WholeTableRoute(route, partitioned_);
+               }();
+               !whole.ok()) {
+      response = Error(503, whole.message(), route);
     } else if (route == "/sparql") {  // the protocol's own methods and bodies
       response = [&] {
         std::shared_lock lock(source_mu_);
@@ -372,8 +391,16 @@ void Api::SetSource(state::Store& store, MetricsSource metrics, StatusSource sta
   std::unique_lock lock(source_mu_);
   query_ = std::move(next);
   store_ = &store;
+  partitioned_ = false;
   metrics_ = std::move(metrics);
   status_ = std::move(status);
+}
+
+void Api::SetTable(std::shared_ptr<query::TableSource> table) {
+  auto next = std::make_unique<query::QueryService>(std::move(table));
+  std::unique_lock lock(source_mu_);
+  query_ = std::move(next);
+  partitioned_ = true;
 }
 
 std::string Api::Metrics() {

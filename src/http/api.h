@@ -92,6 +92,11 @@ class Api {
   //! Serves another store from now on (a replay made another generation current). Waits
   //! for the requests reading the old one; the old store may close when it returns.
   void SetSource(state::Store& store, MetricsSource metrics, StatusSource status = {});
+  //! Answers the table's questions (top, a domain's pages, a page, its links, totals) from
+  //! `table`, a partitioned table's shards (query/sharded_table.h), from now on; the routes that
+  //! need the whole table in this process's store (PageRank, statements, SPARQL, suggestions)
+  //! answer 503 saying so. The store still answers /healthz.
+  void SetTable(std::shared_ptr<query::TableSource> table);
 
   ConnectionStats& connection_stats() { return connections_; }
 
@@ -105,6 +110,7 @@ class Api {
   std::shared_mutex source_mu_;  //!< shared by requests, exclusive while switching stores
   std::unique_ptr<query::QueryService> query_;
   state::Store* store_;  //!< what query_ reads, for the PageRank results
+  bool partitioned_ = false;  //!< query_ reads table shards (SetTable); store_ holds no table
   MetricsSource metrics_;
   StatusSource status_;
   const SparqlOptions sparql_;

@@ -20,6 +20,8 @@ struct TopicNames {
   std::string pagerank = "webindex.pagerank";  //!< PageRank results (app::RankPublisher)
   std::string generations = "webindex.generations";  //!< a group's generations (app/group_generations.h)
   std::string instances = "webindex.instances";  //!< the claim of the lone run on these topics (app/instance_claim.h)
+  //! Which member of a partitioned table serves which shard (app/table_members.h).
+  std::string table_members = "webindex.table-members";
 };
 
 //! 64-bit FNV-1a: stable across builds and platforms.

@@ -11,12 +11,12 @@ namespace {
 
 class ShardedRead final : public TableRead {
  public:
-  explicit ShardedRead(const ShardedTableSource& table, const std::vector<std::shared_ptr<TableSource>>& shards)
-      : table_(table), shards_(shards), reads_(shards.size()) {}
+  explicit ShardedRead(std::vector<std::shared_ptr<TableSource>> shards)
+      : shards_(std::move(shards)), reads_(shards_.size()) {}
 
   Result<std::vector<std::optional<std::string>>> Get(std::string_view owner,
                                                       const std::vector<std::string>& keys) override {
-    ASSIGN_OR_RETURN(TableRead * read, ReadOf(table_.ShardOf(owner)));
+    ASSIGN_OR_RETURN(TableRead * read, ReadOf(pipeline::PartitionFor(owner, static_cast<int32_t>(shards_.size()))));
     return read->Get(owner, keys);
   }
 
@@ -97,8 +97,7 @@ class ShardedRead final : public TableRead {
     return Status::Unavailable("table shard(s) " + names + " have no owner ready to answer");
   }
 
-  const ShardedTableSource& table_;
-  const std::vector<std::shared_ptr<TableSource>>& shards_;
+  const std::vector<std::shared_ptr<TableSource>> shards_;
   std::vector<std::shared_ptr<TableRead>> reads_;
 };
 
@@ -106,7 +105,7 @@ class ShardedRead final : public TableRead {
 
 ShardedTableSource::ShardedTableSource(std::vector<std::shared_ptr<TableSource>> shards) : shards_(std::move(shards)) {}
 
-std::unique_ptr<TableRead> ShardedTableSource::Read() { return std::make_unique<ShardedRead>(*this, shards_); }
+std::unique_ptr<TableRead> ShardedTableSource::Read() { return std::make_unique<ShardedRead>(shards_); }
 
 int32_t ShardedTableSource::ShardOf(std::string_view owner) const {
   return pipeline::PartitionFor(owner, static_cast<int32_t>(shards_.size()));
