@@ -477,6 +477,9 @@ TEST_F(GroupCliTest, AReplayOfTheGroupBuiltInBulkIsRestoredByItsMembers) {
             << std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count() << " s" << std::endl;
   ASSERT_TRUE(cluster_->WaitForLog("group bulk build of generation 3: ", 0, from)) << cluster_->LogTail();
   EXPECT_TRUE(cluster_->WaitForLog("replay done: group crawl switched to generation 3", 0, from));
+  // Generation 3's page tasks began at their snapshots, not at their partitions' starts.
+  EXPECT_EQ(TasksIn(" commits restored, ", "page", from).size(), size_t{kPartitions}) << cluster_->LogTail();
+  EXPECT_TRUE(TasksIn(" void, 0 snapshot records", "page", from).empty()) << cluster_->LogTail();
   const std::string when = " (seed " + std::to_string(seed) + ")";
   for (auto deadline = std::chrono::steady_clock::now() + 60s;
        !std::filesystem::exists(DataDir("a") + "/gen-3") || std::filesystem::exists(DataDir("a") + "/gen-1");) {
