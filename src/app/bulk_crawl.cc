@@ -4,7 +4,6 @@
 #include <chrono>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <thread>
 #include <vector>
 
@@ -17,7 +16,6 @@
 #include "common/bytes.h"
 #include "common/crash_point.h"
 #include "common/log.h"
-#include "kafka/producer.h"
 #include "model/url.h"
 #include "pipeline/page_stage.h"
 #include "pipeline/runner_keys.h"
@@ -74,61 +72,6 @@ std::string Version(uint64_t v) {
   w.PutFixed64BE(v);
   return w.Take();
 }
-
-//! Sends the build's exports and tells when all are acknowledged.
-class ExportSender {
- public:
-  static Result<std::unique_ptr<ExportSender>> Create(const ProcessorConfig& config, int64_t max_message_bytes) {
-    auto sender = std::unique_ptr<ExportSender>(new ExportSender());
-    kafka::ClientConfig producer = config.kafka;
-    producer.properties["message.max.bytes"] = std::to_string(max_message_bytes);
-    // The queue waits for the broker within a bound of its own, whatever the build sends.
-    producer.properties.emplace("queue.buffering.max.kbytes", "32768");
-    ExportSender* self = sender.get();
-    ASSIGN_OR_RETURN(sender->producer_,
-                     kafka::Producer::Create(producer, [self](uint64_t, const Status& status) { self->Delivered(status); }));
-    return sender;
-  }
-
-  Status Send(OutRecord record) {
-    RETURN_IF_ERROR(failed());
-    ++sent_;
-    return producer_->Produce(record, 0);
-  }
-
-  //! Waits until every record sent is acknowledged; Aborted when `stop` is set first.
-  Status Wait(const std::atomic<bool>& stop) {
-    while (true) {
-      RETURN_IF_ERROR(failed());
-      {
-        std::lock_guard<std::mutex> lock(mu_);
-        if (acknowledged_ == sent_) return Status::Ok();
-      }
-      if (stop) return Status::Aborted("bulk build interrupted");
-      (void)producer_->Flush(200);  // a timeout only means: not yet
-    }
-  }
-
-  uint64_t sent() const { return sent_; }
-
- private:
-  ExportSender() = default;
-  void Delivered(const Status& status) {
-    std::lock_guard<std::mutex> lock(mu_);
-    ++acknowledged_;
-    if (!status.ok() && failure_.ok()) failure_ = status.WithContext("an export of the bulk build");
-  }
-  Status failed() {
-    std::lock_guard<std::mutex> lock(mu_);
-    return failure_;
-  }
-
-  std::unique_ptr<kafka::Producer> producer_;
-  uint64_t sent_ = 0;
-  std::mutex mu_;
-  uint64_t acknowledged_ = 0;
-  Status failure_;
-};
 
 //! The rows of one family in key order, split over consecutive key ranges: each BulkLoad's keys
 //! grow, and the ranges never overlap, so all files go into one ingest.
@@ -240,7 +183,7 @@ Result<BulkCrawlStats> BulkBuildCrawl(const ProcessorConfig& config, state::Stor
       {names.uri_deltas, names.domain_deltas, names.exports, names.dead_letters, names.pagerank}, config.kafka,
       kAdminTimeoutMs);
   const size_t export_budget = limits.BudgetOf(names.exports);
-  ASSIGN_OR_RETURN(auto exports, ExportSender::Create(config, limits.producer_max_message_bytes));
+  ASSIGN_OR_RETURN(auto exports, BulkSender::Create(config, limits.producer_max_message_bytes, "an export of the bulk build"));
   auto send_export = [&](const codec::ExportRecord& e) -> Status {
     const int32_t partition = pipeline::PartitionFor(e.key, export_partitions);
     if (e.type != codec::ExportRecord::Type::kPage) {

@@ -21,6 +21,48 @@ using Clock = std::chrono::steady_clock;
 
 }  // namespace
 
+Result<std::unique_ptr<BulkSender>> BulkSender::Create(const ProcessorConfig& config, int64_t max_message_bytes,
+                                                       std::string what) {
+  auto sender = std::unique_ptr<BulkSender>(new BulkSender(std::move(what)));
+  kafka::ClientConfig producer = config.kafka;
+  producer.properties["message.max.bytes"] = std::to_string(max_message_bytes);
+  // The queue waits for the broker within a bound of its own, whatever the build sends.
+  producer.properties.emplace("queue.buffering.max.kbytes", "32768");
+  BulkSender* self = sender.get();
+  ASSIGN_OR_RETURN(sender->producer_,
+                   kafka::Producer::Create(producer, [self](uint64_t, const Status& status) { self->Delivered(status); }));
+  return sender;
+}
+
+Status BulkSender::Send(const OutRecord& record) {
+  RETURN_IF_ERROR(failed());
+  ++sent_;
+  return producer_->Produce(record, 0);
+}
+
+Status BulkSender::Wait(const std::atomic<bool>& stop) {
+  while (true) {
+    RETURN_IF_ERROR(failed());
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (acknowledged_ == sent_) return Status::Ok();
+    }
+    if (stop) return Status::Aborted("bulk build interrupted");
+    (void)producer_->Flush(200);  // a timeout only means: not yet
+  }
+}
+
+void BulkSender::Delivered(const Status& status) {
+  std::lock_guard<std::mutex> lock(mu_);
+  ++acknowledged_;
+  if (!status.ok() && failure_.ok()) failure_ = status.WithContext(what_);
+}
+
+Status BulkSender::failed() {
+  std::lock_guard<std::mutex> lock(mu_);
+  return failure_;
+}
+
 size_t SortBudget(const BulkOptions& options, int alive) {
   return static_cast<size_t>(std::min<uint64_t>(options.memory_bytes / static_cast<uint64_t>(alive), kRunBytes));
 }

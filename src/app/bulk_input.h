@@ -1,11 +1,14 @@
-// What a replay's bulk builds (bulk_graph.h for statements, bulk_crawl.h for crawl events) share:
-// their options, the input range a stage has yet to read, read whole with large fetches, and the
-// progress line of each phase.
+// What a replay's bulk builds (bulk_graph.h for statements, bulk_crawl.h for crawl events,
+// group_bulk.h for a group's) share: their options, the input range a stage has yet to read, read
+// whole with large fetches, a producer of what they send that tells when all is acknowledged, and
+// the progress line of each phase.
 #pragma once
 
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <memory>
+#include <mutex>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -15,6 +18,7 @@
 #include "common/record.h"
 #include "common/status.h"
 #include "kafka/admin.h"
+#include "kafka/producer.h"
 #include "state/store.h"
 
 namespace webindex::app {
@@ -58,6 +62,30 @@ enum class Take { kTaken, kLeftToStage };
 //! transaction's markers), where it got. Aborted when `stop` is set.
 Status ReadRange(const ProcessorConfig& config, BulkRange* range, const std::function<Result<Take>(const InRecord&)>& take,
                  const std::function<void(uint64_t records, uint64_t bytes)>& progress, const std::atomic<bool>& stop);
+
+//! Sends a build's records (exports, changelog snapshots, dead letters) and tells when all are
+//! acknowledged; `what` names a record in the error of one that was not.
+class BulkSender {
+ public:
+  static Result<std::unique_ptr<BulkSender>> Create(const ProcessorConfig& config, int64_t max_message_bytes,
+                                                    std::string what);
+  Status Send(const OutRecord& record);
+  //! Waits until every record sent is acknowledged; Aborted when `stop` is set first.
+  Status Wait(const std::atomic<bool>& stop);
+  uint64_t sent() const { return sent_; }
+
+ private:
+  explicit BulkSender(std::string what) : what_(std::move(what)) {}
+  void Delivered(const Status& status);
+  Status failed();
+
+  std::string what_;
+  std::unique_ptr<kafka::Producer> producer_;
+  uint64_t sent_ = 0;
+  std::mutex mu_;
+  uint64_t acknowledged_ = 0;
+  Status failure_;
+};
 
 //! The progress of one phase of a build ("bulk graph build", "read"): `total` items of `unit`
 //! to come (0: unknown).

@@ -2,6 +2,7 @@
 
 #include <simdjson.h>
 
+#include <algorithm>
 #include <chrono>
 
 #include <fmt/format.h>
@@ -84,6 +85,7 @@ Result<GroupGeneration> DecodeGroupGeneration(std::string_view json) {
 }
 
 void GroupGenerations::Apply(const GroupGeneration& g) {
+  highest = std::max(highest, g.generation);
   switch (g.state) {
     case GroupGeneration::State::kBuilding:
       if (g.generation > current) building = g;

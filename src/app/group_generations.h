@@ -48,6 +48,10 @@ struct GroupGenerations {
   uint64_t current = 1;  //!< the last generation switched to (1: the group never replayed)
   std::optional<GroupGeneration> current_record;  //!< its `switched` record (none for 1 by default)
   std::optional<GroupGeneration> building;  //!< a replay in force (generation > current)
+  //! The highest generation any record names: a new build takes the next one, so that no build
+  //! gets the number of an earlier one, aborted or reserved (`aborted` written before a bulk
+  //! build sends anything: group_bulk.h), whose records the changelogs may still hold.
+  uint64_t highest = 1;
 
   void Apply(const GroupGeneration& g);
   //! Whether runners of `generation` may trim their changelogs at `now_ms`: each partition holds

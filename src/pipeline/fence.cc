@@ -284,10 +284,11 @@ std::vector<Result<TakeOverStats>> TakeOverTasks(const kafka::ClientConfig& conf
       continue;
     }
     const RestoreStats& stats = restores[i]->stats();
-    LOG_INFO("task {} taken over at epoch {}{}: {} changelog records read, {} commits restored, {} void", task,
-             DescribeEpoch(epoch),
+    LOG_INFO("task {} taken over at epoch {}{}: {} changelog records read, {} commits restored, {} void, {} "
+             "snapshot records",
+             task, DescribeEpoch(epoch),
              spec.local ? " from the local copy at offset " + std::to_string(spec.local->offset) : std::string(),
-             stats.records, stats.commits, stats.void_records);
+             stats.records, stats.commits, stats.void_records, stats.snapshot_records + stats.snapshot_rows);
     out.emplace_back(TakeOverStats{epoch, stats});
   }
   return out;

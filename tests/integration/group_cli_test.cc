@@ -437,6 +437,64 @@ TEST_F(GroupCliTest, AReplayOfTheGroupIsBuiltByItsMembersWhichAllSwitch) {
   }
 }
 
+// A replay of the group built in bulk (app/group_bulk.h): the replay command folds the events
+// itself and writes each task's state as a changelog snapshot, which the members restore. Killed
+// once every record of its build is acknowledged but before it announces the generation, it
+// leaves generation 1 answering; run again, it builds the next number (the first one's records
+// are never restored). The table then equals the batch table, and again after more events.
+TEST_F(GroupCliTest, AReplayOfTheGroupBuiltInBulkIsRestoredByItsMembers) {
+  const uint64_t seed = Seed("group bulk replay test");
+  EventGenerator gen(seed, kPartitions, 300);  // ten events a page: re-crawls, deletes, stale ones
+  BatchModel model;
+  auto feed = [&](size_t n) { FeedForwarded(gen, model, n); };
+  std::map<std::string, std::unique_ptr<ChildProcess>> members;
+  members["a"] = StartMember("a");      // stages and the table
+  members["b"] = StartMember("b", "");  // stages only
+  feed(3000);
+  ExpectTable("a", model.TableLines());
+  const std::vector<std::string> replay = {"replay", "--brokers", cluster_->brokers(), "--group", "crawl",
+                                           "--config", config_,  "--switch-lag",     "0",       "--bulk-min-records",
+                                           "0"};
+  size_t from = cluster_->LogSize();
+  // The exit code of a replay, or -1 when it has not ended within 2 minutes (then killed).
+  auto finish = [&](std::unique_ptr<ChildProcess> process) {
+    for (auto deadline = std::chrono::steady_clock::now() + 120s;
+         process->Running() && std::chrono::steady_clock::now() < deadline;) {
+      std::this_thread::sleep_for(200ms);
+    }
+    if (process->Running()) process->Signal(SIGKILL);
+    return process->Wait();
+  };
+  EXPECT_NE(finish(cluster_->Start(replay, "WEBINDEX_CRASH_AT=group-replay-after-bulk")), 0);
+  ASSERT_TRUE(cluster_->WaitForLog("group bulk build of generation 2: ", 0, from)) << cluster_->LogTail();
+  EXPECT_FALSE(cluster_->WaitForLog("builds generation 2", 1000, from)) << "announced before the crash";
+  EXPECT_EQ(Dump("a"), model.TableLines()) << "generation 1 stopped answering";
+
+  from = cluster_->LogSize();
+  const auto began = std::chrono::steady_clock::now();
+  ASSERT_EQ(finish(cluster_->Start(replay)), 0) << cluster_->LogTail();
+  std::cout << "group replay of 3000 events in bulk: "
+            << std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count() << " s" << std::endl;
+  ASSERT_TRUE(cluster_->WaitForLog("group bulk build of generation 3: ", 0, from)) << cluster_->LogTail();
+  EXPECT_TRUE(cluster_->WaitForLog("replay done: group crawl switched to generation 3", 0, from));
+  // Generation 3's page tasks began at their snapshots, not at their partitions' starts.
+  EXPECT_EQ(TasksIn(" commits restored, ", "page", from).size(), size_t{kPartitions}) << cluster_->LogTail();
+  EXPECT_TRUE(TasksIn(" void, 0 snapshot records", "page", from).empty()) << cluster_->LogTail();
+  const std::string when = " (seed " + std::to_string(seed) + ")";
+  for (auto deadline = std::chrono::steady_clock::now() + 60s;
+       !std::filesystem::exists(DataDir("a") + "/gen-3") || std::filesystem::exists(DataDir("a") + "/gen-1");) {
+    ASSERT_LT(std::chrono::steady_clock::now(), deadline) << "a did not switch to generation 3; " << cluster_->LogTail();
+    std::this_thread::sleep_for(200ms);
+  }
+  ExpectTable("a", model.TableLines());
+  feed(1000);
+  ExpectTable("a", model.TableLines());
+  for (auto& [name, process] : members) {
+    process->Signal(SIGTERM);
+    EXPECT_EQ(process->Wait(), 0) << name << when << "; see " << cluster_->log();
+  }
+}
+
 TEST_F(GroupCliTest, AGroupNeedsABrokerOtherProcessesCanReach) {
   std::string out;
   EXPECT_EQ(cluster_->Run({"run", "--brokers", "embedded", "--data-dir", DataDir("x"), "--group", "crawl"}, &out), 2);
