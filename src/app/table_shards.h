@@ -61,6 +61,7 @@ class TableShards final : public kafka::RebalanceListener {
   //! Why a shard given to this member cannot serve (its partition lost records to retention),
   //! per shard; empty when none.
   std::map<int32_t, std::string> Refused() const;
+  const std::string& group_id() const { return options_.group_id; }
   //! The shards' consumer group's generation as this member last confirmed it (-1: none yet).
   int32_t group_generation() const { return generation_; }
   //! Shards given to this member that read on from the copy its data dir kept of them.

@@ -19,6 +19,7 @@
 #include "app/instance_claim.h"
 #include "app/instance_details.h"
 #include "app/replay.h"
+#include "app/table_members.h"
 #include "cli/embedded.h"
 #include "cli/exit_codes.h"
 #include "cli/load_command.h"
@@ -27,6 +28,7 @@
 #include "common/crash_point.h"
 #include "common/log.h"
 #include "http/server.h"
+#include "http/shard_client.h"
 #include "kafka/embedded_broker.h"
 #include "query/table_reader.h"
 #include "state/data_dir.h"
@@ -261,18 +263,82 @@ int ExitFor(Status run, Status stopped, uint64_t lost) {
   return kExitOk;
 }
 
+//! Where the other members of a partitioned table reach this member's API: `advertise`, else the
+//! --http address when it names a host others can reach (not a wildcard); `port` replaces a port 0.
+Result<std::string> AdvertisedAddress(const std::string& listen, const std::string& advertise, uint16_t port = 0) {
+  if (!advertise.empty()) {
+    auto address = http::ParseListenAddress(advertise);
+    if (!address.ok()) return Status::InvalidArgument("--http-advertise: " + address.status().message());
+    if (address->port == 0) return Status::InvalidArgument("--http-advertise needs a port other than 0");
+    return advertise;
+  }
+  ASSIGN_OR_RETURN(auto address, http::ParseListenAddress(listen));
+  if (address.host == "0.0.0.0" || address.host == "::" || address.host.empty()) {
+    return Status::InvalidArgument("--http " + listen +
+                                   " listens on every interface: give --http-advertise HOST:PORT, the address the "
+                                   "other members of the partitioned table reach this member's API at");
+  }
+  const std::string host = address.host.find(':') != std::string::npos ? "[" + address.host + "]" : address.host;
+  return host + ":" + std::to_string(port != 0 ? port : address.port);
+}
+
+//! A member with --table-shard and --http: its API answers for the whole table, from its own
+//! shards and, through the other members' APIs, theirs (app/table_members.h).
+class ShardedApi {
+ public:
+  Status Serve(const Settings& settings, const RunOptions& options, app::Processor& processor,
+               http::Server& server) {
+    members_.reset();  // the previous generation's
+    app::TableShards* shards = processor.table_shards();
+    if (shards == nullptr) return Status::Ok();
+    ASSIGN_OR_RETURN(auto dir, state::DataDir::Open(settings.processor.data_dir, /*create=*/false));
+    app::TableMembersOptions o;
+    o.kafka = settings.processor.kafka;
+    o.topic = settings.processor.topics.table_members;
+    o.group_id = shards->group_id();
+    ASSIGN_OR_RETURN(o.member, dir->InstanceId());
+    ASSIGN_OR_RETURN(o.http, AdvertisedAddress(settings.http.listen, options.http_advertise, server.port()));
+    ASSIGN_OR_RETURN(members_, app::TableMembers::Start(o, *shards, [](const std::string& http, int32_t shard) {
+                       return std::make_shared<http::RemoteShardSource>(http, shard);
+                     }));
+    server.api().SetTable(members_->Table());
+    server.api().SetShardLookup([shards](int32_t shard) -> std::shared_ptr<query::TableSource> {
+      const auto sources = shards->Sources();
+      return shard >= 0 && shard < static_cast<int32_t>(sources.size()) ? sources[shard] : nullptr;
+    });
+    return Status::Ok();
+  }
+  void Stop() { members_.reset(); }
+
+ private:
+  std::unique_ptr<app::TableMembers> members_;
+};
+
 //! `run --group`: the group's generations (app/group_member.h), the API following the current one.
 int RunMember(const Settings& settings, const RunOptions& options, const std::atomic<bool>& stop) {
   std::unique_ptr<http::Server>* served = nullptr;
-  app::GroupMember member(settings.processor, [&served](app::Processor& next) {
-    if (served && *served) SwitchHttp(**served, next);
+  ShardedApi sharded;
+  app::GroupMember member(settings.processor, [&](app::Processor& next) {
+    if (!served || !*served) return;
+    SwitchHttp(**served, next);
+    if (Status st = sharded.Serve(settings, options, next, **served); !st.ok()) {
+      LOG_ERROR("the API cannot ask the other members for their shards: {}", st.ToString());
+    }
   });
   if (Status st = member.Start(); !st.ok()) return Fail(st);
   auto server = StartHttp(settings, member.current());
   if (!server.ok()) return Fail(server.status());
   served = &*server;
+  if (*server) {
+    if (Status st = sharded.Serve(settings, options, member.current(), **server); !st.ok()) {
+      (*server)->Stop();
+      member.Stop().PermitUncheckedError();
+      return Fail(st);
+    }
+  }
   Status run = member.Run(options.exit_when_idle, stop);
   if (*server) (*server)->Stop();  // before the processors close the stores it serves
+  sharded.Stop();                  // before the processors' shards go
   Status stopped = member.Stop();
   return ExitFor(run, stopped, member.lost_records());
 }
@@ -291,13 +357,23 @@ int RunProcessor(Settings settings, const RunOptions& options) {
   if (!run_config.group_instance_id.empty() && run_config.group.empty()) {
     return Usage(Status::InvalidArgument("--group-instance-id names a member of a group: give --group NAME too"));
   }
-  if ((options.table || options.no_stages) && run_config.group.empty()) {
+  if ((options.table || options.no_stages || options.table_shard) && run_config.group.empty()) {
     return Usage(Status::InvalidArgument(
-        "--table and --no-stages choose what a member of a group runs: give --group NAME too (a lone run keeps "
-        "both the stages and the table)"));
+        "--table, --table-shard and --no-stages choose what a member of a group runs: give --group NAME too (a lone "
+        "run keeps both the stages and the table)"));
+  }
+  if (!options.http_advertise.empty() && (!options.table_shard || settings.http.listen.empty())) {
+    return Usage(Status::InvalidArgument(
+        "--http-advertise tells the other members of a partitioned table where this member's API is: give "
+        "--table-shard and --http too"));
+  }
+  if (options.table_shard && !settings.http.listen.empty()) {
+    auto advertised = AdvertisedAddress(settings.http.listen, options.http_advertise);
+    if (!advertised.ok()) return Usage(advertised.status());
   }
   if (!run_config.group.empty()) {
-    run_config.table = options.table || !settings.http.listen.empty();
+    run_config.table_shards = options.table_shard;
+    run_config.table = options.table || options.table_shard || !settings.http.listen.empty();
     run_config.stages = !options.no_stages;
     if (!run_config.table && !run_config.stages) {
       return Usage(Status::InvalidArgument("--no-stages without --table or --http leaves this member nothing to do"));

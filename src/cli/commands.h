@@ -33,6 +33,11 @@ struct RunOptions {
   bool reset = false;  //!< drop the data dir's generations first and rebuild from the input topic
   bool table = false;      //!< --table: a group member keeps the table (as with --http)
   bool no_stages = false;  //!< --no-stages: a group member keeps only the table
+  //! --table-shard: a group member keeps its share of a partitioned table (docs/scale-out.md §6)
+  bool table_shard = false;
+  //! --http-advertise: where other members of a partitioned table reach this one's API
+  //! (default: the --http address, when it names a host)
+  std::string http_advertise;
   //! A lone run whose stages hold nothing yet builds from a backlog as a batch first
   //! (app/bulk_builds.h, Settings::bulk); --no-bulk: one batch at a time.
   bool bulk = true;

@@ -125,6 +125,13 @@ int main(int argc, char** argv) {
                 "with --group: keep the whole query table here (as --http does); without either, a member runs "
                 "only its share of the stages");
   run->add_flag("--no-stages", run_opts.no_stages, "with --group: keep the table only, run no stages (a replica)");
+  run->add_flag("--table-shard", run_opts.table_shard,
+                "with --group: keep only this member's share of a partitioned query table, the shards of the "
+                "webindex.exports partitions the group assigns it; with --http, answer for the whole table by "
+                "asking the other members (docs/scale-out.md)");
+  run->add_option("--http-advertise", run_opts.http_advertise,
+                  "with --table-shard: HOST:PORT where the other members reach this member's API (default: the "
+                  "--http address)");
   run->add_option("--group-instance-id", group_instance_id,
                   "static membership: a member restarted under the same id gets its partitions back without a "
                   "rebalance (on clusters that support it)");
