@@ -65,12 +65,17 @@ class LoopbackSocket {
   uint16_t port_ = 0;
 };
 
-//! A member that answers every request after `delay` with the same raw `response` and closes the
-//! connection (an empty response: closes without answering).
+//! A member that answers the first `kept` requests of each connection with `kept_response`, then
+//! the next after `delay` with the raw `response` and closes the connection (an empty response:
+//! closes without answering).
 class FakeMember {
  public:
-  FakeMember(std::string response, std::chrono::milliseconds delay = {})
-      : response_(std::move(response)), delay_(delay), thread_([this] { Serve(); }) {}
+  FakeMember(std::string response, std::chrono::milliseconds delay = {}, int kept = 0, std::string kept_response = "")
+      : response_(std::move(response)),
+        delay_(delay),
+        kept_(kept),
+        kept_response_(std::move(kept_response)),
+        thread_([this] { Serve(); }) {}
   ~FakeMember() {
     stop_ = true;
     thread_.join();
@@ -88,10 +93,14 @@ class FakeMember {
       setsockopt(c, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
       std::string got;
       char buf[4096];
-      while (got.find("\r\n\r\n") == std::string::npos) {
-        const ssize_t n = recv(c, buf, sizeof(buf), 0);
-        if (n <= 0) break;
-        got.append(buf, static_cast<size_t>(n));
+      for (int request = 0; request <= kept_; ++request) {
+        while (got.find("\r\n\r\n") == std::string::npos) {
+          const ssize_t n = recv(c, buf, sizeof(buf), 0);
+          if (n <= 0) break;
+          got.append(buf, static_cast<size_t>(n));
+        }
+        if (const size_t end = got.find("\r\n\r\n"); end != std::string::npos) got.erase(0, end + 4);
+        if (request < kept_) send(c, kept_response_.data(), kept_response_.size(), MSG_NOSIGNAL);
       }
       for (const auto until = Clock::now() + delay_; !stop_ && Clock::now() < until;) {
         std::this_thread::sleep_for(std::chrono::milliseconds(5));
@@ -104,6 +113,8 @@ class FakeMember {
   LoopbackSocket socket_{true};
   const std::string response_;
   const std::chrono::milliseconds delay_;
+  const int kept_;
+  const std::string kept_response_;
   std::atomic<bool> stop_{false};
   std::thread thread_;
 };
@@ -319,6 +330,22 @@ TEST_F(RemoteShardTest, AMemberThatNeverAnswersIsUnavailableAfterTheTimeout) {
     EXPECT_GE(waited, 0.25) << op;
     EXPECT_LT(waited, 2.0) << op << ": " << Text(st);
   }
+}
+
+// The timeout bounds every request from its start, the later ones on a kept connection too.
+TEST_F(RemoteShardTest, AKeptConnectionThatFallsSilentIsUnavailableAfterTheTimeout) {
+  FakeMember member("", std::chrono::milliseconds(10000), 1, Ok(R"({"totals":null})"));
+  http::RemoteShardSource shard(member.address(), 0, std::chrono::milliseconds(300));
+  auto read = shard.Read();
+  auto first = read->Totals();
+  ASSERT_TRUE(first.ok()) << first.status().ToString();
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));  // the first request's deadline passes
+  const auto start = Clock::now();
+  const Status second = read->Totals().status();
+  const double waited = std::chrono::duration<double>(Clock::now() - start).count();
+  EXPECT_EQ(second.code(), Status::Code::kUnavailable) << Text(second);
+  EXPECT_GE(waited, 0.25);
+  EXPECT_LT(waited, 2.0) << Text(second);
 }
 
 // Answers that are not the answer asked for: never taken as a (short) one.
