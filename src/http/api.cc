@@ -22,6 +22,7 @@ namespace {
 
 constexpr std::string_view kOther = "other";
 constexpr std::string_view kUi = "ui";  //!< the web UI's files (ui_assets.h)
+constexpr std::string_view kShards = "/internal/shards";  //!< shard_routes.h, every shard and operation
 
 }  // namespace
 
@@ -274,7 +275,7 @@ const std::vector<std::string>& Api::Routes() {
   static const std::vector<std::string> kRoutes = {
       "/api/top",      "/api/pages",   "/api/page",    "/api/links",  "/api/pagerank", "/api/triples",
       "/api/temporal", "/api/search",  "/api/suggest", "/api/totals", "/api/status",   "/healthz",
-      "/metrics",      "/sparql",      std::string(kUi), std::string(kOther)};
+      "/metrics",      "/sparql",      std::string(kShards), std::string(kUi), std::string(kOther)};
   return kRoutes;
 }
 
@@ -311,10 +312,15 @@ ApiResponse Api::Handle(const ApiRequest& request) {
   std::string route(kOther);
   try {
     auto target = ParseTarget(request.target);
-    if (target.ok() && latency_.count(target->path) && target->path != kOther) route = target->path;
+    if (target.ok() && latency_.count(target->path) && target->path != kOther && target->path != kShards) route = target->path;
     const auto asset = target.ok() ? FindUiAsset(target->path) : std::nullopt;
     if (asset) route = kUi;
-    if (!target.ok()) {
+    std::shared_lock shard_lock(shard_mu_, std::defer_lock);
+    if (IsShardRoute(request.target)) shard_lock.lock();
+    if (shard_lock.owns_lock() && shard_lookup_) {  // before parsing: its `key` parameters repeat
+      route = kShards;
+      response = AnswerShards(request);
+    } else if (!target.ok()) {
       response = Error(400, target.status().message());
     } else if (route == kOther) {
       response = Error(404, "no such route: " + target->path);
@@ -384,6 +390,30 @@ ApiResponse Api::Handle(const ApiRequest& request) {
   const bool sparql_post = route == "/sparql" && request.method == "POST";
   response.close = !sparql_post && ((request.method != "GET" && request.method != "HEAD") || request.has_body);
   return response;
+}
+
+ApiResponse Api::AnswerShards(const ApiRequest& request) {
+  if (request.method != "GET") {
+    ApiResponse r = Error(405, "method " + std::string(request.method) + " not allowed; use GET", kShards);
+    r.allow = "GET";
+    return r;
+  }
+  if (request.has_body) return Error(400, "GET requests take no body", kShards);
+  auto body = AnswerShardRoute(shard_lookup_, request.target);
+  if (!body.ok()) {
+    const int status = HttpStatus(body.status());
+    if (status >= 500 && status != 503) LOG_WARN("GET {}: {}", request.target, body.status().ToString());
+    return Error(status, body.status().message(), kShards);
+  }
+  Count(kShards, 200);
+  ApiResponse r;
+  r.body = std::move(body).value();
+  return r;
+}
+
+void Api::SetShardLookup(ShardLookup lookup) {
+  std::unique_lock lock(shard_mu_);
+  shard_lookup_ = std::move(lookup);
 }
 
 void Api::SetSource(state::Store& store, MetricsSource metrics, StatusSource status) {

@@ -17,6 +17,7 @@
 
 #include "http/histogram.h"
 #include "http/prometheus.h"
+#include "http/shard_routes.h"
 #include "http/status.h"
 #include "query/query_service.h"
 #include "state/store.h"
@@ -97,6 +98,9 @@ class Api {
   //! need the whole table in this process's store (PageRank, statements, SPARQL, suggestions)
   //! answer 503 saying so. The store still answers /healthz.
   void SetTable(std::shared_ptr<query::TableSource> table);
+  //! Answers the internal shard routes (shard_routes.h) from now on, for the shards `lookup`
+  //! serves; without one they are unknown routes. Waits for the requests using the old lookup.
+  void SetShardLookup(ShardLookup lookup);
 
   ConnectionStats& connection_stats() { return connections_; }
 
@@ -106,6 +110,8 @@ class Api {
  private:
   ApiResponse Dispatch(const ApiRequest& request, const std::string& route);
   void Count(std::string_view route, int status);
+  //! A request under /internal/shards/ while a shard lookup is set (shard_mu_ held shared).
+  ApiResponse AnswerShards(const ApiRequest& request);
 
   std::shared_mutex source_mu_;  //!< shared by requests, exclusive while switching stores
   std::unique_ptr<query::QueryService> query_;
@@ -118,6 +124,8 @@ class Api {
   std::mutex counts_mu_;
   std::map<std::pair<std::string, int>, uint64_t> counts_;  //!< (route, status) -> responses
   ConnectionStats connections_;
+  std::shared_mutex shard_mu_;  //!< shared by shard requests, exclusive while switching lookups
+  ShardLookup shard_lookup_;
 };
 
 }  // namespace webindex::http

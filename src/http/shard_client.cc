@@ -1,0 +1,290 @@
+#include "http/shard_client.h"
+
+#include <simdjson.h>
+
+#include <optional>
+#include <utility>
+#include <vector>
+
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/beast.hpp>
+
+#include "common/base64url.h"
+#include "http/shard_routes.h"
+
+namespace webindex::http {
+namespace {
+
+namespace beast = boost::beast;
+namespace bhttp = boost::beast::http;
+namespace net = boost::asio;
+using tcp = net::ip::tcp;
+using Clock = std::chrono::steady_clock;
+
+//! The most one answer may take: a scan of kMaxShardScanLimit cells with their values.
+constexpr uint64_t kMaxBody = uint64_t{256} << 20;
+
+//! One TableRead's connection to the member: each operation is one request on it. Beast's
+//! stream timeouts bound only asynchronous operations, so each request runs them on this read's
+//! own io_context until they complete or the deadline closes the stream.
+class RemoteRead final : public query::TableRead {
+ public:
+  RemoteRead(std::string address, int32_t shard, std::chrono::milliseconds timeout)
+      : address_(std::move(address)), shard_(shard), timeout_(timeout) {}
+
+  Result<std::vector<std::optional<std::string>>> Get(std::string_view owner,
+                                                      const std::vector<std::string>& keys) override {
+    std::vector<std::optional<std::string>> values;
+    if (keys.empty()) return values;
+    if (keys.size() > kMaxShardGetKeys) {
+      return Fail("a get of " + std::to_string(keys.size()) + " keys (at most " +
+                  std::to_string(kMaxShardGetKeys) + ")");
+    }
+    std::string target = Prefix() + "get?owner=" + Base64UrlEncode(owner);
+    for (const std::string& key : keys) target += "&key=" + Base64UrlEncode(key);
+    ASSIGN_OR_RETURN(std::string body, Fetch(target));
+    simdjson::padded_string padded(body);
+    simdjson::ondemand::document doc;
+    simdjson::ondemand::array array;
+    if (parser_.iterate(padded).get(doc) || doc.find_field("values").get_array().get(array)) {
+      return Fail("the answer to a get is not {\"values\":[...]}");
+    }
+    for (auto item : array) {
+      simdjson::ondemand::value value;
+      simdjson::ondemand::json_type type;
+      if (item.get(value) || value.type().get(type)) return Fail("the answer to a get does not parse");
+      if (type == simdjson::ondemand::json_type::null) {
+        values.emplace_back();
+        continue;
+      }
+      ASSIGN_OR_RETURN(std::string bytes, Bytes(value, "a value"));
+      values.emplace_back(std::move(bytes));
+    }
+    if (values.size() != keys.size()) {
+      return Fail("the answer to a get of " + std::to_string(keys.size()) + " keys has " +
+                  std::to_string(values.size()) + " values");
+    }
+    return values;
+  }
+
+  Status Scan(std::string_view prefix, std::string_view after, size_t limit,
+              std::vector<query::KeyValue>* out) override {
+    out->clear();
+    if (limit == 0) return Status::Ok();
+    if (limit > kMaxShardScanLimit) {
+      return Fail("a scan of " + std::to_string(limit) + " cells (at most " + std::to_string(kMaxShardScanLimit) +
+                  ")");
+    }
+    ASSIGN_OR_RETURN(std::string body, Fetch(Prefix() + "scan?prefix=" + Base64UrlEncode(prefix) + "&after=" +
+                                             Base64UrlEncode(after) + "&limit=" + std::to_string(limit)));
+    simdjson::padded_string padded(body);
+    simdjson::ondemand::document doc;
+    simdjson::ondemand::array cells;
+    if (parser_.iterate(padded).get(doc) || doc.find_field("cells").get_array().get(cells)) {
+      return Fail("the answer to a scan is not {\"cells\":[...]}");
+    }
+    std::vector<query::KeyValue> got;
+    for (auto item : cells) {
+      simdjson::ondemand::array pair;
+      if (item.get_array().get(pair)) return Fail("a scanned cell is not [key, value]");
+      std::vector<std::string> parts;
+      for (auto part : pair) {
+        simdjson::ondemand::value value;
+        if (part.get(value)) return Fail("a scanned cell does not parse");
+        ASSIGN_OR_RETURN(std::string bytes, Bytes(value, "a scanned cell"));
+        parts.push_back(std::move(bytes));
+      }
+      if (parts.size() != 2) return Fail("a scanned cell is not [key, value]");
+      // The cells answer this scan: in key order, under the prefix, after the cursor.
+      const std::string_view last = got.empty() ? after : std::string_view(got.back().key);
+      if (!parts[0].starts_with(prefix) || (!last.empty() && parts[0] <= last)) {
+        return Fail("the answer to a scan has cells out of order or outside its range");
+      }
+      got.push_back({std::move(parts[0]), std::move(parts[1])});
+    }
+    if (got.size() > limit) return Fail("the answer to a scan has more cells than it asked for");
+    *out = std::move(got);
+    return Status::Ok();
+  }
+
+  Result<std::optional<sink::TableTotals>> Totals() override {
+    ASSIGN_OR_RETURN(std::string body, Fetch(Prefix() + "totals"));
+    simdjson::padded_string padded(body);
+    simdjson::ondemand::document doc;
+    simdjson::ondemand::value value;
+    simdjson::ondemand::json_type type;
+    if (parser_.iterate(padded).get(doc) || doc.find_field("totals").get(value) || value.type().get(type) ||
+        (type != simdjson::ondemand::json_type::null && type != simdjson::ondemand::json_type::object)) {
+      return Fail("the answer to totals is not {\"totals\":{...}|null}");
+    }
+    if (type == simdjson::ondemand::json_type::null) return std::optional<sink::TableTotals>();
+    sink::TableTotals totals;
+    int seen = 0;
+    simdjson::ondemand::object object;
+    if (value.get_object().get(object)) return Fail("the totals do not parse");
+    for (auto field : object) {
+      std::string_view name;
+      uint64_t n = 0;
+      if (field.unescaped_key().get(name) || field.value().get_uint64().get(n)) return Fail("the totals do not parse");
+      uint64_t* slot = name == "pages"     ? &totals.pages
+                       : name == "crawled" ? &totals.crawled
+                       : name == "linked"  ? &totals.linked
+                       : name == "links"   ? &totals.links
+                       : name == "domains" ? &totals.domains
+                                           : nullptr;
+      if (slot != nullptr) {
+        *slot = n;
+        ++seen;
+      }
+    }
+    if (seen != 5) return Fail("the totals lack a count");
+    return std::optional<sink::TableTotals>(totals);
+  }
+
+ private:
+  std::string Prefix() const { return std::string(kShardRoutePrefix) + std::to_string(shard_) + "/"; }
+
+  Status Fail(const std::string& what) const {
+    return Status::Unavailable("table shard " + std::to_string(shard_) + " at " + address_ + ": " + what);
+  }
+
+  Result<std::string> Bytes(simdjson::ondemand::value& value, const char* what) {
+    std::string_view text;
+    if (value.get_string().get(text)) return Fail(std::string(what) + " is not a string");
+    auto bytes = Base64UrlDecode(text);
+    if (!bytes.ok()) return Fail(std::string(what) + " is not base64url: " + bytes.status().message());
+    return std::move(bytes).value();
+  }
+
+  //! The body of a 200 answer to GET `target`. A kept connection the member closed meanwhile
+  //! (its idle timeout) is replaced once; a timeout is not retried.
+  Result<std::string> Fetch(const std::string& target) {
+    const bool reused = stream_.has_value();
+    bool timed_out = false;
+    auto body = Exchange(target, &timed_out);
+    if (!body.ok() && reused && !timed_out) body = Exchange(target, &timed_out);
+    return body;
+  }
+
+  //! Runs the operations started on ioc_ to completion (the stream's deadline ends them).
+  void Run() {
+    ioc_.restart();
+    ioc_.run();
+  }
+
+  void Close() {
+    if (stream_) {
+      beast::error_code ignored;
+      stream_->socket().shutdown(tcp::socket::shutdown_both, ignored);
+      stream_->close();
+      stream_.reset();
+    }
+  }
+
+  Status Connect(Clock::time_point deadline, bool* timed_out) {
+    if (!endpoints_) {
+      const std::string& address = address_;
+      const size_t colon = address.rfind(':');
+      if (colon == std::string::npos || colon == 0 || colon + 1 == address.size()) {
+        return Fail("the address is not host:port");
+      }
+      host_ = address.substr(0, colon);
+      if (host_.size() >= 2 && host_.front() == '[' && host_.back() == ']') host_ = host_.substr(1, host_.size() - 2);
+      const std::string port = address.substr(colon + 1);
+      tcp::resolver resolver(ioc_);
+      beast::error_code ec;
+      bool done = false;
+      tcp::resolver::results_type results;
+      resolver.async_resolve(host_, port, [&](beast::error_code e, tcp::resolver::results_type r) {
+        ec = e;
+        results = std::move(r);
+        done = true;
+      });
+      ioc_.restart();
+      ioc_.run_until(deadline);
+      if (!done) {
+        resolver.cancel();
+        Run();
+        *timed_out = true;
+        return Fail("cannot resolve the host within " + std::to_string(timeout_.count()) + " ms");
+      }
+      if (ec) return Fail("cannot resolve the host: " + ec.message());
+      endpoints_ = std::move(results);
+    }
+    stream_.emplace(ioc_);
+    stream_->expires_at(deadline);
+    beast::error_code ec;
+    stream_->async_connect(*endpoints_, [&](beast::error_code e, const tcp::endpoint&) { ec = e; });
+    Run();
+    if (ec) {
+      stream_.reset();
+      *timed_out = ec == beast::error::timeout;
+      return Fail(*timed_out ? "no connection within " + std::to_string(timeout_.count()) + " ms"
+                             : "cannot connect: " + ec.message());
+    }
+    return Status::Ok();
+  }
+
+  Result<std::string> Exchange(const std::string& target, bool* timed_out) {
+    const Clock::time_point deadline = Clock::now() + timeout_;
+    if (!stream_) RETURN_IF_ERROR(Connect(deadline, timed_out));
+    stream_->expires_at(deadline);
+    bhttp::request<bhttp::empty_body> request{bhttp::verb::get, target, 11};
+    request.set(bhttp::field::host, host_);
+    request.keep_alive(true);
+    beast::error_code ec;
+    bhttp::async_write(*stream_, request, [&](beast::error_code e, size_t) { ec = e; });
+    Run();
+    bhttp::response_parser<bhttp::string_body> parser;
+    parser.body_limit(kMaxBody);
+    if (!ec) {
+      bhttp::async_read(*stream_, buffer_, parser, [&](beast::error_code e, size_t) { ec = e; });
+      Run();
+    }
+    if (ec) {
+      Close();
+      buffer_.clear();
+      *timed_out = ec == beast::error::timeout;
+      return Fail(*timed_out ? "no answer within " + std::to_string(timeout_.count()) + " ms"
+                             : "the request failed: " + ec.message());
+    }
+    bhttp::response<bhttp::string_body> response = parser.release();
+    if (!response.keep_alive()) Close();
+    if (response.result_int() != 200) {
+      return Fail("HTTP " + std::to_string(response.result_int()) + ": " + ErrorOf(response.body()));
+    }
+    return std::move(response.body());
+  }
+
+  //! The message of an API error body, else the body's start.
+  std::string ErrorOf(const std::string& body) {
+    simdjson::padded_string padded(body);
+    simdjson::ondemand::document doc;
+    std::string_view message;
+    if (!parser_.iterate(padded).get(doc) && !doc.find_field("error").get_string().get(message)) {
+      return std::string(message);
+    }
+    return body.substr(0, 200);
+  }
+
+  const std::string address_;
+  const int32_t shard_;
+  const std::chrono::milliseconds timeout_;
+  net::io_context ioc_{1};
+  std::optional<tcp::resolver::results_type> endpoints_;
+  std::string host_;
+  std::optional<beast::tcp_stream> stream_;
+  beast::flat_buffer buffer_;
+  simdjson::ondemand::parser parser_;
+};
+
+}  // namespace
+
+RemoteShardSource::RemoteShardSource(std::string address, int32_t shard, std::chrono::milliseconds timeout)
+    : address_(std::move(address)), shard_(shard), timeout_(timeout) {}
+
+std::unique_ptr<query::TableRead> RemoteShardSource::Read() {
+  return std::make_unique<RemoteRead>(address_, shard_, timeout_);
+}
+
+}  // namespace webindex::http

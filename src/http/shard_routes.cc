@@ -1,0 +1,168 @@
+#include "http/shard_routes.h"
+
+#include <algorithm>
+#include <charconv>
+#include <initializer_list>
+#include <optional>
+#include <utility>
+#include <vector>
+
+#include "codec/json_writer.h"
+#include "common/base64url.h"
+#include "http/query_string.h"
+
+namespace webindex::http {
+namespace {
+
+//! A shard route's request: the shard, the operation and its parameters in order (`key` repeats,
+//! so they are not the map ParseTarget makes).
+struct ShardRequest {
+  int32_t shard = 0;
+  std::string op;
+  std::vector<std::pair<std::string, std::string>> params;  //!< percent-decoded
+};
+
+Result<ShardRequest> ParseShardRequest(std::string_view target) {
+  target.remove_prefix(kShardRoutePrefix.size());
+  std::string_view path = target, query;
+  if (const size_t q = target.find('?'); q != std::string_view::npos) {
+    path = target.substr(0, q);
+    query = target.substr(q + 1);
+  }
+  ShardRequest r;
+  const size_t slash = path.find('/');
+  const std::string_view number = path.substr(0, slash);
+  const auto [end, ec] = std::from_chars(number.data(), number.data() + number.size(), r.shard);
+  if (number.empty() || ec != std::errc() || end != number.data() + number.size() || r.shard < 0) {
+    return Status::InvalidArgument("the shard must be a partition number: /internal/shards/<p>/get|scan|totals");
+  }
+  if (slash == std::string_view::npos) return Status::NotFound("no operation: /internal/shards/<p>/get|scan|totals");
+  r.op = std::string(path.substr(slash + 1));
+  while (!query.empty()) {
+    const size_t amp = query.find('&');
+    const std::string_view part = query.substr(0, amp);
+    query = amp == std::string_view::npos ? std::string_view() : query.substr(amp + 1);
+    if (part.empty()) continue;
+    const size_t eq = part.find('=');
+    ASSIGN_OR_RETURN(std::string name, PercentDecode(part.substr(0, eq), false));
+    ASSIGN_OR_RETURN(std::string value,
+                     PercentDecode(eq == std::string_view::npos ? std::string_view() : part.substr(eq + 1), false));
+    r.params.emplace_back(std::move(name), std::move(value));
+  }
+  return r;
+}
+
+//! The decoded bytes of parameter `name`: nullopt when absent; InvalidArgument when given twice
+//! or not base64url.
+Result<std::optional<std::string>> BytesParam(const ShardRequest& r, std::string_view name) {
+  std::optional<std::string> bytes;
+  for (const auto& [n, v] : r.params) {
+    if (n != name) continue;
+    if (bytes) return Status::InvalidArgument("parameter '" + std::string(name) + "' given twice");
+    auto decoded = Base64UrlDecode(v);
+    if (!decoded.ok()) {
+      return Status::InvalidArgument("parameter '" + std::string(name) + "': " + decoded.status().message());
+    }
+    bytes = std::move(decoded).value();
+  }
+  return bytes;
+}
+
+//! InvalidArgument naming the first parameter `r.op` does not take.
+Status CheckNames(const ShardRequest& r, std::initializer_list<std::string_view> names) {
+  for (const auto& [n, v] : r.params) {
+    if (std::find(names.begin(), names.end(), n) == names.end()) {
+      return Status::InvalidArgument("unknown parameter '" + n + "' of " + r.op);
+    }
+  }
+  return Status::Ok();
+}
+
+Result<std::string> GetJson(query::TableRead& read, const ShardRequest& r) {
+  RETURN_IF_ERROR(CheckNames(r, {"owner", "key"}));
+  ASSIGN_OR_RETURN(auto owner, BytesParam(r, "owner"));
+  if (!owner) return Status::InvalidArgument("missing parameter 'owner'");
+  std::vector<std::string> keys;
+  for (const auto& [n, v] : r.params) {
+    if (n != "key") continue;
+    auto key = Base64UrlDecode(v);
+    if (!key.ok()) return Status::InvalidArgument("parameter 'key': " + key.status().message());
+    keys.push_back(std::move(key).value());
+  }
+  if (keys.empty() || keys.size() > kMaxShardGetKeys) {
+    return Status::InvalidArgument("get takes 1 to " + std::to_string(kMaxShardGetKeys) + " keys");
+  }
+  ASSIGN_OR_RETURN(auto values, read.Get(*owner, keys));
+  codec::JsonWriter w;
+  w.BeginObject().Key("values").BeginArray();
+  for (const auto& value : values) {
+    if (value) {
+      w.String(Base64UrlEncode(*value));
+    } else {
+      w.Null();
+    }
+  }
+  return w.EndArray().EndObject().Take();
+}
+
+Result<std::string> ScanJson(query::TableRead& read, const ShardRequest& r) {
+  RETURN_IF_ERROR(CheckNames(r, {"prefix", "after", "limit"}));
+  ASSIGN_OR_RETURN(auto prefix, BytesParam(r, "prefix"));
+  ASSIGN_OR_RETURN(auto after, BytesParam(r, "after"));
+  const std::string bound = "limit must be a number between 1 and " + std::to_string(kMaxShardScanLimit);
+  std::optional<std::string> limit_text;
+  for (const auto& [n, v] : r.params) {
+    if (n != "limit") continue;
+    if (limit_text) return Status::InvalidArgument("parameter 'limit' given twice");
+    limit_text = v;
+  }
+  if (!limit_text) return Status::InvalidArgument(bound);
+  size_t limit = 0;
+  const std::string& v = *limit_text;
+  const auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), limit);
+  if (v.empty() || ec != std::errc() || end != v.data() + v.size() || limit < 1 || limit > kMaxShardScanLimit) {
+    return Status::InvalidArgument(bound);
+  }
+  std::vector<query::KeyValue> cells;
+  RETURN_IF_ERROR(read.Scan(prefix.value_or(""), after.value_or(""), limit, &cells));
+  codec::JsonWriter w;
+  w.BeginObject().Key("cells").BeginArray();
+  for (const auto& cell : cells) {
+    w.BeginArray().String(Base64UrlEncode(cell.key)).String(Base64UrlEncode(cell.value)).EndArray();
+  }
+  return w.EndArray().EndObject().Take();
+}
+
+Result<std::string> TotalsJson(query::TableRead& read, const ShardRequest& r) {
+  RETURN_IF_ERROR(CheckNames(r, {}));
+  ASSIGN_OR_RETURN(auto totals, read.Totals());
+  codec::JsonWriter w;
+  w.BeginObject().Key("totals");
+  if (totals) {
+    w.BeginObject().Key("pages").Uint(totals->pages).Key("crawled").Uint(totals->crawled);
+    w.Key("linked").Uint(totals->linked).Key("links").Uint(totals->links).Key("domains").Uint(totals->domains);
+    w.EndObject();
+  } else {
+    w.Null();
+  }
+  return w.EndObject().Take();
+}
+
+}  // namespace
+
+bool IsShardRoute(std::string_view target) { return target.starts_with(kShardRoutePrefix); }
+
+Result<std::string> AnswerShardRoute(const ShardLookup& lookup, std::string_view target) {
+  ASSIGN_OR_RETURN(ShardRequest r, ParseShardRequest(target));
+  if (r.op != "get" && r.op != "scan" && r.op != "totals") {
+    return Status::NotFound("no such shard operation '" + r.op + "': get, scan or totals");
+  }
+  std::shared_ptr<query::TableSource> source = lookup ? lookup(r.shard) : nullptr;
+  if (!source) return Status::Unavailable("this member does not serve table shard " + std::to_string(r.shard) + " now");
+  const std::unique_ptr<query::TableRead> read = source->Read();
+  if (r.op == "get") return GetJson(*read, r);
+  if (r.op == "scan") return ScanJson(*read, r);
+  return TotalsJson(*read, r);
+}
+
+}  // namespace webindex::http

@@ -1,0 +1,41 @@
+// The internal shard routes, /internal/shards/<p>/...: one table shard this member serves, read
+// over HTTP by the other members of a partitioned table (shard_client.h), one TableRead
+// operation per request. Keys and values are binary and travel as base64url:
+//
+//   GET /internal/shards/<p>/get?owner=<b64>&key=<b64>&key=<b64>...  {"values":[<b64>|null,...]}
+//   GET /internal/shards/<p>/scan?prefix=<b64>&after=<b64>&limit=N   {"cells":[[<key>,<value>],...]}
+//   GET /internal/shards/<p>/totals                                  {"totals":{...}|null}
+//
+// A request's answer comes from one TableRead: one snapshot of the shard. Stateless; any thread.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "common/status.h"
+#include "query/table_source.h"
+
+namespace webindex::http {
+
+//! The source of shard `shard` when this member serves it now, else null.
+using ShardLookup = std::function<std::shared_ptr<query::TableSource>(int32_t shard)>;
+
+inline constexpr std::string_view kShardRoutePrefix = "/internal/shards/";
+//! Keys of one get: a page's cells are a few; the bound keeps a request's work small.
+inline constexpr size_t kMaxShardGetKeys = 64;
+//! Cells of one scan: the query service asks for a page of answers and one more.
+inline constexpr size_t kMaxShardScanLimit = 10001;
+
+//! True for a target under /internal/shards/.
+bool IsShardRoute(std::string_view target);
+
+//! The JSON body answering a GET of `target` (under /internal/shards/), or its error:
+//! InvalidArgument for a malformed request, NotFound for an unknown operation, Unavailable when
+//! `lookup` has no source for the shard, a read's own error otherwise.
+Result<std::string> AnswerShardRoute(const ShardLookup& lookup, std::string_view target);
+
+}  // namespace webindex::http
