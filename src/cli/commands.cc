@@ -296,7 +296,7 @@ class ShardedApi {
     o.kafka = settings.processor.kafka;
     o.topic = settings.processor.topics.table_members;
     o.group_id = shards->group_id();
-    ASSIGN_OR_RETURN(o.member, dir->InstanceId());
+    ASSIGN_OR_RETURN(o.member, dir.InstanceId());
     ASSIGN_OR_RETURN(o.http, AdvertisedAddress(settings.http.listen, options.http_advertise, server.port()));
     ASSIGN_OR_RETURN(members_, app::TableMembers::Start(o, *shards, [](const std::string& http, int32_t shard) {
                        return std::make_shared<http::RemoteShardSource>(http, shard);
