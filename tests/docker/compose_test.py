@@ -9,7 +9,9 @@ starting the cluster this checks what would make it fail.
     every option of its command is one that `webindex <subcommand> --help` lists;
   - the members of the group share one --group name and --partitions count, have distinct
     --group-instance-id and a data dir on a volume of their own; at least two run stages; one
-    replica runs none and serves --http on a port published on loopback;
+    replica runs none and serves --http on a port published on loopback; members of a partitioned
+    table (--table-shard) serve --http on a port published on loopback and advertise their
+    service name and that port (--http-advertise), which the other members reach them at;
   - topic names given anywhere are ones topics/ declares;
   - README.md's commands use the compose file and name services it has.
 
@@ -92,7 +94,7 @@ def main():
     with open(os.path.join(src, "docker/Dockerfile"), encoding="utf-8") as f:
         dockerfile = f.read()
     check('ENTRYPOINT ["webindex"]' in dockerfile, "docker/Dockerfile's entrypoint is not webindex")
-    members, replicas, stage_members, replays = [], [], [], []
+    members, replicas, shard_members, stage_members, replays = [], [], [], [], []
     help_cache = {}
     topics = set()
     for path in glob.glob(os.path.join(src, "topics/*.toml")):
@@ -131,7 +133,9 @@ def main():
         data_dir = opts.get("--data-dir")
         check(any(m.split(":")[1] == data_dir and m.split(":")[0] in volumes for m in s.get("volumes", [])),
               f"{name}: --data-dir {data_dir} is not on a volume of its own")
-        if opts.get("--no-stages"):
+        if opts.get("--table-shard"):
+            shard_members.append((name, s, opts))
+        elif opts.get("--no-stages"):
             replicas.append((name, s, opts))
         else:
             stage_members.append(name)
@@ -152,6 +156,15 @@ def main():
         port = http.rsplit(":", 1)[-1]
         check(http.startswith("0.0.0.0:"), f"{name}: --http {http} must listen on every interface inside the container")
         check(f"127.0.0.1:{port}:{port}" in [str(p) for p in s.get("ports", [])],
+              f"{name}: port {port} is not published on 127.0.0.1")
+
+    for name, s, opts in shard_members:
+        http = str(opts.get("--http", ""))
+        port = http.rsplit(":", 1)[-1]
+        check(http.startswith("0.0.0.0:"), f"{name}: --http {http} must listen on every interface inside the container")
+        check(opts.get("--http-advertise") == f"{name}:{port}",
+              f"{name}: --http-advertise {opts.get('--http-advertise')}, expected {name}:{port}")
+        check(any(str(p).startswith("127.0.0.1:") and str(p).endswith(f":{port}") for p in s.get("ports", [])),
               f"{name}: port {port} is not published on 127.0.0.1")
 
     # README.md's commands.
