@@ -286,11 +286,17 @@ Result<std::string> AdvertisedAddress(const std::string& listen, const std::stri
 //! shards and, through the other members' APIs, theirs (app/table_members.h).
 class ShardedApi {
  public:
+  //! Moves `server` over to `processor` (SwitchHttp), answering from its shards when it keeps
+  //! some. The previous processor's members go only once the API no longer reads through them.
   Status Serve(const Settings& settings, const RunOptions& options, app::Processor& processor,
                http::Server& server) {
-    members_.reset();  // the previous generation's
     app::TableShards* shards = processor.table_shards();
-    if (shards == nullptr) return Status::Ok();
+    if (shards == nullptr) {
+      SwitchHttp(server, processor);
+      server.api().SetShardLookup(nullptr);
+      members_.reset();
+      return Status::Ok();
+    }
     ASSIGN_OR_RETURN(auto dir, state::DataDir::Open(settings.processor.data_dir, /*create=*/false));
     app::TableMembersOptions o;
     o.kafka = settings.processor.kafka;
@@ -298,14 +304,15 @@ class ShardedApi {
     o.group_id = shards->group_id();
     ASSIGN_OR_RETURN(o.member, dir.InstanceId());
     ASSIGN_OR_RETURN(o.http, AdvertisedAddress(settings.http.listen, options.http_advertise, server.port()));
-    ASSIGN_OR_RETURN(members_, app::TableMembers::Start(o, *shards, [](const std::string& http, int32_t shard) {
+    ASSIGN_OR_RETURN(auto members, app::TableMembers::Start(o, *shards, [](const std::string& http, int32_t shard) {
                        return std::make_shared<http::RemoteShardSource>(http, shard);
                      }));
-    server.api().SetTable(members_->Table());
+    SwitchHttp(server, processor, members->Table());
     server.api().SetShardLookup([shards](int32_t shard) -> std::shared_ptr<query::TableSource> {
       const auto sources = shards->Sources();
       return shard >= 0 && shard < static_cast<int32_t>(sources.size()) ? sources[shard] : nullptr;
     });
+    members_ = std::move(members);
     return Status::Ok();
   }
   void Stop() { members_.reset(); }
@@ -320,7 +327,6 @@ int RunMember(const Settings& settings, const RunOptions& options, const std::at
   ShardedApi sharded;
   app::GroupMember member(settings.processor, [&](app::Processor& next) {
     if (!served || !*served) return;
-    SwitchHttp(**served, next);
     if (Status st = sharded.Serve(settings, options, next, **served); !st.ok()) {
       LOG_ERROR("the API cannot ask the other members for their shards: {}", st.ToString());
     }

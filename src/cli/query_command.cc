@@ -185,10 +185,10 @@ int RunQuery(const Settings& settings, const QueryOptions& options) {
   }
 }
 
-void SwitchHttp(http::Server& server, app::Processor& processor) {
+void SwitchHttp(http::Server& server, app::Processor& processor, std::shared_ptr<query::TableSource> table) {
   server.api().SetSource(
       *processor.store(), [&processor](http::PrometheusWriter& w) { WriteProcessorMetrics(processor, w); },
-      [&processor] { return StatusOf(processor); });
+      [&processor] { return StatusOf(processor); }, std::move(table));
 }
 
 Result<std::unique_ptr<http::Server>> StartHttp(const Settings& settings, app::Processor& processor) {

@@ -37,7 +37,8 @@ int RunQuery(const Settings& settings, const QueryOptions& options);
 //! Serves the query API on the processor's store (started) when settings.http.listen is set;
 //! nullptr when it is not. Stop the server before the processor.
 Result<std::unique_ptr<http::Server>> StartHttp(const Settings& settings, app::Processor& processor);
-//! Moves a running server over to another processor's table and metrics.
-void SwitchHttp(http::Server& server, app::Processor& processor);
+//! Moves a running server over to another processor's table and metrics; with `table`, the
+//! table's questions are answered from it (a partitioned table's shards).
+void SwitchHttp(http::Server& server, app::Processor& processor, std::shared_ptr<query::TableSource> table = nullptr);
 
 }  // namespace webindex::cli

@@ -416,12 +416,15 @@ void Api::SetShardLookup(ShardLookup lookup) {
   shard_lookup_ = std::move(lookup);
 }
 
-void Api::SetSource(state::Store& store, MetricsSource metrics, StatusSource status) {
-  auto next = std::make_unique<query::QueryService>(store);
+void Api::SetSource(state::Store& store, MetricsSource metrics, StatusSource status,
+                    std::shared_ptr<query::TableSource> table) {
+  const bool partitioned = table != nullptr;
+  auto next = partitioned ? std::make_unique<query::QueryService>(std::move(table))
+                          : std::make_unique<query::QueryService>(store);
   std::unique_lock lock(source_mu_);
   query_ = std::move(next);
   store_ = &store;
-  partitioned_ = false;
+  partitioned_ = partitioned;
   metrics_ = std::move(metrics);
   status_ = std::move(status);
 }

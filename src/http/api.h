@@ -92,7 +92,10 @@ class Api {
   std::string Metrics();
   //! Serves another store from now on (a replay made another generation current). Waits
   //! for the requests reading the old one; the old store may close when it returns.
-  void SetSource(state::Store& store, MetricsSource metrics, StatusSource status = {});
+  //! With `table`, the table's questions are answered from it, as SetTable says, in the same
+  //! switch.
+  void SetSource(state::Store& store, MetricsSource metrics, StatusSource status = {},
+                 std::shared_ptr<query::TableSource> table = nullptr);
   //! Answers the table's questions (top, a domain's pages, a page, its links, totals) from
   //! `table`, a partitioned table's shards (query/sharded_table.h), from now on; the routes that
   //! need the whole table in this process's store (PageRank, statements, SPARQL, suggestions)

@@ -258,5 +258,23 @@ TEST_F(TableShardCliTest, ThreeShardMembersAnswerAsTheWholeTableThroughAKillAndA
   EXPECT_EQ(replica->Wait(), 0) << "see " << cluster_->log();
 }
 
+// --table-shard belongs to a member of a group, and others must be able to reach its API.
+TEST_F(TableShardCliTest, ShardMembersAreGroupMembersOthersCanReach) {
+  const std::string brokers = cluster_->brokers(), data = DataDir("x");
+  auto run = [&](std::vector<std::string> extra) {
+    std::vector<std::string> args = {"run", "--brokers", brokers, "--data-dir", data};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return cluster_->Run(args);
+  };
+  EXPECT_EQ(run({"--table-shard"}), 2);
+  EXPECT_EQ(run({"--group", "g", "--http-advertise", "h:1"}), 2);
+  EXPECT_EQ(run({"--group", "g", "--table-shard", "--http-advertise", "h:1"}), 2);  // no --http
+  EXPECT_EQ(run({"--group", "g", "--table-shard", "--http", "0.0.0.0:0"}), 2);     // nowhere to reach it
+  EXPECT_EQ(run({"--group", "g", "--table-shard", "--http", "0.0.0.0:0", "--http-advertise", "h:0"}), 2);
+  EXPECT_TRUE(cluster_->WaitForLog("--http 0.0.0.0:0 listens on every interface: give --http-advertise", 1000))
+      << cluster_->LogTail();
+  EXPECT_FALSE(std::filesystem::exists(data)) << "a usage error touched the disk";
+}
+
 }  // namespace
 }  // namespace webindex::testing
