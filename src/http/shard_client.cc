@@ -31,6 +31,7 @@ class RemoteRead final : public query::TableRead {
  public:
   RemoteRead(std::string address, int32_t shard, std::chrono::milliseconds timeout)
       : address_(std::move(address)), shard_(shard), timeout_(timeout) {}
+  bool remote() const override { return true; }
 
   Result<std::vector<std::optional<std::string>>> Get(std::string_view owner,
                                                       const std::vector<std::string>& keys) override {

@@ -1,6 +1,7 @@
 #include "query/sharded_table.h"
 
 #include <algorithm>
+#include <future>
 #include <map>
 #include <queue>
 
@@ -24,11 +25,25 @@ class ShardedRead final : public TableRead {
   // are the table's (a key lives in one shard only).
   Status Scan(std::string_view prefix, std::string_view after, size_t limit, std::vector<KeyValue>* out) override {
     out->clear();
-    std::vector<std::vector<KeyValue>> runs;
-    for (TableRead* read : DistinctReads()) {
-      if (read == nullptr) return Missing();
-      RETURN_IF_ERROR(read->Scan(prefix, after, limit, &runs.emplace_back()));
+    const std::vector<TableRead*> reads = DistinctReads();
+    if (std::find(reads.begin(), reads.end(), nullptr) != reads.end()) return Missing();
+    // Shards of other members are asked at once, each on a thread of its own; local ones here.
+    std::vector<std::vector<KeyValue>> runs(reads.size());
+    std::vector<std::future<Status>> asked(reads.size());
+    for (size_t r = 0; r < reads.size(); ++r) {
+      if (!reads[r]->remote()) continue;
+      asked[r] = std::async(std::launch::async, [&, r] { return reads[r]->Scan(prefix, after, limit, &runs[r]); });
     }
+    Status st;
+    for (size_t r = 0; r < reads.size(); ++r) {
+      if (!reads[r]->remote() && st.ok()) st = reads[r]->Scan(prefix, after, limit, &runs[r]);
+    }
+    for (auto& f : asked) {
+      if (!f.valid()) continue;
+      Status got = f.get();
+      if (st.ok()) st = std::move(got);
+    }
+    RETURN_IF_ERROR(st);
     using Head = std::pair<size_t, size_t>;  // (run, index in it)
     auto later = [&](const Head& a, const Head& b) { return runs[a.first][a.second].key > runs[b.first][b.second].key; };
     std::priority_queue<Head, std::vector<Head>, decltype(later)> heads(later);

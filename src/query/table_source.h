@@ -37,6 +37,9 @@ class TableRead {
   virtual Status Scan(std::string_view prefix, std::string_view after, size_t limit, std::vector<KeyValue>* out) = 0;
   //! The table's totals as the sink keeps them; nullopt when a shard keeps none yet.
   virtual Result<std::optional<sink::TableTotals>> Totals() = 0;
+  //! True when each call waits on another process (a shard another member serves): a merged
+  //! read then asks such shards at once rather than one after another.
+  virtual bool remote() const { return false; }
 };
 
 class TableSource {
