@@ -197,23 +197,4 @@ std::shared_ptr<query::TableSource> TableMembers::Table() {
   return std::make_shared<MembersTable>([this] { return Sources(); });
 }
 
-std::vector<std::string> TableMembers::Owners(const std::string& local) const {
-  const auto local_sources = shards_.Sources();
-  std::vector<TableMemberRecord> records;
-  {
-    std::lock_guard lock(mu_);
-    for (const auto& [member, r] : heard_) records.push_back(r);
-  }
-  std::vector<std::string> owners(local_sources.size());
-  for (size_t p = 0; p < owners.size(); ++p) {
-    if (local_sources[p]) {
-      owners[p] = local;
-    } else if (auto* owner = OwnerOf(records, options_.group_id, options_.member, static_cast<int32_t>(p), NowMs(),
-                                     options_.stale_after.count())) {
-      owners[p] = owner->http;
-    }
-  }
-  return owners;
-}
-
 }  // namespace webindex::app

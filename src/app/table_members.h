@@ -70,8 +70,6 @@ class TableMembers {
   //! The whole table: each Read is made of this member's shards and, for each other shard, the
   //! member serving it as last heard (thread-safe).
   std::shared_ptr<query::TableSource> Table();
-  //! Per shard, the member serving it as this member knows now: "" for none, `local` for itself.
-  std::vector<std::string> Owners(const std::string& local = "local") const;
 
  private:
   TableMembers(TableMembersOptions options, TableShards& shards, RemoteShardFactory remote);

@@ -154,10 +154,7 @@ Status TableShards::Give(int32_t p) {
     shard.store = store;
     shard.ready = false;
     shard.ready_at = marks.second;
-    refused_.erase(p);
-    if (!refusal.empty()) {
-      refused_[p] = refusal;
-    } else {
+    if (refusal.empty()) {
       shard.runner = std::move(made);
       started = shard.runner.get();
     }
@@ -179,7 +176,6 @@ void TableShards::TakeAway(int32_t p) {
     auto it = shards_.find(p);
     if (it == shards_.end()) return;
     it->second.ready = false;
-    refused_.erase(p);
     runner = it->second.runner.get();
   }
   if (runner == nullptr) return;
@@ -237,15 +233,6 @@ void TableShards::Fail(Status st) {
   stop_ = true;
 }
 
-std::set<int32_t> TableShards::Owned() const {
-  std::lock_guard lock(mu_);
-  std::set<int32_t> out;
-  for (const auto& [p, shard] : shards_) {
-    if (shard.runner || refused_.count(p)) out.insert(p);
-  }
-  return out;
-}
-
 std::set<int32_t> TableShards::Ready() const {
   std::lock_guard lock(mu_);
   std::set<int32_t> out;
@@ -267,11 +254,6 @@ std::vector<std::shared_ptr<query::TableSource>> TableShards::Sources() const {
     if (shard.ready && shard.runner) out[p] = std::make_shared<ShardSource>(shard.store);
   }
   return out;
-}
-
-std::map<int32_t, std::string> TableShards::Refused() const {
-  std::lock_guard lock(mu_);
-  return refused_;
 }
 
 std::optional<Status> TableShards::failure() const {

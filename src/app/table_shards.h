@@ -52,15 +52,11 @@ class TableShards final : public kafka::RebalanceListener {
   //! Leaves the group; stops every shard's sink (their stores stay on disk).
   void Stop();
 
-  //! The shards the group assigned to this member, and those of them serving (thread-safe).
-  std::set<int32_t> Owned() const;
+  //! The shards this member holds caught up (thread-safe).
   std::set<int32_t> Ready() const;
   //! Per partition of the exports topic, a source for each shard this member serves now, null
   //! for the others (thread-safe; a source stays readable after its shard moved).
   std::vector<std::shared_ptr<query::TableSource>> Sources() const;
-  //! Why a shard given to this member cannot serve (its partition lost records to retention),
-  //! per shard; empty when none.
-  std::map<int32_t, std::string> Refused() const;
   const std::string& group_id() const { return options_.group_id; }
   //! The shards' consumer group's generation as this member last confirmed it (-1: none yet).
   int32_t group_generation() const { return generation_; }
@@ -104,7 +100,6 @@ class TableShards final : public kafka::RebalanceListener {
 
   mutable std::mutex mu_;
   std::map<int32_t, Shard> shards_;              //!< every shard opened since the start
-  std::map<int32_t, std::string> refused_;
   std::chrono::steady_clock::time_point confirmed_at_{};  //!< the group's last confirmation
   std::optional<Status> failure_;
 };
