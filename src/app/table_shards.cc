@@ -47,7 +47,10 @@ Status TableShards::Join() {
                                                                                int64_t offset) {
     std::lock_guard lock(mu_);
     auto it = shards_.find(pipeline::RunnerIndexOf(opaque));
-    if (it != shards_.end() && it->second.runner) it->second.runner->OnDelivered(pipeline::RunnerSeqOf(opaque), st, offset);
+    if (it == shards_.end()) return;
+    // A retiring sink's outputs still count: it commits what was acknowledged when it stops.
+    pipeline::StageRunner* runner = it->second.runner ? it->second.runner.get() : it->second.retiring.get();
+    if (runner) runner->OnDelivered(pipeline::RunnerSeqOf(opaque), st, offset);
   }));
   kafka::GroupMembership membership;
   membership.group_id = options_.group_id;
@@ -73,11 +76,21 @@ void TableShards::Stop() {
   std::vector<int32_t> owned;
   {
     std::lock_guard lock(mu_);
-    for (const auto& [p, shard] : shards_) {
+    for (auto& [p, shard] : shards_) {
+      shard.pending = false;
       if (shard.runner) owned.push_back(p);
     }
   }
   for (int32_t p : owned) TakeAway(p);
+  std::vector<std::future<Status>*> stopping;
+  {
+    std::lock_guard lock(mu_);
+    for (auto& [p, shard] : shards_) {
+      if (shard.retiring) stopping.push_back(&shard.retired);
+    }
+  }
+  for (auto* f : stopping) f->wait();  // shards_ keeps its elements: this thread is the only writer now
+  Settle();
   if (producer_) (void)producer_->Flush(10000);
 }
 
@@ -89,6 +102,7 @@ void TableShards::Loop() {
       Fail(st);
       return;
     }
+    Settle();
     WatchShards();
     if (std::chrono::steady_clock::now() - confirmed >= kConfirmEvery) {
       Confirm();
@@ -100,20 +114,45 @@ void TableShards::Loop() {
 std::vector<kafka::TopicPartitionOffset> TableShards::OnAssigned(
     const std::vector<kafka::TopicPartitionOffset>& partitions) {
   std::vector<kafka::TopicPartitionOffset> out;
+  std::lock_guard lock(mu_);
   for (const auto& tp : partitions) {
-    if (Status st = Give(tp.partition); !st.ok()) Fail(st.WithContext("table shard " + std::to_string(tp.partition)));
+    shards_[tp.partition].pending = true;  // Settle starts its sink, once an earlier one stopped
     out.push_back({tp.topic, tp.partition, kafka::kEnd});
   }
-  Confirm();  // serve the new shards as soon as they are ready
   return out;
 }
 
 void TableShards::OnRevoked(const std::vector<kafka::TopicPartitionOffset>& partitions, bool lost) {
-  if (lost) {
+  {
     std::lock_guard lock(mu_);
-    confirmed_at_ = {};  // another member may own them already: nothing is served until confirmed again
+    // Lost: another member may own them already: nothing is served until confirmed again.
+    if (lost) confirmed_at_ = {};
+    for (const auto& tp : partitions) shards_[tp.partition].pending = false;
   }
   for (const auto& tp : partitions) TakeAway(tp.partition);
+}
+
+void TableShards::Settle() {
+  std::vector<int32_t> give;
+  {
+    std::lock_guard lock(mu_);
+    for (auto& [p, shard] : shards_) {
+      if (shard.retiring && shard.retired.wait_for(std::chrono::seconds(0)) == std::future_status::ready) {
+        if (Status st = shard.retired.get(); !st.ok()) {
+          LOG_WARN("table shard {}: its sink stopped with: {}", p, st.ToString());
+        }
+        shard.retiring.reset();
+        LOG_INFO("table shard {}: taken away; its store stays as this member's copy", p);
+      }
+      if (shard.pending && !shard.runner && !shard.retiring) give.push_back(p);
+    }
+  }
+  for (int32_t p : give) {
+    if (Status st = Give(p); !st.ok()) {
+      Fail(st.WithContext("table shard " + std::to_string(p)));
+      return;
+    }
+  }
 }
 
 Status TableShards::Give(int32_t p) {
@@ -154,6 +193,7 @@ Status TableShards::Give(int32_t p) {
     shard.store = store;
     shard.ready = false;
     shard.ready_at = marks.second;
+    shard.pending = false;  // a refused shard is tried again only when the group gives it again
     if (refusal.empty()) {
       shard.runner = std::move(made);
       started = shard.runner.get();
@@ -170,22 +210,19 @@ Status TableShards::Give(int32_t p) {
 }
 
 void TableShards::TakeAway(int32_t p) {
-  pipeline::StageRunner* runner = nullptr;
-  {
-    std::lock_guard lock(mu_);
-    auto it = shards_.find(p);
-    if (it == shards_.end()) return;
-    it->second.ready = false;
-    runner = it->second.runner.get();
-  }
-  if (runner == nullptr) return;
-  runner->RequestStop();
-  Status st = runner->Join();
-  if (st.ok()) st = runner->CommitAcked();
-  if (!st.ok()) LOG_WARN("table shard {}: its sink stopped with: {}", p, st.ToString());
   std::lock_guard lock(mu_);
-  shards_[p].runner.reset();
-  LOG_INFO("table shard {}: taken away; its store stays as this member's copy", p);
+  auto it = shards_.find(p);
+  if (it == shards_.end() || !it->second.runner) return;
+  Shard& shard = it->second;
+  shard.ready = false;
+  shard.retiring = std::move(shard.runner);
+  shard.retired = std::async(std::launch::async, [this, p, runner = shard.retiring.get()] {
+    if (options_.before_sink_stops) options_.before_sink_stops(p);
+    runner->RequestStop();
+    Status st = runner->Join();
+    if (st.ok()) st = runner->CommitAcked();
+    return st;
+  });
 }
 
 void TableShards::WatchShards() {

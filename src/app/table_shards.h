@@ -15,6 +15,8 @@
 
 #include <atomic>
 #include <chrono>
+#include <functional>
+#include <future>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -42,6 +44,8 @@ struct TableShardsOptions {
   pipeline::TopicLayout layout;    //!< of the generation the shards belong to
   pipeline::RunnerOptions runner;  //!< each shard's sink runner starts from these
   state::StoreOptions store;
+  //! Tests: called on the thread that stops a shard's sink, before it stops (a slow stop).
+  std::function<void(int32_t shard)> before_sink_stops;
 };
 
 class TableShards final : public kafka::RebalanceListener {
@@ -72,15 +76,25 @@ class TableShards final : public kafka::RebalanceListener {
  private:
   struct Shard {
     std::shared_ptr<state::Store> store;           //!< kept open while this process runs
+    bool pending = false;  //!< given by the group, its sink not started yet
     std::unique_ptr<pipeline::StageRunner> runner;  //!< while the shard is this member's
     int64_t ready_at = 0;                           //!< the partition's end when the shard arrived
     bool ready = false;
+    //! The sink of an earlier ownership, stopping on a thread of its own; the shard is not given
+    //! back to a new sink (the same store) until it has stopped.
+    std::unique_ptr<pipeline::StageRunner> retiring;
+    std::future<Status> retired;
   };
 
   TableShards(TableShardsOptions options, pipeline::Metrics& metrics);
   Status Join();
   void Loop();
+  //! Starts the sinks of shards the group gave and finishes the stops of those it took away:
+  //! the rebalance callbacks only note the change, as stopping a sink can outlast the group's
+  //! rebalance timeout on a slow machine (the member would be dropped and every shard move).
+  void Settle();
   Status Give(int32_t p);
+  //! Stops the shard's sink on a thread of its own (the shard stops serving at once).
   void TakeAway(int32_t p);
   //! Marks shards ready whose sinks reached their ends; a failed sink stops the member.
   void WatchShards();

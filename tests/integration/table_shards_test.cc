@@ -2,11 +2,14 @@
 // the shards of webindex.exports, each holding a part; together they answer every question as the
 // whole table does. When one leaves, the other builds its shards and answers alone; more crawl
 // events reach every shard; the member back on its data dir reads on from the copies it kept.
-// A shard whose partition lost records to retention is refused. The seed is printed.
+// A shard whose partition lost records to retention is refused. A member whose sinks are slow to
+// stop hands over only the shards the group moves, and keeps the others. The seed is printed.
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <chrono>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <random>
 #include <set>
@@ -28,7 +31,9 @@ constexpr int kPartitions = 4;
 
 class ShardMember {
  public:
-  ShardMember(const std::string& brokers, const std::string& dir) {
+  //! `before_sink_stops`: called as each of its shards' sinks starts to stop.
+  ShardMember(const std::string& brokers, const std::string& dir,
+              std::function<void(int32_t)> before_sink_stops = {}) {
     app::TableShardsOptions o;
     o.dir = dir;
     o.group_id = "shards.table";
@@ -36,6 +41,7 @@ class ShardMember {
     o.kafka.brokers = brokers;
     o.layout.export_partitions = kPartitions;
     o.runner.poll_timeout_ms = 20;
+    o.before_sink_stops = std::move(before_sink_stops);
     auto started = app::TableShards::Start(o, metrics_);
     EXPECT_TRUE(started.ok()) << started.status().ToString();
     if (started.ok()) shards_ = std::move(started).value();
@@ -139,6 +145,62 @@ TEST(TableShardsTest, MembersShareTheShardsAndAnswerAsTheWholeTableThroughMoves)
   b.reset();
   std::filesystem::remove_all(dir_a);
   std::filesystem::remove_all(dir_b);
+}
+
+// Stopping a shard's sink can take longer than a rebalance on a slow machine (here 12 s, the
+// session 6 s). A member that waited for it inside the rebalance callback could not rejoin when
+// another rebalance began meanwhile: the group dropped it and moved every shard it had, again and
+// again under load. It must hand over only the shards that move, keep serving the others, and
+// take a shard back only once its old sink stopped.
+TEST(TableShardsTest, ASlowSinkStopCostsTheMemberOnlyTheShardsThatMove) {
+  const uint64_t seed = OneRandomTestSeed("table shards slow stop");
+  std::mt19937_64 rng(seed);
+  PipelineHarness h(kPartitions);
+  EventGenerator gen(seed, kPartitions, 300);
+  BatchModel model;
+  h.Feed(gen, model, 1000);
+  h.RunUntilIdle();
+  const std::string dir_a = MakeTempDir("shards-a"), dir_b = MakeTempDir("shards-b"), dir_c = MakeTempDir("shards-c"),
+                    dir_d = MakeTempDir("shards-d");
+  std::atomic<int> stops_ab{0};
+  std::atomic<bool> slow{true};
+  const auto slow_stop = [&](int32_t) {
+    ++stops_ab;
+    for (int i = 0; i < 120 && slow; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  };
+  auto a = std::make_unique<ShardMember>(h.brokers(), dir_a, slow_stop);
+  auto b = std::make_unique<ShardMember>(h.brokers(), dir_b, slow_stop);
+  WaitServed({a.get(), b.get()});
+  ExpectAnswersOfTheWholeTable(h, {a.get(), b.get()}, rng);
+
+  // C joins: the group moves one of the four shards to it (2/1/1), so A or B stops that one's
+  // sink; D joins while it stops, which begins another rebalance (1/1/1/1).
+  auto c = std::make_unique<ShardMember>(h.brokers(), dir_c);
+  for (int i = 0; i < 600 && stops_ab == 0; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  ASSERT_EQ(stops_ab.load(), 1) << "no shard moved to a third member within 60 s";
+  auto d = std::make_unique<ShardMember>(h.brokers(), dir_d);
+  WaitServed({a.get(), b.get(), c.get(), d.get()});
+  for (ShardMember* m : {a.get(), b.get(), c.get(), d.get()}) {
+    for (int i = 0; i < 600 && m->shards().Ready().size() != 1; ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    EXPECT_EQ(m->shards().Ready().size(), 1u);
+  }
+  ExpectAnswersOfTheWholeTable(h, {a.get(), b.get(), c.get(), d.get()}, rng);
+  EXPECT_EQ(stops_ab.load(), 2) << "A and B stopped the sinks of shards that did not move: the group dropped a "
+                                   "member that was stopping a sink during a rebalance";
+
+  // C and D leave; their shards come back to A and B, each read by one sink at a time.
+  c.reset();
+  d.reset();
+  h.Feed(gen, model, 300);
+  h.RunUntilIdle();
+  ExpectAnswersOfTheWholeTable(h, {a.get(), b.get()}, rng);
+  EXPECT_EQ(stops_ab.load(), 2);
+  slow = false;
+  a.reset();
+  b.reset();
+  for (const auto& dir : {dir_a, dir_b, dir_c, dir_d}) std::filesystem::remove_all(dir);
 }
 
 }  // namespace
