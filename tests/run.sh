@@ -47,18 +47,14 @@ checked_ctest ctest --test-dir build --output-on-failure -j2 "$@"
 TSAN_SUITES='^(BrokerFaultTest|ChangelogTest|Changelog/SharedPagesTest|ConsumerBatchTest|DamagedStateTest|'\
 'DataDirBindingTest|DiskFullTest|FencingTest|GraphStageTest|GroupMembershipTest|GroupTasksTest|HttpApiTest|'\
 'HttpPressureTest|HttpRunTest|HttpServerTest|HttpSparqlTest|InstanceClaimTest|PageRankLiveTest|PowerLossTest|RandomizedTest|'\
-'RecordSizeTest|SecondInstanceTest|TaskOriginTest)\.'
+'RecordSizeTest|RemoteShardTest|SecondInstanceTest|ShardedTableTest|TableShardsTest|TaskOriginTest)\.'
 
 echo "== Debug + ASan + UBSan: unit tests, integration tests outside TSAN_SUITES"
 cmake --preset debug >/dev/null
 cmake --build --preset debug
 export ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
 checked_ctest ctest --preset debug -L unit "$@"
-# TableShardCliTest's three-member run is Release only for now: under ASan's slowdown a member
-# that gives shards up stops their sinks inside the group's rebalance callback, outlasts the
-# rebalance timeout, and the shards keep moving for minutes (a known liveness fault of
-# app/table_shards.cc, open; its Release runs pass).
-checked_ctest ctest --preset debug -L integration -E "$TSAN_SUITES|^TableShardCliTest\.ThreeShardMembers" "$@"
+checked_ctest ctest --preset debug -L integration -E "$TSAN_SUITES" "$@"
 unset ASAN_OPTIONS UBSAN_OPTIONS
 
 echo "== ThreadSanitizer: unit tests, integration tests of TSAN_SUITES"
