@@ -1,5 +1,7 @@
 #include "app/table_members.h"
 
+#include <map>
+
 #include <simdjson.h>
 
 #include "codec/json_writer.h"
@@ -184,11 +186,17 @@ std::vector<std::shared_ptr<query::TableSource>> TableMembers::Sources() const {
     for (const auto& [member, r] : heard_) records.push_back(r);
   }
   const int64_t now = NowMs();
+  std::map<std::string, std::vector<int32_t>> asked;  // member's address -> the shards asked of it
   for (size_t p = 0; p < sources.size(); ++p) {
     if (sources[p]) continue;
     const TableMemberRecord* owner = OwnerOf(records, options_.group_id, options_.member, static_cast<int32_t>(p), now,
                                              options_.stale_after.count());
-    if (owner) sources[p] = remote_(owner->http, static_cast<int32_t>(p));
+    if (owner) asked[owner->http].push_back(static_cast<int32_t>(p));
+  }
+  // One source per member for all its shards: the merged read asks each member once.
+  for (const auto& [http, shards] : asked) {
+    auto source = remote_(http, shards, static_cast<int32_t>(sources.size()));
+    for (int32_t p : shards) sources[p] = source;
   }
   return sources;
 }

@@ -55,8 +55,10 @@ struct TableMembersOptions {
   std::chrono::milliseconds stale_after{30000};
 };
 
-//! A source reading shard `shard` from the member at `http` (http/shard_client.h).
-using RemoteShardFactory = std::function<std::shared_ptr<query::TableSource>(const std::string& http, int32_t shard)>;
+//! A source reading the shards `shards` (ascending) of a table of `partitions` shards from the
+//! member at `http`, as one (http/shard_client.h): a question asks each member once.
+using RemoteShardFactory = std::function<std::shared_ptr<query::TableSource>(
+    const std::string& http, const std::vector<int32_t>& shards, int32_t partitions)>;
 
 class TableMembers {
  public:

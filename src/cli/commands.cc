@@ -304,8 +304,9 @@ class ShardedApi {
     o.group_id = shards->group_id();
     ASSIGN_OR_RETURN(o.member, dir.InstanceId());
     ASSIGN_OR_RETURN(o.http, AdvertisedAddress(settings.http.listen, options.http_advertise, server.port()));
-    ASSIGN_OR_RETURN(auto members, app::TableMembers::Start(o, *shards, [](const std::string& http, int32_t shard) {
-                       return std::make_shared<http::RemoteShardSource>(http, shard);
+    ASSIGN_OR_RETURN(auto members, app::TableMembers::Start(o, *shards, [](const std::string& http, const std::vector<int32_t>& shards,
+                                                                         int32_t partitions) {
+                       return std::make_shared<http::RemoteShardSource>(http, shards, partitions);
                      }));
     SwitchHttp(server, processor, members->Table());
     server.api().SetShardLookup([shards](int32_t shard) -> std::shared_ptr<query::TableSource> {

@@ -2,6 +2,7 @@
 
 #include <simdjson.h>
 
+#include <algorithm>
 #include <optional>
 #include <utility>
 #include <vector>
@@ -11,6 +12,7 @@
 
 #include "common/base64url.h"
 #include "http/shard_routes.h"
+#include "pipeline/topics.h"
 
 namespace webindex::http {
 namespace {
@@ -29,8 +31,10 @@ constexpr uint64_t kMaxBody = uint64_t{256} << 20;
 //! own io_context until they complete or the deadline closes the stream.
 class RemoteRead final : public query::TableRead {
  public:
-  RemoteRead(std::string address, int32_t shard, std::chrono::milliseconds timeout)
-      : address_(std::move(address)), shard_(shard), timeout_(timeout) {}
+  RemoteRead(std::string address, std::vector<int32_t> shards, int32_t partitions, std::chrono::milliseconds timeout)
+      : address_(std::move(address)), shards_(std::move(shards)), partitions_(partitions), timeout_(timeout) {
+    for (int32_t shard : shards_) names_ += (names_.empty() ? "" : ",") + std::to_string(shard);
+  }
   bool remote() const override { return true; }
 
   Result<std::vector<std::optional<std::string>>> Get(std::string_view owner,
@@ -41,7 +45,11 @@ class RemoteRead final : public query::TableRead {
       return Fail("a get of " + std::to_string(keys.size()) + " keys (at most " +
                   std::to_string(kMaxShardGetKeys) + ")");
     }
-    std::string target = Prefix() + "get?owner=" + Base64UrlEncode(owner);
+    const int32_t shard = partitions_ > 0 ? pipeline::PartitionFor(owner, partitions_) : shards_.front();
+    if (!std::binary_search(shards_.begin(), shards_.end(), shard)) {
+      return Fail("the rows of this key are in shard " + std::to_string(shard) + ", which this member is not asked for");
+    }
+    std::string target = std::string(kShardRoutePrefix) + std::to_string(shard) + "/get?owner=" + Base64UrlEncode(owner);
     for (const std::string& key : keys) target += "&key=" + Base64UrlEncode(key);
     ASSIGN_OR_RETURN(std::string body, Fetch(target));
     simdjson::padded_string padded(body);
@@ -143,10 +151,11 @@ class RemoteRead final : public query::TableRead {
   }
 
  private:
-  std::string Prefix() const { return std::string(kShardRoutePrefix) + std::to_string(shard_) + "/"; }
+  std::string Prefix() const { return std::string(kShardRoutePrefix) + names_ + "/"; }
 
   Status Fail(const std::string& what) const {
-    return Status::Unavailable("table shard " + std::to_string(shard_) + " at " + address_ + ": " + what);
+    return Status::Unavailable("table shard" + std::string(shards_.size() > 1 ? "s " : " ") + names_ + " at " +
+                               address_ + ": " + what);
   }
 
   Result<std::string> Bytes(simdjson::ondemand::value& value, const char* what) {
@@ -269,7 +278,9 @@ class RemoteRead final : public query::TableRead {
   }
 
   const std::string address_;
-  const int32_t shard_;
+  const std::vector<int32_t> shards_;  //!< ascending
+  const int32_t partitions_;
+  std::string names_;                  //!< "p,q,..."
   const std::chrono::milliseconds timeout_;
   net::io_context ioc_{1};
   std::optional<tcp::resolver::results_type> endpoints_;
@@ -282,10 +293,17 @@ class RemoteRead final : public query::TableRead {
 }  // namespace
 
 RemoteShardSource::RemoteShardSource(std::string address, int32_t shard, std::chrono::milliseconds timeout)
-    : address_(std::move(address)), shard_(shard), timeout_(timeout) {}
+    : address_(std::move(address)), shards_{shard}, timeout_(timeout) {}
+
+RemoteShardSource::RemoteShardSource(std::string address, std::vector<int32_t> shards, int32_t partitions,
+                                     std::chrono::milliseconds timeout)
+    : address_(std::move(address)), shards_(std::move(shards)), partitions_(partitions), timeout_(timeout) {
+  std::sort(shards_.begin(), shards_.end());
+  shards_.erase(std::unique(shards_.begin(), shards_.end()), shards_.end());
+}
 
 std::unique_ptr<query::TableRead> RemoteShardSource::Read() {
-  return std::make_unique<RemoteRead>(address_, shard_, timeout_);
+  return std::make_unique<RemoteRead>(address_, shards_, partitions_, timeout_);
 }
 
 }  // namespace webindex::http

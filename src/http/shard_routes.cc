@@ -10,6 +10,7 @@
 #include "codec/json_writer.h"
 #include "common/base64url.h"
 #include "http/query_string.h"
+#include "query/sharded_table.h"
 
 namespace webindex::http {
 namespace {
@@ -17,7 +18,7 @@ namespace {
 //! A shard route's request: the shard, the operation and its parameters in order (`key` repeats,
 //! so they are not the map ParseTarget makes).
 struct ShardRequest {
-  int32_t shard = 0;
+  std::vector<int32_t> shards;  //!< ascending
   std::string op;
   std::vector<std::pair<std::string, std::string>> params;  //!< percent-decoded
 };
@@ -31,10 +32,21 @@ Result<ShardRequest> ParseShardRequest(std::string_view target) {
   }
   ShardRequest r;
   const size_t slash = path.find('/');
-  const std::string_view number = path.substr(0, slash);
-  const auto [end, ec] = std::from_chars(number.data(), number.data() + number.size(), r.shard);
-  if (number.empty() || ec != std::errc() || end != number.data() + number.size() || r.shard < 0) {
-    return Status::InvalidArgument("the shard must be a partition number: /internal/shards/<p>/get|scan|totals");
+  std::string_view numbers = path.substr(0, slash);
+  while (true) {
+    const size_t comma = numbers.find(',');
+    const std::string_view number = numbers.substr(0, comma);
+    int32_t shard = -1;
+    const auto [end, ec] = std::from_chars(number.data(), number.data() + number.size(), shard);
+    if (number.empty() || ec != std::errc() || end != number.data() + number.size() || shard < 0 ||
+        (!r.shards.empty() && shard <= r.shards.back()) || r.shards.size() >= kMaxShardsPerRequest) {
+      return Status::InvalidArgument(
+          "the shards must be partition numbers in ascending order, at most " + std::to_string(kMaxShardsPerRequest) +
+          ": /internal/shards/<p>[,<q>...]/get|scan|totals");
+    }
+    r.shards.push_back(shard);
+    if (comma == std::string_view::npos) break;
+    numbers.remove_prefix(comma + 1);
   }
   if (slash == std::string_view::npos) return Status::NotFound("no operation: /internal/shards/<p>/get|scan|totals");
   r.op = std::string(path.substr(slash + 1));
@@ -157,9 +169,19 @@ Result<std::string> AnswerShardRoute(const ShardLookup& lookup, std::string_view
   if (r.op != "get" && r.op != "scan" && r.op != "totals") {
     return Status::NotFound("no such shard operation '" + r.op + "': get, scan or totals");
   }
-  std::shared_ptr<query::TableSource> source = lookup ? lookup(r.shard) : nullptr;
-  if (!source) return Status::Unavailable("this member does not serve table shard " + std::to_string(r.shard) + " now");
-  const std::unique_ptr<query::TableRead> read = source->Read();
+  if (r.op == "get" && r.shards.size() != 1) {
+    return Status::InvalidArgument("a get reads the one shard of its owner: /internal/shards/<p>/get");
+  }
+  std::vector<std::shared_ptr<query::TableSource>> sources;
+  std::string unserved;
+  for (int32_t shard : r.shards) {
+    sources.push_back(lookup ? lookup(shard) : nullptr);
+    if (!sources.back()) unserved += (unserved.empty() ? "" : ", ") + std::to_string(shard);
+  }
+  if (!unserved.empty()) return Status::Unavailable("this member does not serve table shard(s) " + unserved + " now");
+  // Several shards are answered as one: their scans merged, their totals summed.
+  const std::unique_ptr<query::TableRead> read =
+      sources.size() == 1 ? sources[0]->Read() : query::ShardedTableSource(std::move(sources)).Read();
   if (r.op == "get") return GetJson(*read, r);
   if (r.op == "scan") return ScanJson(*read, r);
   return TotalsJson(*read, r);

@@ -1,12 +1,16 @@
-// The internal shard routes, /internal/shards/<p>/...: one table shard this member serves, read
-// over HTTP by the other members of a partitioned table (shard_client.h), one TableRead
+// The internal shard routes, /internal/shards/<p>[,<q>...]/...: table shards this member serves,
+// read over HTTP by the other members of a partitioned table (shard_client.h), one TableRead
 // operation per request. Keys and values are binary and travel as base64url:
 //
 //   GET /internal/shards/<p>/get?owner=<b64>&key=<b64>&key=<b64>...  {"values":[<b64>|null,...]}
-//   GET /internal/shards/<p>/scan?prefix=<b64>&after=<b64>&limit=N   {"cells":[[<key>,<value>],...]}
-//   GET /internal/shards/<p>/totals                                  {"totals":{...}|null}
+//   GET /internal/shards/<p,q,..>/scan?prefix=<b64>&after=<b64>&limit=N {"cells":[[<key>,<value>],...]}
+//   GET /internal/shards/<p,q,..>/totals                             {"totals":{...}|null}
 //
-// A request's answer comes from one TableRead: one snapshot of the shard. Stateless; any thread.
+// A scan or totals of several shards (ascending partition numbers) answers for them as one: the
+// first `limit` cells of their merged scans, their summed totals; so a member asks another once
+// per question for all the shards it serves. A get reads one shard. Each listed shard's answer
+// comes from one snapshot of it; a shard this member does not serve fails the whole request.
+// Stateless; any thread.
 #pragma once
 
 #include <cstddef>
@@ -29,6 +33,8 @@ inline constexpr std::string_view kShardRoutePrefix = "/internal/shards/";
 inline constexpr size_t kMaxShardGetKeys = 64;
 //! Cells of one scan: the query service asks for a page of answers and one more.
 inline constexpr size_t kMaxShardScanLimit = 10001;
+//! Shards of one request: a partitioned table has at most 256.
+inline constexpr size_t kMaxShardsPerRequest = 256;
 
 //! True for a target under /internal/shards/.
 bool IsShardRoute(std::string_view target);

@@ -1,6 +1,7 @@
 #include "query/sharded_table.h"
 
 #include <algorithm>
+#include <functional>
 #include <future>
 #include <map>
 #include <queue>
@@ -26,24 +27,8 @@ class ShardedRead final : public TableRead {
   Status Scan(std::string_view prefix, std::string_view after, size_t limit, std::vector<KeyValue>* out) override {
     out->clear();
     const std::vector<TableRead*> reads = DistinctReads();
-    if (std::find(reads.begin(), reads.end(), nullptr) != reads.end()) return Missing();
-    // Shards of other members are asked at once, each on a thread of its own; local ones here.
     std::vector<std::vector<KeyValue>> runs(reads.size());
-    std::vector<std::future<Status>> asked(reads.size());
-    for (size_t r = 0; r < reads.size(); ++r) {
-      if (!reads[r]->remote()) continue;
-      asked[r] = std::async(std::launch::async, [&, r] { return reads[r]->Scan(prefix, after, limit, &runs[r]); });
-    }
-    Status st;
-    for (size_t r = 0; r < reads.size(); ++r) {
-      if (!reads[r]->remote() && st.ok()) st = reads[r]->Scan(prefix, after, limit, &runs[r]);
-    }
-    for (auto& f : asked) {
-      if (!f.valid()) continue;
-      Status got = f.get();
-      if (st.ok()) st = std::move(got);
-    }
-    RETURN_IF_ERROR(st);
+    RETURN_IF_ERROR(AskEach(reads, [&](size_t r) { return reads[r]->Scan(prefix, after, limit, &runs[r]); }));
     using Head = std::pair<size_t, size_t>;  // (run, index in it)
     auto later = [&](const Head& a, const Head& b) { return runs[a.first][a.second].key > runs[b.first][b.second].key; };
     std::priority_queue<Head, std::vector<Head>, decltype(later)> heads(later);
@@ -60,10 +45,14 @@ class ShardedRead final : public TableRead {
   }
 
   Result<std::optional<sink::TableTotals>> Totals() override {
+    const std::vector<TableRead*> reads = DistinctReads();
+    std::vector<std::optional<sink::TableTotals>> each(reads.size());
+    RETURN_IF_ERROR(AskEach(reads, [&](size_t r) -> Status {
+      ASSIGN_OR_RETURN(each[r], reads[r]->Totals());
+      return Status::Ok();
+    }));
     sink::TableTotals sum;
-    for (TableRead* read : DistinctReads()) {
-      if (read == nullptr) return Missing();
-      ASSIGN_OR_RETURN(auto totals, read->Totals());
+    for (const auto& totals : each) {
       if (!totals) return std::optional<sink::TableTotals>();
       sum.pages += totals->pages;
       sum.crawled += totals->crawled;
@@ -75,6 +64,26 @@ class ShardedRead final : public TableRead {
   }
 
  private:
+  //! Runs `ask(r)` for each of `reads`: those of other members at once, each on a thread of its
+  //! own, local ones on this thread. The first error, or Missing for a shard without a read.
+  Status AskEach(const std::vector<TableRead*>& reads, const std::function<Status(size_t)>& ask) {
+    if (std::find(reads.begin(), reads.end(), nullptr) != reads.end()) return Missing();
+    std::vector<std::future<Status>> asked(reads.size());
+    for (size_t r = 0; r < reads.size(); ++r) {
+      if (reads[r]->remote()) asked[r] = std::async(std::launch::async, [&ask, r] { return ask(r); });
+    }
+    Status st;
+    for (size_t r = 0; r < reads.size(); ++r) {
+      if (!reads[r]->remote() && st.ok()) st = ask(r);
+    }
+    for (auto& f : asked) {
+      if (!f.valid()) continue;
+      Status got = f.get();
+      if (st.ok()) st = std::move(got);
+    }
+    return st;
+  }
+
   Result<TableRead*> ReadOf(int32_t shard) {
     if (!shards_[shard]) return Missing();
     if (!reads_[shard]) {

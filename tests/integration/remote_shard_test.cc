@@ -288,7 +288,7 @@ TEST_F(RemoteShardTest, AShardTheMemberDoesNotServeIsUnavailable) {
   EXPECT_EQ(scan.code(), Status::Code::kUnavailable) << Text(scan);
   EXPECT_TRUE(cells.empty());
   EXPECT_NE(scan.message().find("table shard 2 at " + address_), std::string::npos) << scan.message();
-  EXPECT_NE(scan.message().find("does not serve table shard 2"), std::string::npos) << scan.message();
+  EXPECT_NE(scan.message().find("does not serve table shard(s) 2"), std::string::npos) << scan.message();
   EXPECT_EQ(read->Get("o", {"k"}).status().code(), Status::Code::kUnavailable);
   EXPECT_EQ(read->Totals().status().code(), Status::Code::kUnavailable);
 
@@ -407,6 +407,13 @@ TEST_F(RemoteShardTest, TheRoutesRefuseBadRequests) {
       {"/internal/shards/0", 404},
       {"/internal/shards", 404},
       {"/internal/shards/7/totals", 503},
+      {"/internal/shards/0,1/scan?limit=1", 200},                          // several shards: one answer
+      {"/internal/shards/0,1/totals", 200},
+      {"/internal/shards/0,1/get?owner=" + a + "&key=" + a, 400},         // a get reads one shard
+      {"/internal/shards/1,0/totals", 400},                                // not ascending
+      {"/internal/shards/0,0/totals", 400},
+      {"/internal/shards/0,/totals", 400},
+      {"/internal/shards/0,7/scan?limit=1", 503},                          // one not served: all refused
   };
   for (const auto& [target, status] : cases) EXPECT_EQ(Get(port, target).status, status) << target;
   std::string many = "/internal/shards/0/get?owner=" + a;
@@ -416,7 +423,7 @@ TEST_F(RemoteShardTest, TheRoutesRefuseBadRequests) {
   EXPECT_EQ(Raw(port, "HEAD /internal/shards/0/totals HTTP/1.1\r\nHost: x\r\n\r\n").status, 405);
   // Counted under one route.
   const std::string metrics = Get(port, "/metrics").body;
-  EXPECT_NE(metrics.find(R"(webindex_http_responses_total{route="/internal/shards",code="503"} 1)"),
+  EXPECT_NE(metrics.find(R"(webindex_http_responses_total{route="/internal/shards",code="503"} 2)"),
             std::string::npos);
   EXPECT_NE(metrics.find(R"(webindex_http_request_duration_seconds_count{route="/internal/shards"})"),
             std::string::npos);

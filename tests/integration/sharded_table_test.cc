@@ -2,7 +2,8 @@
 // partitions of webindex.exports, read together, answer every question exactly as the whole
 // table does: top pages, a domain's pages and a page's in- and outlinks through every cursor
 // (random page sizes), one page, the totals. A shard without a source makes the questions that
-// need it fail, never answer short. The seed is printed (WEBINDEX_SEEDS=N replays it).
+// need it fail, never answer short. Served by members over HTTP, several shards to a request,
+// they answer the same. The seed is printed (WEBINDEX_SEEDS=N replays it).
 #include <gtest/gtest.h>
 
 #include <memory>
@@ -12,6 +13,8 @@
 
 #include "batch_model.h"
 #include "event_generator.h"
+#include "http/server.h"
+#include "http/shard_client.h"
 #include "kafka/admin.h"
 #include "model/url.h"
 #include "pipeline_harness.h"
@@ -73,6 +76,20 @@ TEST(ShardedTableTest, EveryQueryOfTheShardsMergedEqualsTheWholeTable) {
   query::QueryService whole(**whole_store);
   query::QueryService sharded(std::make_shared<query::ShardedTableSource>(shards));
   EXPECT_EQ(ExpectSameAnswers(**whole_store, whole, sharded, rng), 0u);
+
+  // The shards served over HTTP and asked as two members' would be, shards 0 and 1 of one, 2 and
+  // 3 of the other: each scan and the totals are one request per member, which merges its shards.
+  http::ServerOptions options;
+  options.listen = "127.0.0.1:0";
+  http::Server server(**whole_store, options);
+  server.api().SetShardLookup([&shards](int32_t p) { return p < kPartitions ? shards[p] : nullptr; });
+  ASSERT_TRUE(server.Start().ok());
+  const std::string address = "127.0.0.1:" + std::to_string(server.port());
+  auto low = std::make_shared<http::RemoteShardSource>(address, std::vector<int32_t>{0, 1}, kPartitions);
+  auto high = std::make_shared<http::RemoteShardSource>(address, std::vector<int32_t>{2, 3}, kPartitions);
+  query::QueryService remote(std::make_shared<query::ShardedTableSource>(
+      std::vector<std::shared_ptr<query::TableSource>>{low, low, high, high}));
+  EXPECT_EQ(ExpectSameAnswers(**whole_store, whole, remote, rng), 0u);
   std::set<std::string> uris;
   size_t inlinks = 0;
   ASSERT_TRUE(query::ScanRows(**whole_store, "", [&](const sink::Cell& c) {
