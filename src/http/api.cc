@@ -243,10 +243,10 @@ Result<std::string> RouteJson(query::QueryService& q, state::Store& store, const
 //! table is partitioned (Api::SetTable).
 Status WholeTableRoute(const std::string& route, bool partitioned) {
   if (!partitioned) return Status::Ok();
-  if (route == "/sparql" || route == "/api/pagerank" || route == "/api/suggest" || !StatementKind(route).empty()) {
+  if (route == "/sparql" || route == "/api/pagerank" || !StatementKind(route).empty()) {
     return Status::Unavailable(route +
                                " is not answered by a partitioned table yet (members started with --table-shard "
-                               "answer /api/top, /api/pages, /api/page, /api/links and /api/totals; "
+                               "answer /api/top, /api/pages, /api/page, /api/links, /api/suggest and /api/totals; "
                                "docs/scale-out.md §6)");
   }
   return Status::Ok();

@@ -86,34 +86,19 @@ class RemoteRead final : public query::TableRead {
     }
     ASSIGN_OR_RETURN(std::string body, Fetch(Prefix() + "scan?prefix=" + Base64UrlEncode(prefix) + "&after=" +
                                              Base64UrlEncode(after) + "&limit=" + std::to_string(limit)));
-    simdjson::padded_string padded(body);
-    simdjson::ondemand::document doc;
-    simdjson::ondemand::array cells;
-    if (parser_.iterate(padded).get(doc) || doc.find_field("cells").get_array().get(cells)) {
-      return Fail("the answer to a scan is not {\"cells\":[...]}");
+    return Cells(body, prefix, after, limit, out);
+  }
+
+  Status ScanDomainIndex(std::string_view prefix, size_t limit, std::vector<query::KeyValue>* out) override {
+    out->clear();
+    if (limit == 0) return Status::Ok();
+    if (limit > kMaxShardScanLimit) {
+      return Fail("a scan of " + std::to_string(limit) + " domains (at most " + std::to_string(kMaxShardScanLimit) +
+                  ")");
     }
-    std::vector<query::KeyValue> got;
-    for (auto item : cells) {
-      simdjson::ondemand::array pair;
-      if (item.get_array().get(pair)) return Fail("a scanned cell is not [key, value]");
-      std::vector<std::string> parts;
-      for (auto part : pair) {
-        simdjson::ondemand::value value;
-        if (part.get(value)) return Fail("a scanned cell does not parse");
-        ASSIGN_OR_RETURN(std::string bytes, Bytes(value, "a scanned cell"));
-        parts.push_back(std::move(bytes));
-      }
-      if (parts.size() != 2) return Fail("a scanned cell is not [key, value]");
-      // The cells answer this scan: in key order, under the prefix, after the cursor.
-      const std::string_view last = got.empty() ? after : std::string_view(got.back().key);
-      if (!parts[0].starts_with(prefix) || (!last.empty() && parts[0] <= last)) {
-        return Fail("the answer to a scan has cells out of order or outside its range");
-      }
-      got.push_back({std::move(parts[0]), std::move(parts[1])});
-    }
-    if (got.size() > limit) return Fail("the answer to a scan has more cells than it asked for");
-    *out = std::move(got);
-    return Status::Ok();
+    ASSIGN_OR_RETURN(std::string body, Fetch(Prefix() + "domains?prefix=" + Base64UrlEncode(prefix) + "&limit=" +
+                                             std::to_string(limit)));
+    return Cells(body, prefix, "", limit, out);
   }
 
   Result<std::optional<sink::TableTotals>> Totals() override {
@@ -151,6 +136,40 @@ class RemoteRead final : public query::TableRead {
   }
 
  private:
+  //! The cells of a scan's answer `body` into `out`: in key order, under `prefix`, after
+  //! `after`, at most `limit`; else Unavailable.
+  Status Cells(const std::string& body, std::string_view prefix, std::string_view after, size_t limit,
+               std::vector<query::KeyValue>* out) {
+    simdjson::padded_string padded(body);
+    simdjson::ondemand::document doc;
+    simdjson::ondemand::array cells;
+    if (parser_.iterate(padded).get(doc) || doc.find_field("cells").get_array().get(cells)) {
+      return Fail("the answer to a scan is not {\"cells\":[...]}");
+    }
+    std::vector<query::KeyValue> got;
+    for (auto item : cells) {
+      simdjson::ondemand::array pair;
+      if (item.get_array().get(pair)) return Fail("a scanned cell is not [key, value]");
+      std::vector<std::string> parts;
+      for (auto part : pair) {
+        simdjson::ondemand::value value;
+        if (part.get(value)) return Fail("a scanned cell does not parse");
+        ASSIGN_OR_RETURN(std::string bytes, Bytes(value, "a scanned cell"));
+        parts.push_back(std::move(bytes));
+      }
+      if (parts.size() != 2) return Fail("a scanned cell is not [key, value]");
+      // The cells answer this scan: in key order, under the prefix, after the cursor.
+      const std::string_view last = got.empty() ? after : std::string_view(got.back().key);
+      if (!parts[0].starts_with(prefix) || (!last.empty() && parts[0] <= last)) {
+        return Fail("the answer to a scan has cells out of order or outside its range");
+      }
+      got.push_back({std::move(parts[0]), std::move(parts[1])});
+    }
+    if (got.size() > limit) return Fail("the answer to a scan has more cells than it asked for");
+    *out = std::move(got);
+    return Status::Ok();
+  }
+
   std::string Prefix() const { return std::string(kShardRoutePrefix) + names_ + "/"; }
 
   Status Fail(const std::string& what) const {

@@ -42,13 +42,13 @@ Result<ShardRequest> ParseShardRequest(std::string_view target) {
         (!r.shards.empty() && shard <= r.shards.back()) || r.shards.size() >= kMaxShardsPerRequest) {
       return Status::InvalidArgument(
           "the shards must be partition numbers in ascending order, at most " + std::to_string(kMaxShardsPerRequest) +
-          ": /internal/shards/<p>[,<q>...]/get|scan|totals");
+          ": /internal/shards/<p>[,<q>...]/get|scan|domains|totals");
     }
     r.shards.push_back(shard);
     if (comma == std::string_view::npos) break;
     numbers.remove_prefix(comma + 1);
   }
-  if (slash == std::string_view::npos) return Status::NotFound("no operation: /internal/shards/<p>/get|scan|totals");
+  if (slash == std::string_view::npos) return Status::NotFound("no operation: /internal/shards/<p>/get|scan|domains|totals");
   r.op = std::string(path.substr(slash + 1));
   while (!query.empty()) {
     const size_t amp = query.find('&');
@@ -117,8 +117,13 @@ Result<std::string> GetJson(query::TableRead& read, const ShardRequest& r) {
   return w.EndArray().EndObject().Take();
 }
 
-Result<std::string> ScanJson(query::TableRead& read, const ShardRequest& r) {
-  RETURN_IF_ERROR(CheckNames(r, {"prefix", "after", "limit"}));
+//! A scan of the table (`domains`: of the index of domain names, which takes no `after`).
+Result<std::string> ScanJson(query::TableRead& read, const ShardRequest& r, bool domains) {
+  if (domains) {
+    RETURN_IF_ERROR(CheckNames(r, {"prefix", "limit"}));
+  } else {
+    RETURN_IF_ERROR(CheckNames(r, {"prefix", "after", "limit"}));
+  }
   ASSIGN_OR_RETURN(auto prefix, BytesParam(r, "prefix"));
   ASSIGN_OR_RETURN(auto after, BytesParam(r, "after"));
   const std::string bound = "limit must be a number between 1 and " + std::to_string(kMaxShardScanLimit);
@@ -136,7 +141,11 @@ Result<std::string> ScanJson(query::TableRead& read, const ShardRequest& r) {
     return Status::InvalidArgument(bound);
   }
   std::vector<query::KeyValue> cells;
-  RETURN_IF_ERROR(read.Scan(prefix.value_or(""), after.value_or(""), limit, &cells));
+  if (domains) {
+    RETURN_IF_ERROR(read.ScanDomainIndex(prefix.value_or(""), limit, &cells));
+  } else {
+    RETURN_IF_ERROR(read.Scan(prefix.value_or(""), after.value_or(""), limit, &cells));
+  }
   codec::JsonWriter w;
   w.BeginObject().Key("cells").BeginArray();
   for (const auto& cell : cells) {
@@ -166,8 +175,8 @@ bool IsShardRoute(std::string_view target) { return target.starts_with(kShardRou
 
 Result<std::string> AnswerShardRoute(const ShardLookup& lookup, std::string_view target) {
   ASSIGN_OR_RETURN(ShardRequest r, ParseShardRequest(target));
-  if (r.op != "get" && r.op != "scan" && r.op != "totals") {
-    return Status::NotFound("no such shard operation '" + r.op + "': get, scan or totals");
+  if (r.op != "get" && r.op != "scan" && r.op != "domains" && r.op != "totals") {
+    return Status::NotFound("no such shard operation '" + r.op + "': get, scan, domains or totals");
   }
   if (r.op == "get" && r.shards.size() != 1) {
     return Status::InvalidArgument("a get reads the one shard of its owner: /internal/shards/<p>/get");
@@ -183,7 +192,7 @@ Result<std::string> AnswerShardRoute(const ShardLookup& lookup, std::string_view
   const std::unique_ptr<query::TableRead> read =
       sources.size() == 1 ? sources[0]->Read() : query::ShardedTableSource(std::move(sources)).Read();
   if (r.op == "get") return GetJson(*read, r);
-  if (r.op == "scan") return ScanJson(*read, r);
+  if (r.op == "scan" || r.op == "domains") return ScanJson(*read, r, r.op == "domains");
   return TotalsJson(*read, r);
 }
 

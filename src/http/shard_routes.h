@@ -4,9 +4,11 @@
 //
 //   GET /internal/shards/<p>/get?owner=<b64>&key=<b64>&key=<b64>...  {"values":[<b64>|null,...]}
 //   GET /internal/shards/<p,q,..>/scan?prefix=<b64>&after=<b64>&limit=N {"cells":[[<key>,<value>],...]}
+//   GET /internal/shards/<p,q,..>/domains?prefix=<b64>&limit=N       {"cells":[[<name>,<pages>],...]}
 //   GET /internal/shards/<p,q,..>/totals                             {"totals":{...}|null}
 //
-// A scan or totals of several shards (ascending partition numbers) answers for them as one: the
+// `domains` scans the index of domain names (TableRead::ScanDomainIndex). A scan or totals of
+// several shards (ascending partition numbers) answers for them as one: the
 // first `limit` cells of their merged scans, their summed totals; so a member asks another once
 // per question for all the shards it serves. A get reads one shard. Each listed shard's answer
 // comes from one snapshot of it; a shard this member does not serve fails the whole request.

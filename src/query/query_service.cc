@@ -149,7 +149,7 @@ std::string DisplayUrl(std::string_view uri) {
 }
 
 QueryService::QueryService(state::Store& store)
-    : store_(&store), source_(std::make_shared<StoreTableSource>(store)) {}
+    : source_(std::make_shared<StoreTableSource>(store)) {}
 QueryService::QueryService(std::shared_ptr<TableSource> table) : source_(std::move(table)) {}
 
 Result<TopResult> QueryService::Top(size_t limit, std::string_view cursor) {

@@ -89,7 +89,7 @@ class QueryService {
  public:
   //! Over the whole table in `store`.
   explicit QueryService(state::Store& store);
-  //! Over `table` (a partitioned table: sharded_table.h); Suggest needs a store and says so.
+  //! Over `table` (a partitioned table: sharded_table.h).
   explicit QueryService(std::shared_ptr<TableSource> table);
 
   //! The most linked-to pages, count descending then URI (the t: rows). `cursor` "" = first page.
@@ -107,7 +107,6 @@ class QueryService {
   Result<sink::TableTotals> Totals();
 
  private:
-  state::Store* store_ = nullptr;  //!< the whole table's, when it is in one store
   std::shared_ptr<TableSource> source_;
 };
 

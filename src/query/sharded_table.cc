@@ -29,18 +29,17 @@ class ShardedRead final : public TableRead {
     const std::vector<TableRead*> reads = DistinctReads();
     std::vector<std::vector<KeyValue>> runs(reads.size());
     RETURN_IF_ERROR(AskEach(reads, [&](size_t r) { return reads[r]->Scan(prefix, after, limit, &runs[r]); }));
-    using Head = std::pair<size_t, size_t>;  // (run, index in it)
-    auto later = [&](const Head& a, const Head& b) { return runs[a.first][a.second].key > runs[b.first][b.second].key; };
-    std::priority_queue<Head, std::vector<Head>, decltype(later)> heads(later);
-    for (size_t r = 0; r < runs.size(); ++r) {
-      if (!runs[r].empty()) heads.push({r, 0});
-    }
-    while (!heads.empty() && out->size() < limit) {
-      auto [r, i] = heads.top();
-      heads.pop();
-      out->push_back(std::move(runs[r][i]));
-      if (i + 1 < runs[r].size()) heads.push({r, i + 1});
-    }
+    Merge(runs, limit, out);
+    return Status::Ok();
+  }
+
+  // A domain's index entry lives in the domain's shard: merged as the scans are.
+  Status ScanDomainIndex(std::string_view prefix, size_t limit, std::vector<KeyValue>* out) override {
+    out->clear();
+    const std::vector<TableRead*> reads = DistinctReads();
+    std::vector<std::vector<KeyValue>> runs(reads.size());
+    RETURN_IF_ERROR(AskEach(reads, [&](size_t r) { return reads[r]->ScanDomainIndex(prefix, limit, &runs[r]); }));
+    Merge(runs, limit, out);
     return Status::Ok();
   }
 
@@ -64,6 +63,22 @@ class ShardedRead final : public TableRead {
   }
 
  private:
+  //! The first `limit` of `runs` (each in key order, no key in two) merged, into `out`.
+  static void Merge(std::vector<std::vector<KeyValue>>& runs, size_t limit, std::vector<KeyValue>* out) {
+    using Head = std::pair<size_t, size_t>;  // (run, index in it)
+    auto later = [&](const Head& a, const Head& b) { return runs[a.first][a.second].key > runs[b.first][b.second].key; };
+    std::priority_queue<Head, std::vector<Head>, decltype(later)> heads(later);
+    for (size_t r = 0; r < runs.size(); ++r) {
+      if (!runs[r].empty()) heads.push({r, 0});
+    }
+    while (!heads.empty() && out->size() < limit) {
+      auto [r, i] = heads.top();
+      heads.pop();
+      out->push_back(std::move(runs[r][i]));
+      if (i + 1 < runs[r].size()) heads.push({r, i + 1});
+    }
+  }
+
   //! Runs `ask(r)` for each of `reads`: those of other members at once, each on a thread of its
   //! own, local ones on this thread. The first error, or Missing for a shard without a read.
   Status AskEach(const std::vector<TableRead*>& reads, const std::function<Status(size_t)>& ask) {

@@ -1,6 +1,7 @@
 // QueryService::Suggest and Totals: answers from what the sink keeps beside the table
 // (sink/summary.h). Domain keys sort by their last label ("com.stackoverflow"), so the start of
 // a name is looked up in the sink's index of plain names, and a domain's hosts in its p: rows.
+// Both through one TableRead: a partitioned table merges them across its shards.
 #include <algorithm>
 #include <charconv>
 #include <set>
@@ -56,18 +57,17 @@ uint64_t ParseCount(std::string_view text) {
 
 //! Up to `max` domains whose name starts with `prefix`, the one named `prefix` first, then most
 //! pages first; `truncated` set when more start so.
-Status DomainsStartingWith(state::Store& store, const state::Snapshot* snap, const std::string& prefix, size_t max,
-                           std::vector<Candidate>* out, bool* truncated) {
-  auto it = store.NewIterator(state::Family::kMeta, snap);
-  const std::string start = sink::DomainIndexKey(prefix);
-  for (it->Seek(start); it->Valid() && it->key().starts_with(start); it->Next()) {
+Status DomainsStartingWith(TableRead& read, const std::string& prefix, size_t max, std::vector<Candidate>* out,
+                           bool* truncated) {
+  std::vector<KeyValue> entries;
+  RETURN_IF_ERROR(read.ScanDomainIndex(prefix, max + 1, &entries));
+  for (const KeyValue& e : entries) {
     if (out->size() == max) {
       *truncated = true;
       break;
     }
-    out->push_back({std::string(it->key().substr(sink::kDomainIndexPrefix.size())), ParseCount(it->value())});
+    out->push_back({e.key, ParseCount(e.value)});
   }
-  RETURN_IF_ERROR(it->status());
   std::sort(out->begin(), out->end(), [&](const Candidate& a, const Candidate& b) {
     if ((a.name == prefix) != (b.name == prefix)) return a.name == prefix;
     return a.pages != b.pages ? a.pages > b.pages : a.name < b.name;
@@ -75,32 +75,32 @@ Status DomainsStartingWith(state::Store& store, const state::Snapshot* snap, con
   return Status::Ok();
 }
 
-//! The first table key at or after `row_prefix` belongs to a row starting with it.
-Result<bool> AnyRow(state::Iterator& it, const std::string& row_prefix) {
-  it.Seek(sink::RowPrefixKey(row_prefix));
-  if (!it.Valid()) return false;  // status checked by the caller
-  sink::Cell c;
-  if (!sink::DecodeCellKey(it.key(), &c.row, &c.cf, &c.cq)) return Status::Corruption("undecodable table key");
-  return c.row.starts_with(row_prefix);
+//! Some row of the table starts with `row_prefix` (the cell keys of such rows start with its
+//! RowPrefixKey).
+Result<bool> AnyRow(TableRead& read, const std::string& row_prefix) {
+  std::vector<KeyValue> cells;
+  RETURN_IF_ERROR(read.Scan(sink::RowPrefixKey(row_prefix), "", 1, &cells));
+  return !cells.empty();
 }
 
 //! Hosts of the domain with key `key` ("com.stackoverflow") other than the domain itself, in
-//! key order: one seek per host, at most `max`.
-Status HostsOf(state::Store& store, const state::Snapshot* snap, const std::string& key, size_t max,
-               std::vector<std::string>* hosts) {
-  auto it = store.NewIterator(state::Family::kTable, snap);
+//! key order: one read of one cell per host, at most `max`.
+Status HostsOf(TableRead& read, const std::string& key, size_t max, std::vector<std::string>* hosts) {
   const std::string prefix = "p:" + key + ">";  // then the rest of the reversed host, '>', ...
-  it->Seek(sink::RowPrefixKey(prefix));
+  const std::string cells_prefix = sink::RowPrefixKey(prefix);
+  std::string after;  // no cell key is a row prefix key: "after" it is "at or after" it
+  std::vector<KeyValue> cells;
   sink::Cell c;
-  while (it->Valid() && hosts->size() < max) {
-    if (!sink::DecodeCellKey(it->key(), &c.row, &c.cf, &c.cq)) return Status::Corruption("undecodable table key");
-    if (!c.row.starts_with(prefix)) break;
+  while (hosts->size() < max) {
+    RETURN_IF_ERROR(read.Scan(cells_prefix, after, 1, &cells));
+    if (cells.empty()) break;
+    if (!sink::DecodeCellKey(cells[0].key, &c.row, &c.cf, &c.cq)) return Status::Corruption("undecodable table key");
     const size_t end = c.row.find('>', prefix.size());
     const std::string rest = c.row.substr(prefix.size(), end - prefix.size());  // ".meta", "" for the domain
     if (!rest.empty()) hosts->push_back(model::HostName(key + rest));
-    it->Seek(sink::RowPrefixKey(prefix + rest + "?"));  // '>' + 1: past this host's rows
+    after = sink::RowPrefixKey(prefix + rest + "?");  // '>' + 1: past this host's rows
   }
-  return it->status();
+  return Status::Ok();
 }
 
 }  // namespace
@@ -112,32 +112,28 @@ Result<SuggestResult> QueryService::Suggest(std::string_view text, size_t limit)
   SuggestResult out;
   ASSIGN_OR_RETURN(out.q, NameStart(text));
   const std::string& q = out.q;
-  if (store_ == nullptr) return Status::Unavailable("suggestions are not answered from a partitioned table yet");
-  state::Store& store = *store_;
-  auto snap = store.GetSnapshot();
-  ASSIGN_OR_RETURN(auto kept, sink::ReadTotals(store, snap.get()));
+  const std::unique_ptr<TableRead> read = source_->Read();
+  ASSIGN_OR_RETURN(auto kept, read->Totals());
   if (!kept) {
     return Status::NotFound(
         "this table has no index of domain names yet: `webindex run` builds it when it opens "
         "the data dir");
   }
   std::vector<Candidate> domains;
-  RETURN_IF_ERROR(DomainsStartingWith(store, snap.get(), q, kMaxDomainsRead, &domains, &out.truncated));
+  RETURN_IF_ERROR(DomainsStartingWith(*read, q, kMaxDomainsRead, &domains, &out.truncated));
 
   // The text may name a host: "meta.stackoverflow" is meta. of a domain starting "stackoverflow".
   std::vector<Suggestion> named_hosts;
-  auto table = store.NewIterator(state::Family::kTable, snap.get());
   size_t dot = q.find('.');
   for (size_t splits = 0; dot != std::string::npos && splits < kMaxSplits; ++splits, dot = q.find('.', dot + 1)) {
     const std::string sub = q.substr(0, dot), rest = q.substr(dot + 1);
     if (sub.empty() || rest.empty()) continue;
     std::vector<Candidate> parents;
-    RETURN_IF_ERROR(DomainsStartingWith(store, snap.get(), rest, kMaxParentDomainsRead, &parents, &out.truncated));
+    RETURN_IF_ERROR(DomainsStartingWith(*read, rest, kMaxParentDomainsRead, &parents, &out.truncated));
     for (const auto& d : parents) {
-      ASSIGN_OR_RETURN(bool has, AnyRow(*table, "p:" + model::HostName(d.name) + ">." + model::HostName(sub) + ">"));
+      ASSIGN_OR_RETURN(bool has, AnyRow(*read, "p:" + model::HostName(d.name) + ">." + model::HostName(sub) + ">"));
       if (has) named_hosts.push_back({sub + "." + d.name, d.name, false, d.pages});
     }
-    RETURN_IF_ERROR(table->status());
   }
 
   std::set<std::string> seen;
@@ -156,8 +152,7 @@ Result<SuggestResult> QueryService::Suggest(std::string_view text, size_t limit)
     add({d.name, d.name, true, d.pages});
     if (host_slots == 0) continue;
     std::vector<std::string> hosts;
-    RETURN_IF_ERROR(
-        HostsOf(store, snap.get(), model::HostName(d.name), std::min(host_slots, kMaxHostsPerDomain), &hosts));
+    RETURN_IF_ERROR(HostsOf(*read, model::HostName(d.name), std::min(host_slots, kMaxHostsPerDomain), &hosts));
     for (auto& h : hosts) {
       if (host_slots > 0 && add({std::move(h), d.name, false, d.pages})) --host_slots;
     }

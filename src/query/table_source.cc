@@ -20,6 +20,9 @@ class StoreRead final : public TableRead {
   Status Scan(std::string_view prefix, std::string_view after, size_t limit, std::vector<KeyValue>* out) override {
     return ScanStore(store_, snap_.get(), prefix, after, limit, out);
   }
+  Status ScanDomainIndex(std::string_view prefix, size_t limit, std::vector<KeyValue>* out) override {
+    return ScanStoreDomainIndex(store_, snap_.get(), prefix, limit, out);
+  }
   Result<std::optional<sink::TableTotals>> Totals() override { return sink::ReadTotals(store_, snap_.get()); }
 
  private:
@@ -44,6 +47,18 @@ Status ScanStore(state::Store& store, const state::Snapshot* snap, std::string_v
   }
   for (; it->Valid() && it->key().starts_with(prefix) && out->size() < limit; it->Next()) {
     out->push_back({std::string(it->key()), std::string(it->value())});
+  }
+  return it->status();
+}
+
+Status ScanStoreDomainIndex(state::Store& store, const state::Snapshot* snap, std::string_view prefix, size_t limit,
+                            std::vector<KeyValue>* out) {
+  out->clear();
+  if (limit == 0) return Status::Ok();
+  auto it = store.NewIterator(state::Family::kMeta, snap);
+  const std::string start = sink::DomainIndexKey(prefix);
+  for (it->Seek(start); it->Valid() && it->key().starts_with(start) && out->size() < limit; it->Next()) {
+    out->push_back({std::string(it->key().substr(sink::kDomainIndexPrefix.size())), std::string(it->value())});
   }
   return it->status();
 }

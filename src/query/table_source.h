@@ -1,8 +1,9 @@
 // TableSource: what the query service reads the query table through. A table is one store (a
 // whole table: StoreTableSource) or the shards of a partitioned table (sharded_table.h), each
 // holding the rows of the webindex.exports partitions it was given. Every question the service
-// answers is made of three reads: cells of one key's rows (they live in that key's shard),
-// cells under a key prefix in key order (they may be spread over every shard), and the totals.
+// answers is made of four reads: cells of one key's rows (they live in that key's shard), cells
+// under a key prefix in key order (they may be spread over every shard), entries of the index of
+// domain names under a prefix (each domain's in its shard), and the totals.
 #pragma once
 
 #include <memory>
@@ -35,6 +36,10 @@ class TableRead {
   //! Up to `limit` cells whose keys start with `prefix` and sort strictly after `after` ("":
   //! from the first), in key order, replacing `out`'s contents.
   virtual Status Scan(std::string_view prefix, std::string_view after, size_t limit, std::vector<KeyValue>* out) = 0;
+  //! Up to `limit` entries of the sink's index of domains by plain name (sink/summary.h) whose
+  //! name starts with `prefix`, in name order, replacing `out`'s contents: key = the name
+  //! ("stackoverflow.com"), value = its page count in decimal.
+  virtual Status ScanDomainIndex(std::string_view prefix, size_t limit, std::vector<KeyValue>* out) = 0;
   //! The table's totals as the sink keeps them; nullopt when a shard keeps none yet.
   virtual Result<std::optional<sink::TableTotals>> Totals() = 0;
   //! True when each call waits on another process (a shard another member serves): a merged
@@ -62,5 +67,8 @@ class StoreTableSource final : public TableSource {
 //! other sources over stores.
 Status ScanStore(state::Store& store, const state::Snapshot* snap, std::string_view prefix, std::string_view after,
                  size_t limit, std::vector<KeyValue>* out);
+//! StoreTableSource's ScanDomainIndex, for other sources over stores.
+Status ScanStoreDomainIndex(state::Store& store, const state::Snapshot* snap, std::string_view prefix, size_t limit,
+                            std::vector<KeyValue>* out);
 
 }  // namespace webindex::query

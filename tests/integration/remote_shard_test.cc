@@ -414,6 +414,9 @@ TEST_F(RemoteShardTest, TheRoutesRefuseBadRequests) {
       {"/internal/shards/0,0/totals", 400},
       {"/internal/shards/0,/totals", 400},
       {"/internal/shards/0,7/scan?limit=1", 503},                          // one not served: all refused
+      {"/internal/shards/0,1/domains?limit=5", 200},                       // the index of domain names
+      {"/internal/shards/0/domains?prefix=" + a + "&limit=5", 200},
+      {"/internal/shards/0/domains?limit=5&after=" + a, 400},              // no cursor: the first N only
   };
   for (const auto& [target, status] : cases) EXPECT_EQ(Get(port, target).status, status) << target;
   std::string many = "/internal/shards/0/get?owner=" + a;

@@ -30,6 +30,12 @@ std::string Text(const query::PageResult& r) {
       << r.crawled << " " << r.crawl_date.value_or("-") << " " << r.title.value_or("-") << " " << r.server.value_or("-");
   return out.str();
 }
+std::string Text(const query::SuggestResult& r) {
+  std::ostringstream out;
+  out << r.q << (r.truncated ? " truncated" : "") << "\n";
+  for (const auto& s : r.results) out << s.name << " " << s.domain << " " << s.is_domain << " " << s.pages << "\n";
+  return out.str();
+}
 std::string Text(const sink::TableTotals& t) {
   return "pages " + std::to_string(t.pages) + " crawled " + std::to_string(t.crawled) + " linked " +
          std::to_string(t.linked) + " links " + std::to_string(t.links) + " domains " + std::to_string(t.domains);
@@ -110,6 +116,27 @@ size_t ExpectSameAnswers(state::Store& table, query::QueryService& whole, query:
   }
   same(TextOf(whole.Page("http://no-such-page.example/")), TextOf(other.Page("http://no-such-page.example/")),
        "a page the table lacks");
+
+  // Suggestions for the starts of domain and host names (a host's start names the host through
+  // its domain: "www.site1" -> www.site1.com), with random limits.
+  std::set<std::string> texts;
+  for (const std::string& key : domains) {
+    const std::string name = model::HostName(key);
+    for (size_t n : {size_t{1}, size_t{2}, size_t{4}, name.size()}) texts.insert(name.substr(0, n));
+  }
+  for (const std::string& uri : uris) {
+    auto url = model::UrlFromUri(uri);
+    if (!url.ok()) continue;
+    const std::string host = url->host;
+    const size_t dot = host.find('.');
+    if (dot != std::string::npos && dot + 3 <= host.size()) texts.insert(host.substr(0, dot + 3));
+  }
+  texts.insert("no-such-name");
+  for (const std::string& text : texts) {
+    const size_t limit = 1 + rng() % 12;
+    same(TextOf(whole.Suggest(text, limit)), TextOf(other.Suggest(text, limit)),
+         "suggestions for '" + text + "', limit " + std::to_string(limit));
+  }
   return differed;
 }
 

@@ -1,6 +1,7 @@
 // Compares the answers of two query services over the same table, question by question: top
 // pages, every domain's pages, every page and its in- and outlinks, each walked through its
-// cursors with random page sizes (the same on both sides), and the totals.
+// cursors with random page sizes (the same on both sides), suggestions for the starts of domain
+// and host names, and the totals.
 #pragma once
 
 #include <random>
