@@ -187,7 +187,8 @@ TEST_F(TableShardCliTest, ThreeShardMembersAnswerAsTheWholeTableThroughAKillAndA
   feed(1500);
   ExpectTable("replica", model.TableLines());
 
-  // The questions: top, each domain's pages, a sample of pages with their in- and outlinks.
+  // The questions: top, each domain's pages, suggestions, a sample of pages with their in- and
+  // outlinks.
   std::set<std::string> domains, uris;
   for (const std::string& line : model.TableLines()) {
     const std::string row = line.substr(0, line.find('|'));
@@ -196,6 +197,9 @@ TEST_F(TableShardCliTest, ThreeShardMembersAnswerAsTheWholeTableThroughAKillAndA
   }
   std::vector<std::string> questions = {"/api/totals?", "/api/top?limit=7"};
   for (const std::string& d : domains) questions.push_back("/api/pages?limit=5&domain=" + Escape(model::HostName(d)));
+  std::set<std::string> starts;  // suggestions: starts of domain names
+  for (const std::string& d : domains) starts.insert(model::HostName(d).substr(0, 3));
+  for (const std::string& s : starts) questions.push_back("/api/suggest?limit=8&q=" + Escape(s));
   std::vector<std::string> sample(uris.begin(), uris.end());
   std::shuffle(sample.begin(), sample.end(), rng);
   sample.resize(std::min<size_t>(sample.size(), 40));
