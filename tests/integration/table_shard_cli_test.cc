@@ -2,7 +2,7 @@
 // --group crawl --table-shard --http` members on `webindex broker`, each keeping the shards its
 // group assigns it (well under the whole table), and each answering every question for the whole
 // table through the other members: top pages through every cursor, each domain's pages, pages and
-// their links, totals, exactly as a whole-table replica of the same group (whose table equals the
+// their links, suggestions, totals, exactly as a whole-table replica of the same group (whose table equals the
 // batch table) answers them. After a member is SIGKILLed the other two answer exactly again once
 // its shards moved; a member SIGSTOPped past its session timeout, woken, never answers from the
 // shards it no longer owns, even with the broker paused so that it cannot hear it lost them. The seed is printed (WEBINDEX_SEEDS=N replays it).
