@@ -393,16 +393,26 @@ ApiResponse Api::Handle(const ApiRequest& request) {
 }
 
 ApiResponse Api::AnswerShards(const ApiRequest& request) {
-  if (request.method != "GET") {
-    ApiResponse r = Error(405, "method " + std::string(request.method) + " not allowed; use GET", kShards);
-    r.allow = "GET";
+  std::string target(request.target);
+  if (request.method == "POST") {  // the parameters in a form body (shard_client.h): keys may be long
+    if (target.find('?') != std::string::npos) {
+      return Error(400, "a POST to the shard routes takes its parameters in the body, not the target", kShards);
+    }
+    if (!request.content_type.starts_with("application/x-www-form-urlencoded")) {
+      return Error(415, "a POST to the shard routes takes an application/x-www-form-urlencoded body", kShards);
+    }
+    if (!request.body.empty()) target += "?" + std::string(request.body);
+  } else if (request.method == "GET") {
+    if (request.has_body) return Error(400, "GET requests take no body", kShards);
+  } else {
+    ApiResponse r = Error(405, "method " + std::string(request.method) + " not allowed; use GET or POST", kShards);
+    r.allow = "GET, POST";
     return r;
   }
-  if (request.has_body) return Error(400, "GET requests take no body", kShards);
-  auto body = AnswerShardRoute(shard_lookup_, request.target);
+  auto body = AnswerShardRoute(shard_lookup_, target);
   if (!body.ok()) {
     const int status = HttpStatus(body.status());
-    if (status >= 500 && status != 503) LOG_WARN("GET {}: {}", request.target, body.status().ToString());
+    if (status >= 500 && status != 503) LOG_WARN("{} {}: {}", request.method, request.target, body.status().ToString());
     return Error(status, body.status().message(), kShards);
   }
   Count(kShards, 200);

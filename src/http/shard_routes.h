@@ -7,6 +7,10 @@
 //   GET /internal/shards/<p,q,..>/domains?prefix=<b64>&limit=N       {"cells":[[<name>,<pages>],...]}
 //   GET /internal/shards/<p,q,..>/totals                             {"totals":{...}|null}
 //
+// or a POST of the same path with the parameters as an application/x-www-form-urlencoded body
+// (what members send: a key may be longer than the request line's bound allows; Api checks the
+// method and passes the parameters on as a query string).
+//
 // `domains` scans the index of domain names (TableRead::ScanDomainIndex). A scan or totals of
 // several shards (ascending partition numbers) answers for them as one: the
 // first `limit` cells of their merged scans, their summed totals; so a member asks another once

@@ -135,6 +135,8 @@ std::string RandomBytes(std::mt19937_64& rng, size_t min_size, size_t max_size) 
 
 std::string Text(const Status& st) { return st.ok() ? "ok" : st.ToString(); }
 
+std::string LongKey() { return "b" + std::string(12000, 'k'); }
+
 class RemoteShardTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
@@ -159,6 +161,8 @@ class RemoteShardTest : public ::testing::Test {
     for (int i = 0; i < 600; ++i) batch.Put(state::Family::kTable, RandomBytes(rng, 1, 6), RandomBytes(rng, 0, 12));
     batch.Put(state::Family::kTable, std::string(3, '\xff'), std::string(1, '\0'));
     batch.Put(state::Family::kTable, std::string(3, '\0'), std::string(2, '\xff'));
+    // A key longer than a request line may be (a URL of several KiB): 12 KiB, its value 20 KiB.
+    batch.Put(state::Family::kTable, LongKey(), std::string(20000, 'v'));
     ASSERT_TRUE(binary_->Write(batch).ok());
   }
   static void TearDownTestSuite() {
@@ -268,6 +272,23 @@ TEST_F(RemoteShardTest, ReadsEqualTheServedStoresReads) {
   auto extremes = binary.Read()->Get("", {std::string(3, '\0'), std::string(3, '\xff')});
   ASSERT_TRUE(extremes.ok()) << extremes.status().ToString();
   EXPECT_EQ(*extremes, (std::vector<std::optional<std::string>>{std::string(2, '\xff'), std::string(1, '\0')}));
+}
+
+// The server's request line and headers are bounded (8 KiB, else 431): members send their
+// parameters in a POST body, so a key of any length is read from another member.
+TEST_F(RemoteShardTest, AKeyLongerThanARequestLineIsReadFromAnotherMember) {
+  http::RemoteShardSource binary(address_, 1);
+  auto read = binary.Read();
+  auto got = read->Get(LongKey(), {LongKey(), LongKey() + "x"});
+  ASSERT_TRUE(got.ok()) << got.status().ToString();
+  EXPECT_EQ(*got, (std::vector<std::optional<std::string>>{std::string(20000, 'v'), std::nullopt}));
+  std::vector<query::KeyValue> cells;
+  ASSERT_TRUE(read->Scan(LongKey().substr(0, 11000), "", 5, &cells).ok());
+  ASSERT_EQ(cells.size(), 1u);
+  EXPECT_EQ(cells[0].key, LongKey());
+  ASSERT_TRUE(read->Scan("b", LongKey().substr(0, 11000), 5, &cells).ok());
+  ASSERT_FALSE(cells.empty());
+  EXPECT_EQ(cells[0].key, LongKey());
 }
 
 TEST_F(RemoteShardTest, AQueryServiceOverTheRemoteShardAnswersAsTheStore) {
@@ -424,6 +445,19 @@ TEST_F(RemoteShardTest, TheRoutesRefuseBadRequests) {
   EXPECT_EQ(Get(port, many).status, 200);
   EXPECT_EQ(Get(port, many + "&key=" + a).status, 400);
   EXPECT_EQ(Raw(port, "HEAD /internal/shards/0/totals HTTP/1.1\r\nHost: x\r\n\r\n").status, 405);
+  // A POST takes the parameters as a form body, and only so.
+  const auto post = [&](const std::string& target, const std::string& type, const std::string& body) {
+    return Raw(port, "POST " + target + " HTTP/1.1\r\nHost: x\r\nContent-Type: " + type +
+                         "\r\nContent-Length: " + std::to_string(body.size()) + "\r\n\r\n" + body)
+        .status;
+  };
+  const std::string form = "application/x-www-form-urlencoded";
+  EXPECT_EQ(post("/internal/shards/0,1/scan", form, "limit=3"), 200);
+  EXPECT_EQ(post("/internal/shards/0/totals", form, ""), 200);
+  EXPECT_EQ(post("/internal/shards/0/get", form, "owner=" + a + "&key=" + a), 200);
+  EXPECT_EQ(post("/internal/shards/0/scan", form, "limit=0"), 400);
+  EXPECT_EQ(post("/internal/shards/0/scan?limit=3", form, ""), 400);  // parameters in the body only
+  EXPECT_EQ(post("/internal/shards/0/scan", "text/plain", "limit=3"), 415);
   // Counted under one route.
   const std::string metrics = Get(port, "/metrics").body;
   EXPECT_NE(metrics.find(R"(webindex_http_responses_total{route="/internal/shards",code="503"} 2)"),
