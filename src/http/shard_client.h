@@ -1,6 +1,6 @@
 // RemoteShardSource: the table shards another member of a partitioned table serves, read through
 // its internal shard routes (shard_routes.h), so that ShardedTableSource can merge shards kept
-// anywhere in the group. Each Get, Scan and Totals is one HTTP/1.1 GET to that member, on one
+// anywhere in the group. Each Get, Scan, Totals and Position is one HTTP/1.1 GET to that member, on one
 // keep-alive connection per TableRead, bounded by a timeout: a scan or the totals of all the
 // shards the source reads are one request (the member merges them), a get asks its owner's shard. The member answers each request
 // from a snapshot of its own; the requests of one TableRead may see different snapshots of the

@@ -44,6 +44,23 @@ class ShardedRead final : public TableRead {
     return Status::Ok();
   }
 
+  Result<int64_t> Position(int32_t shard, std::string_view key) override {
+    if (shard < 0 || shard >= static_cast<int32_t>(shards_.size())) {
+      return Status::InvalidArgument("no table shard " + std::to_string(shard) + " (the table has " +
+                                     std::to_string(shards_.size()) + ")");
+    }
+    ASSIGN_OR_RETURN(TableRead * read, ReadOf(shard));
+    return read->Position(shard, key);
+  }
+
+  //! True when some shard is another member's: its reads then are no one snapshot of it.
+  bool remote() const override {
+    for (const TableRead* read : DistinctReads()) {
+      if (read != nullptr && read->remote()) return true;
+    }
+    return false;
+  }
+
   Result<std::optional<sink::TableTotals>> Totals() override {
     const std::vector<TableRead*> reads = DistinctReads();
     std::vector<std::optional<sink::TableTotals>> each(reads.size());
@@ -84,7 +101,7 @@ class ShardedRead final : public TableRead {
     return st;
   }
 
-  Result<TableRead*> ReadOf(int32_t shard) {
+  Result<TableRead*> ReadOf(int32_t shard) const {
     if (!shards_[shard]) return Missing();
     if (!reads_[shard]) {
       // A source serving several shards is read once: the reads of its other shards share it.
@@ -100,7 +117,7 @@ class ShardedRead final : public TableRead {
   }
 
   //! One read per distinct source, nullptr for a shard without one.
-  std::vector<TableRead*> DistinctReads() {
+  std::vector<TableRead*> DistinctReads() const {
     std::vector<TableRead*> reads;
     for (size_t s = 0; s < shards_.size(); ++s) {
       if (!shards_[s]) {
@@ -122,7 +139,7 @@ class ShardedRead final : public TableRead {
   }
 
   const std::vector<std::shared_ptr<TableSource>> shards_;
-  std::vector<std::shared_ptr<TableRead>> reads_;
+  mutable std::vector<std::shared_ptr<TableRead>> reads_;  //!< made at first use
 };
 
 }  // namespace
