@@ -178,13 +178,23 @@ void TableMembers::Loop() {
   }
 }
 
+std::vector<TableMemberRecord> TableMembers::Heard() const {
+  std::vector<TableMemberRecord> records;
+  std::lock_guard lock(mu_);
+  for (const auto& [member, r] : heard_) records.push_back(r);
+  return records;
+}
+
+std::string TableMembers::AddressOf(int32_t shard) const {
+  const std::vector<TableMemberRecord> records = Heard();
+  const TableMemberRecord* owner =
+      OwnerOf(records, options_.group_id, options_.member, shard, NowMs(), options_.stale_after.count());
+  return owner ? owner->http : "";
+}
+
 std::vector<std::shared_ptr<query::TableSource>> TableMembers::Sources() const {
   std::vector<std::shared_ptr<query::TableSource>> sources = shards_.Sources();
-  std::vector<TableMemberRecord> records;
-  {
-    std::lock_guard lock(mu_);
-    for (const auto& [member, r] : heard_) records.push_back(r);
-  }
+  const std::vector<TableMemberRecord> records = Heard();
   const int64_t now = NowMs();
   std::map<std::string, std::vector<int32_t>> asked;  // member's address -> the shards asked of it
   for (size_t p = 0; p < sources.size(); ++p) {

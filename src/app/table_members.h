@@ -72,6 +72,9 @@ class TableMembers {
   //! The whole table: each Read is made of this member's shards and, for each other shard, the
   //! member serving it as last heard (thread-safe).
   std::shared_ptr<query::TableSource> Table();
+  //! The API address ("host:port") of the other member that serves `shard` as last heard; ""
+  //! when none does (thread-safe).
+  std::string AddressOf(int32_t shard) const;
 
  private:
   TableMembers(TableMembersOptions options, TableShards& shards, RemoteShardFactory remote);
@@ -79,6 +82,7 @@ class TableMembers {
   void Loop();
   void Advertise(bool serving);
   std::vector<std::shared_ptr<query::TableSource>> Sources() const;
+  std::vector<TableMemberRecord> Heard() const;
 
   TableMembersOptions options_;
   TableShards& shards_;
