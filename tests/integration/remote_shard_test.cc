@@ -274,6 +274,14 @@ TEST_F(RemoteShardTest, ReadsEqualTheServedStoresReads) {
 // The sink's positions, asked of the shard named (one member may serve several), are the
 // served store's: what a PageRank of the partitioned table records it reflects.
 TEST_F(RemoteShardTest, PositionsEqualTheServedStoresPositions) {
+  const std::string key1 = "sink/" + pipeline::TopicNames{}.exports + "/1";
+  // A source read for shard 0 asks shard 1's position of shard 1 (here the binary store: none).
+  auto of_table = query::StorePosition(*table_, nullptr, key1);
+  ASSERT_TRUE(of_table.ok() && *of_table > 0);
+  auto asked = http::RemoteShardSource(address_, 0).Read()->Position(1, key1);
+  ASSERT_TRUE(asked.ok()) << asked.status().ToString();
+  EXPECT_EQ(*asked, -1) << "the position came from shard 0, not shard 1";
+
   server_->api().SetShardLookup([this](int32_t shard) { return shard < kPartitions ? table_source_ : nullptr; });
   http::RemoteShardSource table(address_, 0);
   auto read = table.Read();
