@@ -32,17 +32,21 @@ Result<std::string> Forward(const std::string& address, std::string_view query, 
   const std::string target = std::string(kInternalPageRank) + (query.empty() ? "" : "?" + std::string(query));
   HttpClient client(address, timeout);
   auto answer = client.Get(target, kMaxForwardedBody);
-  const std::string who = "the member computing the partitioned table's PageRank (at " + address +
-                          ", serving table shard 0)";
+  const std::string who =
+      "the member computing the partitioned table's PageRank (at " + address + ", serving table shard 0)";
   if (!answer.ok()) {
     return Status::Unavailable(who + " did not answer: " + answer.status().message() + "; ask again in a few seconds");
   }
   const std::string message = answer->status == 200 ? "" : ErrorMessageOf(answer->body);
   switch (answer->status) {
-    case 200: return std::move(answer->body);
-    case 400: return Status::InvalidArgument(message);
-    case 404: return Status::NotFound(message);
-    case 409: return Status::Aborted(message);
+    case 200:
+      return std::move(answer->body);
+    case 400:
+      return Status::InvalidArgument(message);
+    case 404:
+      return Status::NotFound(message);
+    case 409:
+      return Status::Aborted(message);
     default:
       return Status::Unavailable(who + " answered HTTP " + std::to_string(answer->status) + ": " + message +
                                  "; ask again in a few seconds");
@@ -66,8 +70,9 @@ Result<std::string> PartitionedPageRankJson(const PageRankHome& home, bool inter
                                             std::chrono::milliseconds timeout) {
   if (home.results) return PageRankJson(*home.results, limit, next);
   if (internal) {
-    return Status::Unavailable("this member does not compute the partitioned table's PageRank now: the member "
-                               "serving table shard 0 does");
+    return Status::Unavailable(
+        "this member does not compute the partitioned table's PageRank now: the member "
+        "serving table shard 0 does");
   }
   if (home.forward_to.empty()) {
     return Status::Unavailable(

@@ -50,10 +50,10 @@ class GraphCells {
   bool FinishRow();
 
   const UriHashSet* ambiguous_;
-  LinkGraph names_;                     //!< the nodes' URLs (only name_bytes and name_end)
-  std::vector<uint64_t> uri_hash_;      //!< per node
-  std::vector<uint32_t> edge_target_;   //!< node of each inlinks cell, in key order
-  std::vector<uint64_t> edge_source_;   //!< hash of its source URI
+  LinkGraph names_;                                                  //!< the nodes' URLs (only name_bytes and name_end)
+  std::vector<uint64_t> uri_hash_;                                   //!< per node
+  std::vector<uint32_t> edge_target_;                                //!< node of each inlinks cell, in key order
+  std::vector<uint64_t> edge_source_;                                //!< hash of its source URI
   std::vector<std::pair<uint32_t, std::string>> ambiguous_nodes_;    //!< (node, URI), ascending
   std::vector<std::pair<uint64_t, std::string>> ambiguous_sources_;  //!< (edge, source URI), ascending
   uint64_t cells_ = 0;

@@ -51,8 +51,8 @@ RankService::Stats RankService::stats() const {
 void RankService::Loop() {
   // Without `active` one check every interval; with it, a look every second (at most the
   // interval) whether to check: at once when it turned true, else once the interval passed.
-  const auto tick = options_.active ? std::min<std::chrono::milliseconds>(options_.interval, kActivePoll)
-                                    : options_.interval;
+  const auto tick =
+      options_.active ? std::min<std::chrono::milliseconds>(options_.interval, kActivePoll) : options_.interval;
   auto checked = std::chrono::steady_clock::now();
   bool was_active = false;
   std::unique_lock lock(mu_);

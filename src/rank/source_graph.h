@@ -23,7 +23,7 @@ struct SourceGraphStats {
 };
 
 struct SourceGraphOptions {
-  size_t page_cells = 10000;  //!< cells per Scan (a remote shard answers at most 10,001)
+  size_t page_cells = 10000;                  //!< cells per Scan (a remote shard answers at most 10,001)
   const std::atomic<bool>* cancel = nullptr;  //!< Aborted soon after it turns true
 };
 

@@ -59,9 +59,8 @@ Result<LinkGraph> ReadGraph(state::Store& store, const state::Snapshot* snapshot
   bounds.push_back("");
   std::vector<GraphCells> parts(bounds.size() - 1, GraphCells(&ambiguous));
   std::vector<Status> statuses(parts.size());
-  OnThreads(parts.size(), [&](size_t i) {
-    ReadRange(store, snapshot, bounds[i], bounds[i + 1], cancel, &parts[i], &statuses[i]);
-  });
+  OnThreads(parts.size(),
+            [&](size_t i) { ReadRange(store, snapshot, bounds[i], bounds[i + 1], cancel, &parts[i], &statuses[i]); });
   for (const Status& st : statuses) RETURN_IF_ERROR(st);
   GraphCells& all = parts[0];
   for (size_t i = 1; i < parts.size(); ++i) all.Append(parts[i]);

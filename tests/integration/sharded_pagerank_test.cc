@@ -56,8 +56,8 @@ TEST(ShardedPageRankTest, TheShardsMergedGiveTheWholeTablesGraphAndRanks) {
   ASSERT_TRUE(admin.ok());
   std::vector<std::unique_ptr<Member>> sinks;
   for (const std::set<int32_t>& partitions : std::vector<std::set<int32_t>>{{0}, {1}, {2, 3}}) {
-    auto& m = sinks.emplace_back(std::make_unique<Member>("rank" + std::to_string(*partitions.begin()), h.brokers(),
-                                                          kPartitions));
+    auto& m = sinks.emplace_back(
+        std::make_unique<Member>("rank" + std::to_string(*partitions.begin()), h.brokers(), kPartitions));
     m->defaults.partitions = partitions;
     m->Add(std::make_unique<sink::SinkStage>(m->Layout(false)), 1000);
     m->Start();
@@ -67,9 +67,8 @@ TEST(ShardedPageRankTest, TheShardsMergedGiveTheWholeTablesGraphAndRanks) {
   served.listen = "127.0.0.1:0";
   http::Server server(*sinks[2]->store_, served);
   auto far = std::make_shared<query::StoreTableSource>(*sinks[2]->store_);
-  server.api().SetShardLookup([&](int32_t shard) -> std::shared_ptr<query::TableSource> {
-    return shard >= 2 ? far : nullptr;
-  });
+  server.api().SetShardLookup(
+      [&](int32_t shard) -> std::shared_ptr<query::TableSource> { return shard >= 2 ? far : nullptr; });
   ASSERT_TRUE(server.Start().ok());
   auto remote = std::make_shared<http::RemoteShardSource>("127.0.0.1:" + std::to_string(server.port()), 2);
   std::vector<std::shared_ptr<query::TableSource>> local;

@@ -19,9 +19,12 @@ std::string Key(const std::string& uri, const std::string& cf, const std::string
 
 //! a -> b, a -> c, b -> c; c has a page too; d is a row with neither a page nor an inlinks cell (no node).
 std::vector<std::string> Cells() {
-  return {Key("com.a>>o>/", "page", "cur"),          Key("com.b>>o>/", "inlinks", "com.a>>o>/"),
-          Key("com.b>>o>/", "page", "cur"),          Key("com.c>>o>/", "inlinks", "com.a>>o>/"),
-          Key("com.c>>o>/", "inlinks", "com.b>>o>/"), Key("com.c>>o>/", "page", "cur"),
+  return {Key("com.a>>o>/", "page", "cur"),
+          Key("com.b>>o>/", "inlinks", "com.a>>o>/"),
+          Key("com.b>>o>/", "page", "cur"),
+          Key("com.c>>o>/", "inlinks", "com.a>>o>/"),
+          Key("com.c>>o>/", "inlinks", "com.b>>o>/"),
+          Key("com.c>>o>/", "page", "cur"),
           Key("com.d>>o>/", "x", "y")};
 }
 
