@@ -315,8 +315,11 @@ Status Processor::StartShardRank(std::shared_ptr<query::TableSource> table) {
     StopShardRank();
     return st;
   }
-  if (rank_) LOG_INFO("pagerank: of the whole partitioned table, computed while this member serves table shard 0; "
-                      "results in {}", dir);
+  if (rank_) {
+    LOG_INFO("pagerank: of the whole partitioned table, computed while this member serves table shard 0; "
+             "results in {}",
+             dir);
+  }
   return Status::Ok();
 }
 

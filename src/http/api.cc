@@ -250,10 +250,11 @@ void WriteConnectionStats(const ConnectionStats& c, PrometheusWriter& w) {
 
 const std::vector<std::string>& Api::Routes() {
   static const std::vector<std::string> kRoutes = {
-      "/api/top",      "/api/pages",   "/api/page",    "/api/links",  "/api/pagerank", "/api/triples",
-      "/api/temporal", "/api/search",  "/api/suggest", "/api/totals", "/api/status",   "/healthz",
-      "/metrics",      "/sparql",      std::string(kShards), std::string(kInternalPageRank), std::string(kUi),
-      std::string(kOther)};
+      "/api/top",       "/api/pages",       "/api/page",          "/api/links",
+      "/api/pagerank",  "/api/triples",     "/api/temporal",      "/api/search",
+      "/api/suggest",   "/api/totals",      "/api/status",        "/healthz",
+      "/metrics",       "/sparql",          std::string(kShards), std::string(kInternalPageRank),
+      std::string(kUi), std::string(kOther)};
   return kRoutes;
 }
 

@@ -39,7 +39,9 @@ Result<int64_t> StorePosition(state::Store& store, const state::Snapshot* snap, 
   if (!value) return int64_t{-1};
   uint64_t next = 0;
   BytesReader r(*value);
-  if (!r.GetFixed64BE(&next)) return Status::Corruption("offsets: the value of '" + std::string(key) + "' is no offset");
+  if (!r.GetFixed64BE(&next)) {
+    return Status::Corruption("offsets: the value of '" + std::string(key) + "' is no offset");
+  }
   return static_cast<int64_t>(next);
 }
 
