@@ -303,6 +303,8 @@ Status Processor::StartRank() {
 
 Status Processor::StartShardRank(std::shared_ptr<query::TableSource> table) {
   if (rank_ || !config_.table_shards || !table_shards_ || !config_.compute_rank) return Status::Ok();
+  ASSIGN_OR_RETURN(const InstanceDetails details, ReadDetails(*store_));
+  if (!details.pagerank) return Status::Ok();
   const std::string dir = dir_->PathOf(generation_) + "-shards/rank";
   ASSIGN_OR_RETURN(auto results, state::Store::Open(dir, config_.store));
   rank_store_ = std::move(results);
