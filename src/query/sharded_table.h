@@ -4,7 +4,8 @@
 // key, so they are read from it alone; rows sorted across keys (t: rows, a domain's ranked pages,
 // a page's inlinks, which its linking pages' exports write) are spread over every shard and are
 // read as the k-way merge of each shard's first cells after the cursor, so that cursors, which
-// name a table key, page exactly across shards.
+// name a table key, page exactly across shards. A read that scans on from where its last scan
+// ended merges what that one left over, so paging through a range fetches each cell about once.
 #pragma once
 
 #include <memory>

@@ -7,6 +7,7 @@
 // The seed is printed (WEBINDEX_SEEDS=N replays it).
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <memory>
 #include <random>
 #include <set>
@@ -24,6 +25,7 @@
 #include "rank/table_graph.h"
 #include "seeds.h"
 #include "sink/sink_stage.h"
+#include "sink/table.h"
 #include "task_cluster.h"
 
 namespace webindex::testing {
@@ -38,6 +40,47 @@ void ExpectSameGraph(const rank::LinkGraph& want, const rank::LinkGraph& got, co
   EXPECT_EQ(got.in_begin, want.in_begin) << what;
   EXPECT_EQ(got.in_sources, want.in_sources) << what;
   EXPECT_EQ(got.out_degree, want.out_degree) << what;
+}
+
+//! A source that counts the cells its reads' scans return.
+class CountingSource final : public query::TableSource {
+ public:
+  explicit CountingSource(std::shared_ptr<query::TableSource> inner) : inner_(std::move(inner)) {}
+  std::unique_ptr<query::TableRead> Read() override { return std::make_unique<CountingRead>(inner_->Read(), &cells_); }
+  uint64_t cells() const { return cells_; }
+
+ private:
+  class CountingRead final : public query::TableRead {
+   public:
+    CountingRead(std::unique_ptr<query::TableRead> inner, std::atomic<uint64_t>* cells)
+        : inner_(std::move(inner)), cells_(cells) {}
+    Result<std::vector<std::optional<std::string>>> Get(std::string_view owner,
+                                                        const std::vector<std::string>& keys) override {
+      return inner_->Get(owner, keys);
+    }
+    Status Scan(std::string_view prefix, std::string_view after, size_t limit,
+                std::vector<query::KeyValue>* out) override {
+      Status st = inner_->Scan(prefix, after, limit, out);
+      *cells_ += out->size();
+      return st;
+    }
+    Result<std::optional<sink::TableTotals>> Totals() override { return inner_->Totals(); }
+    Result<int64_t> Position(int32_t shard, std::string_view key) override { return inner_->Position(shard, key); }
+    bool remote() const override { return inner_->remote(); }
+
+   private:
+    std::unique_ptr<query::TableRead> inner_;
+    std::atomic<uint64_t>* cells_;
+  };
+  std::shared_ptr<query::TableSource> inner_;
+  std::atomic<uint64_t> cells_{0};
+};
+
+//! Every cell of `store`'s table.
+std::vector<query::KeyValue> ScanAll(state::Store& store) {
+  std::vector<query::KeyValue> cells;
+  EXPECT_TRUE(query::ScanStore(store, nullptr, "", "", size_t{1} << 30, &cells).ok());
+  return cells;
 }
 
 TEST(ShardedPageRankTest, TheShardsMergedGiveTheWholeTablesGraphAndRanks) {
@@ -73,7 +116,8 @@ TEST(ShardedPageRankTest, TheShardsMergedGiveTheWholeTablesGraphAndRanks) {
   auto remote = std::make_shared<http::RemoteShardSource>("127.0.0.1:" + std::to_string(server.port()), 2);
   std::vector<std::shared_ptr<query::TableSource>> local;
   for (auto& m : sinks) local.push_back(std::make_shared<query::StoreTableSource>(*m->store_));
-  const std::vector<std::shared_ptr<query::TableSource>> mixed{local[0], local[1], remote, remote};
+  auto counted = std::make_shared<CountingSource>(remote);
+  const std::vector<std::shared_ptr<query::TableSource>> mixed{local[0], local[1], counted, counted};
   const std::vector<std::shared_ptr<query::TableSource>> near{local[0], local[1], local[2], local[2]};
 
   rank::TableGraphStats whole_stats;
@@ -88,6 +132,7 @@ TEST(ShardedPageRankTest, TheShardsMergedGiveTheWholeTablesGraphAndRanks) {
     query::ShardedTableSource table(over_http ? mixed : near);
     auto read = table.Read();
     rank::SourceGraphStats stats;
+    const uint64_t fetched = counted->cells();
     auto got = rank::ReadSourceGraph(*read, &stats, options);
     const std::string what = (over_http ? "shards 2 and 3 over HTTP" : "every shard here") +
                              std::string(", scans of ") + std::to_string(options.page_cells) + " cells";
@@ -95,6 +140,10 @@ TEST(ShardedPageRankTest, TheShardsMergedGiveTheWholeTablesGraphAndRanks) {
     ExpectSameGraph(*want, *got, what);
     EXPECT_EQ(stats.cells, whole_stats.cells) << what;
     EXPECT_EQ(stats.dropped, 0u) << what;
+    // A range read page by page fetches each cell of the other member's shards about once.
+    uint64_t far_cells = 0;
+    for (query::KeyValue& c : ScanAll(*sinks[2]->store_)) far_cells += c.key.starts_with(sink::RowPrefixKey("p:"));
+    if (over_http) EXPECT_LE(counted->cells() - fetched, far_cells + 2 * options.page_cells) << what;
     EXPECT_EQ(rank::ComputePageRank(*got, {10, 1}), want_scores) << what;
   }
 
