@@ -16,6 +16,7 @@
 #include "graph/graph_stage.h"
 #include "pipeline/page_stage.h"
 #include "pipeline/uri_stage.h"
+#include "rank/rank_store.h"
 #include "sink/sink_stage.h"
 
 namespace webindex::app {
@@ -301,19 +302,21 @@ Status Processor::StartRank() {
   return StartRankOn(*store_, nullptr, {});
 }
 
-Status Processor::StartShardRank(std::shared_ptr<query::TableSource> table) {
+Status Processor::StartShardRank(std::shared_ptr<query::TableSource> table, std::function<uint64_t()> first_id) {
   if (rank_ || !config_.table_shards || !table_shards_ || !config_.compute_rank) return Status::Ok();
   ASSIGN_OR_RETURN(const InstanceDetails details, ReadDetails(*store_));
   if (!details.pagerank) return Status::Ok();
   const std::string dir = dir_->PathOf(generation_) + "-shards/rank";
   ASSIGN_OR_RETURN(auto results, state::Store::Open(dir, config_.store));
+  ASSIGN_OR_RETURN(auto current, rank::CurrentRankResult(*results));
+  shard_rank_id_ = current ? current->id : 0;
   rank_store_ = std::move(results);
   TableShards* shards = table_shards_.get();
   auto computes = [shards] {
     const auto sources = shards->Sources();
     return !sources.empty() && sources[0] != nullptr;
   };
-  if (Status st = StartRankOn(*rank_store_, std::move(table), std::move(computes)); !st.ok()) {
+  if (Status st = StartRankOn(*rank_store_, std::move(table), std::move(computes), std::move(first_id)); !st.ok()) {
     StopShardRank();
     return st;
   }
@@ -331,6 +334,7 @@ void Processor::StopShardRank() {
   rank_.reset();
   publisher_.reset();
   rank_store_.reset();
+  shard_rank_id_ = 0;
 }
 
 state::Store* Processor::ShardRankResults() const {
@@ -340,7 +344,7 @@ state::Store* Processor::ShardRankResults() const {
 }
 
 Status Processor::StartRankOn(state::Store& results, std::shared_ptr<query::TableSource> table,
-                              std::function<bool()> active) {
+                              std::function<bool()> active, std::function<uint64_t()> first_id) {
   ASSIGN_OR_RETURN(const InstanceDetails details, ReadDetails(*store_));
   if (!details.pagerank) return Status::Ok();
   const auto& n = config_.topics;
@@ -349,6 +353,13 @@ Status Processor::StartRankOn(state::Store& results, std::shared_ptr<query::Tabl
   rank.exports_topic = n.exports;
   rank.exports_partitions = export_partitions_;
   rank.active = std::move(active);
+  rank.first_id = std::move(first_id);
+  // A partitioned table's members advertise the id of the current result (app/table_members.h).
+  auto note_id = [this, &results, sharded = table != nullptr] {
+    if (!sharded) return;
+    if (auto current = rank::CurrentRankResult(results); current.ok() && *current) shard_rank_id_ = (*current)->id;
+  };
+  rank.after_check = note_id;
   if (config_.rank_publish_top > 0) {
     RankPublisherOptions publish;
     publish.topic = n.pagerank;
@@ -356,7 +367,8 @@ Status Processor::StartRankOn(state::Store& results, std::shared_ptr<query::Tabl
     publish.top = config_.rank_publish_top;
     publish.record_budget = limits_.BudgetOf(n.pagerank);
     ASSIGN_OR_RETURN(publisher_, RankPublisher::Create(producer_config_, results, publish));
-    rank.after_check = [p = publisher_.get()] {
+    rank.after_check = [p = publisher_.get(), note_id] {
+      note_id();
       if (Status st = p->PublishCurrent(); !st.ok()) LOG_WARN("pagerank: {}", st.ToString());
     };
   }

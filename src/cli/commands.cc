@@ -304,6 +304,7 @@ class ShardedApi {
     o.topic = settings.processor.topics.table_members;
     o.group_id = shards->group_id();
     ASSIGN_OR_RETURN(o.member, dir.InstanceId());
+    o.pagerank_result = [&processor] { return processor.ShardRankResultId(); };
     ASSIGN_OR_RETURN(o.http, AdvertisedAddress(settings.http.listen, options.http_advertise, server.port()));
     ASSIGN_OR_RETURN(auto members, app::TableMembers::Start(o, *shards, [](const std::string& http, const std::vector<int32_t>& shards,
                                                                          int32_t partitions) {
@@ -316,7 +317,8 @@ class ShardedApi {
     });
     // The PageRank of the whole table: computed by the member serving shard 0, which the
     // others forward /api/pagerank to.
-    if (Status st = processor.StartShardRank(members->Table()); !st.ok()) {
+    auto first_id = [m = members.get()] { return m->HighestPageRankResult() + 1; };
+    if (Status st = processor.StartShardRank(members->Table(), first_id); !st.ok()) {
       LOG_ERROR("pagerank: this member cannot compute the partitioned table's PageRank: {}", st.ToString());
     }
     server.api().SetPageRank([&processor, m = members.get()] {

@@ -136,6 +136,7 @@ Result<bool> RankService::Compute(Input input, std::chrono::steady_clock::time_p
   info.iterations = options_.iterations;
   info.exports_topic = options_.exports_topic;
   info.positions = input.positions;
+  if (options_.first_id) info.id = options_.first_id();
   auto finish = [this](bool ok, double seconds) {
     std::lock_guard lock(mu_);
     stats_.running = false;

@@ -44,6 +44,9 @@ struct RankServiceOptions {
   //! Checks run only while this returns true (empty: always); the first check after it turned
   //! true runs within a second, not an interval later (a member that took the computation over).
   std::function<bool()> active;
+  //! The least id of the next result (empty: the store's count goes on): a partitioned table's
+  //! results go on from the highest id another member gave out.
+  std::function<uint64_t()> first_id;
 };
 
 class RankService {

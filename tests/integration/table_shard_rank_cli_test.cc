@@ -3,7 +3,8 @@
 // same group on `webindex broker`. Every member answers /api/pagerank (the one serving table
 // shard 0 from its results, the others by forwarding to it) with the replica's ranking: the
 // same pages, scores and export positions. Once the computing member is SIGKILLed and more
-// events arrive, the member that takes shard 0 over computes and all answer the replica's again.
+// events arrive, the member that takes shard 0 over computes and all answer the replica's again,
+// from a result numbered after the killed member's.
 // The seed is printed (WEBINDEX_SEEDS=N replays it).
 #include <signal.h>
 
@@ -26,6 +27,12 @@ std::string RankingFacts(const Reply& reply) {
   if (reply.status != 200) return std::to_string(reply.status) + " " + reply.body.substr(0, 300);
   const size_t at = reply.body.find("\"iterations\"");
   return at == std::string::npos ? reply.body : reply.body.substr(at);
+}
+
+//! The id of the result an answer of /api/pagerank is from (0: none).
+uint64_t ResultId(const Reply& reply) {
+  const std::string key = "{\"result\":";
+  return reply.status == 200 && reply.body.starts_with(key) ? std::stoull(reply.body.substr(key.size())) : 0;
 }
 
 TEST_F(TableShardCliTest, ThreeShardMembersAnswerTheReplicasPageRank) {
@@ -83,7 +90,10 @@ TEST_F(TableShardCliTest, ThreeShardMembersAnswerTheReplicasPageRank) {
   }
   ASSERT_NE(computing, "") << "no member computes; see " << cluster_->log();
 
-  // The computing member is killed: another takes shard 0 over and computes the grown graph.
+  // The computing member is killed: another takes shard 0 over and computes the grown graph,
+  // numbering its results after the killed member's.
+  const uint64_t before = ResultId(Get(ports[computing], question));
+  ASSERT_GT(before, 0u);
   members[computing]->Signal(SIGKILL);
   members[computing]->Wait();
   std::vector<std::string> rest;
@@ -93,6 +103,7 @@ TEST_F(TableShardCliTest, ThreeShardMembersAnswerTheReplicasPageRank) {
   feed(300);
   ExpectTable("replica", model.TableLines());
   expect_ranking(rest);
+  for (const std::string& name : rest) EXPECT_GT(ResultId(Get(ports[name], question)), before) << name;
 
   for (const std::string& name : rest) {
     members[name]->Signal(SIGTERM);
