@@ -434,7 +434,8 @@ TEST_F(RemoteShardTest, TheRoutesRefuseBadRequests) {
       {"/internal/shards/0/scan?limit=1&next=" + a, 400},                  // unknown parameter
       {"/internal/shards/0/totals?x=1", 400},
       {"/internal/shards/0/position?key=" + a, 200},
-      {"/internal/shards/0/position", 400},                                // no key
+      {"/internal/shards/0/position", 400},
+      {"/internal/shards/0,1/position?key=" + a, 400},                 // one shard's                                // no key
       {"/internal/shards/0/position?key=" + a + "&limit=1", 400},          // unknown parameter
       {"/internal/shards/0/position?key=a%2Bb", 400},                      // not base64url
       {"/internal/shards/x/totals", 400},

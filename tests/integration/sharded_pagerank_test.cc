@@ -113,7 +113,8 @@ TEST(ShardedPageRankTest, TheShardsMergedGiveTheWholeTablesGraphAndRanks) {
   server.api().SetShardLookup(
       [&](int32_t shard) -> std::shared_ptr<query::TableSource> { return shard >= 2 ? far : nullptr; });
   ASSERT_TRUE(server.Start().ok());
-  auto remote = std::make_shared<http::RemoteShardSource>("127.0.0.1:" + std::to_string(server.port()), 2);
+  auto remote = std::make_shared<http::RemoteShardSource>("127.0.0.1:" + std::to_string(server.port()),
+                                                         std::vector<int32_t>{2, 3}, kPartitions);
   std::vector<std::shared_ptr<query::TableSource>> local;
   for (auto& m : sinks) local.push_back(std::make_shared<query::StoreTableSource>(*m->store_));
   auto counted = std::make_shared<CountingSource>(remote);
