@@ -46,8 +46,9 @@ checked_ctest ctest --test-dir build --output-on-failure -j2 "$@"
 # The integration suites that run under ThreadSanitizer (stage 3); the others run under ASan.
 TSAN_SUITES='^(BrokerFaultTest|ChangelogTest|Changelog/SharedPagesTest|ConsumerBatchTest|DamagedStateTest|'\
 'DataDirBindingTest|DiskFullTest|FencingTest|GraphStageTest|GroupMembershipTest|GroupTasksTest|HttpApiTest|'\
-'HttpPressureTest|HttpRunTest|HttpServerTest|HttpSparqlTest|InstanceClaimTest|PageRankLiveTest|PowerLossTest|RandomizedTest|'\
-'RecordSizeTest|RemoteShardTest|SecondInstanceTest|ShardedTableTest|TableShardsTest|TaskOriginTest)\.'
+'HttpPressureTest|HttpRunTest|HttpServerTest|HttpSparqlTest|InstanceClaimTest|PageRankForwardTest|PageRankLiveTest|'\
+'PowerLossTest|RandomizedTest|RecordSizeTest|RemoteShardTest|SecondInstanceTest|ShardedPageRankTest|ShardedTableTest|'\
+'TableShardsTest|TaskOriginTest)\.'
 
 echo "== Debug + ASan + UBSan: unit tests, integration tests outside TSAN_SUITES"
 cmake --preset debug >/dev/null

@@ -16,6 +16,7 @@
 #include "graph/graph_stage.h"
 #include "pipeline/page_stage.h"
 #include "pipeline/uri_stage.h"
+#include "rank/rank_store.h"
 #include "sink/sink_stage.h"
 
 namespace webindex::app {
@@ -298,6 +299,52 @@ Status Processor::Start() {
 
 Status Processor::StartRank() {
   if (rank_ || !config_.table || config_.table_shards || !store_) return Status::Ok();
+  return StartRankOn(*store_, nullptr, {});
+}
+
+Status Processor::StartShardRank(std::shared_ptr<query::TableSource> table, std::function<uint64_t()> first_id) {
+  if (rank_ || !config_.table_shards || !table_shards_ || !config_.compute_rank) return Status::Ok();
+  ASSIGN_OR_RETURN(const InstanceDetails details, ReadDetails(*store_));
+  if (!details.pagerank) return Status::Ok();
+  const std::string dir = dir_->PathOf(generation_) + "-shards/rank";
+  ASSIGN_OR_RETURN(auto results, state::Store::Open(dir, config_.store));
+  ASSIGN_OR_RETURN(auto current, rank::CurrentRankResult(*results));
+  shard_rank_id_ = current ? current->id : 0;
+  rank_store_ = std::move(results);
+  TableShards* shards = table_shards_.get();
+  auto computes = [shards] {
+    const auto sources = shards->Sources();
+    return !sources.empty() && sources[0] != nullptr;
+  };
+  if (Status st = StartRankOn(*rank_store_, std::move(table), std::move(computes), std::move(first_id)); !st.ok()) {
+    StopShardRank();
+    return st;
+  }
+  if (rank_) {
+    LOG_INFO("pagerank: of the whole partitioned table, computed while this member serves table shard 0; "
+             "results in {}",
+             dir);
+  }
+  return Status::Ok();
+}
+
+void Processor::StopShardRank() {
+  if (!rank_store_) return;
+  if (rank_) rank_->Stop();
+  rank_.reset();
+  publisher_.reset();
+  rank_store_.reset();
+  shard_rank_id_ = 0;
+}
+
+state::Store* Processor::ShardRankResults() const {
+  if (!rank_store_ || !rank_ || !table_shards_) return nullptr;
+  const auto sources = table_shards_->Sources();
+  return !sources.empty() && sources[0] != nullptr ? rank_store_.get() : nullptr;
+}
+
+Status Processor::StartRankOn(state::Store& results, std::shared_ptr<query::TableSource> table,
+                              std::function<bool()> active, std::function<uint64_t()> first_id) {
   ASSIGN_OR_RETURN(const InstanceDetails details, ReadDetails(*store_));
   if (!details.pagerank) return Status::Ok();
   const auto& n = config_.topics;
@@ -305,18 +352,28 @@ Status Processor::StartRank() {
   if (rank.interval.count() <= 0) rank.interval = rank::RankServiceOptions{}.interval;
   rank.exports_topic = n.exports;
   rank.exports_partitions = export_partitions_;
+  rank.active = std::move(active);
+  rank.first_id = std::move(first_id);
+  // A partitioned table's members advertise the id of the current result (app/table_members.h).
+  auto note_id = [this, &results, sharded = table != nullptr] {
+    if (!sharded) return;
+    if (auto current = rank::CurrentRankResult(results); current.ok() && *current) shard_rank_id_ = (*current)->id;
+  };
+  rank.after_check = note_id;
   if (config_.rank_publish_top > 0) {
     RankPublisherOptions publish;
     publish.topic = n.pagerank;
     publish.generation = generation_;
     publish.top = config_.rank_publish_top;
     publish.record_budget = limits_.BudgetOf(n.pagerank);
-    ASSIGN_OR_RETURN(publisher_, RankPublisher::Create(producer_config_, *store_, publish));
-    rank.after_check = [p = publisher_.get()] {
+    ASSIGN_OR_RETURN(publisher_, RankPublisher::Create(producer_config_, results, publish));
+    rank.after_check = [p = publisher_.get(), note_id] {
+      note_id();
       if (Status st = p->PublishCurrent(); !st.ok()) LOG_WARN("pagerank: {}", st.ToString());
     };
   }
-  rank_ = std::make_unique<rank::RankService>(*store_, rank);
+  rank_ = table ? std::make_unique<rank::RankService>(results, std::move(table), rank)
+                : std::make_unique<rank::RankService>(results, rank);
   rank_->Start();
   return Status::Ok();
 }
@@ -586,6 +643,7 @@ Status Processor::Stop() {
   rank_.reset();
   table_shards_.reset();
   publisher_.reset();
+  rank_store_.reset();
   store_.reset();
   group_admins_.clear();
   admin_.reset();

@@ -122,6 +122,19 @@ class Processor {
   //! Starts the background PageRank when the generation keeps it and this process keeps the table
   //! (Start does unless config.compute_rank is off). Between Start and Stop.
   Status StartRank();
+  //! Partitioned tables (config.table_shards): starts the PageRank of the whole table, read
+  //! through `table` (every member's shards, app/table_members.h), checked while this member
+  //! serves table shard 0, results in a store of their own (<generation dir>-shards/rank) and
+  //! published as a whole table's are. Off when the generation keeps no PageRank or
+  //! config.compute_rank is. Call StopShardRank before `table` goes. Between Start and Stop.
+  //! `first_id`: the least id of its next result (the highest another member gave out, plus one).
+  Status StartShardRank(std::shared_ptr<query::TableSource> table, std::function<uint64_t()> first_id);
+  void StopShardRank();
+  //! The store of this member's PageRank results of a partitioned table while it computes them
+  //! (it serves shard 0), else null (thread-safe; valid until StopShardRank).
+  state::Store* ShardRankResults() const;
+  //! The id of the current result in this member's PageRank results store (0: none; thread-safe).
+  uint64_t ShardRankResultId() const { return shard_rank_id_; }
   //! True when every input partition is read to its end and every output acknowledged.
   Result<bool> Idle();
   const pipeline::Metrics& metrics() const { return metrics_; }
@@ -167,6 +180,10 @@ class Processor {
   //! Records the dead-letter topic holds now (high minus low watermark over its partitions: every
   //! generation's and process's, as retention left them). Any thread, between Start and Stop.
   Result<int64_t> StoredDeadLetters();
+  //! The background PageRank, results in `results`, its graph from `table` (null: `results`),
+  //! checking while `active` says so (empty: always).
+  Status StartRankOn(state::Store& results, std::shared_ptr<query::TableSource> table, std::function<bool()> active,
+                     std::function<uint64_t()> first_id = {});
   //! The cluster this processor reads and writes (an embedded broker's address included).
   const std::string& brokers() const { return config_.kafka.brokers; }
   const pipeline::TopicNames& topics() const { return config_.topics; }
@@ -213,6 +230,8 @@ class Processor {
   std::vector<std::unique_ptr<pipeline::StageRunner>> runners_;
   std::unique_ptr<RankPublisher> publisher_;
   std::unique_ptr<rank::RankService> rank_;
+  std::unique_ptr<state::Store> rank_store_;  //!< a partitioned table's PageRank results (StartShardRank)
+  std::atomic<uint64_t> shard_rank_id_{0};    //!< its current result's id
   std::unique_ptr<TableShards> table_shards_;
   std::optional<state::DataDir> dir_;
   uint64_t generation_ = 0;

@@ -4,6 +4,8 @@
 
 #include <simdjson.h>
 
+#include <algorithm>
+
 #include "codec/json_writer.h"
 #include "common/log.h"
 #include "common/time.h"
@@ -37,6 +39,7 @@ std::string EncodeTableMemberRecord(const TableMemberRecord& r) {
   w.EndArray();
   w.Key("generation").Int(r.generation);
   w.Key("at_ms").Int(r.at_ms);
+  w.Key("pagerank_result").Uint(r.pagerank_result);
   w.EndObject();
   return w.Take();
 }
@@ -71,6 +74,8 @@ Result<TableMemberRecord> DecodeTableMemberRecord(std::string_view json) {
         r.shards.insert(static_cast<int32_t>(p));
       }
       have_shards = true;
+    } else if (key == "pagerank_result") {  // absent from the words of earlier versions
+      if (value.get_uint64().get(r.pagerank_result)) return bad("pagerank_result must be a number");
     } else if (key == "generation" || key == "at_ms") {
       int64_t v = 0;
       if (value.get_int64().get(v)) return bad(std::string(key) + " must be a number");
@@ -147,6 +152,7 @@ void TableMembers::Advertise(bool serving) {
   }
   r.generation = shards_.group_generation();
   r.at_ms = NowMs();
+  r.pagerank_result = options_.pagerank_result ? options_.pagerank_result() : 0;
   OutRecord out{options_.topic, 0, options_.group_id + "/" + options_.member, EncodeTableMemberRecord(r), {}};
   if (Status st = producer_->Produce(out, 0); !st.ok()) LOG_WARN("table members: {}", st.ToString());
 }
@@ -178,13 +184,29 @@ void TableMembers::Loop() {
   }
 }
 
+std::vector<TableMemberRecord> TableMembers::Heard() const {
+  std::vector<TableMemberRecord> records;
+  std::lock_guard lock(mu_);
+  for (const auto& [member, r] : heard_) records.push_back(r);
+  return records;
+}
+
+std::string TableMembers::AddressOf(int32_t shard) const {
+  const std::vector<TableMemberRecord> records = Heard();
+  const TableMemberRecord* owner =
+      OwnerOf(records, options_.group_id, options_.member, shard, NowMs(), options_.stale_after.count());
+  return owner ? owner->http : "";
+}
+
+uint64_t TableMembers::HighestPageRankResult() const {
+  uint64_t highest = 0;
+  for (const TableMemberRecord& r : Heard()) highest = std::max(highest, r.pagerank_result);
+  return highest;
+}
+
 std::vector<std::shared_ptr<query::TableSource>> TableMembers::Sources() const {
   std::vector<std::shared_ptr<query::TableSource>> sources = shards_.Sources();
-  std::vector<TableMemberRecord> records;
-  {
-    std::lock_guard lock(mu_);
-    for (const auto& [member, r] : heard_) records.push_back(r);
-  }
+  const std::vector<TableMemberRecord> records = Heard();
   const int64_t now = NowMs();
   std::map<std::string, std::vector<int32_t>> asked;  // member's address -> the shards asked of it
   for (size_t p = 0; p < sources.size(); ++p) {

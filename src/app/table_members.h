@@ -34,6 +34,9 @@ struct TableMemberRecord {
   std::set<int32_t> shards;
   int32_t generation = -1;  //!< of the group, when the member served these shards
   int64_t at_ms = 0;
+  //! The id of the current PageRank result in the member's results store (0: none), so that a
+  //! member taking the computation over numbers its results after it.
+  uint64_t pagerank_result = 0;
   bool operator==(const TableMemberRecord&) const = default;
 };
 std::string EncodeTableMemberRecord(const TableMemberRecord& record);
@@ -53,6 +56,8 @@ struct TableMembersOptions {
   std::string http;      //!< host:port other members reach this member's API at
   std::chrono::milliseconds every{1000};
   std::chrono::milliseconds stale_after{30000};
+  //! The id of this member's current PageRank result, advertised (empty: 0).
+  std::function<uint64_t()> pagerank_result;
 };
 
 //! A source reading the shards `shards` (ascending) of a table of `partitions` shards from the
@@ -72,6 +77,11 @@ class TableMembers {
   //! The whole table: each Read is made of this member's shards and, for each other shard, the
   //! member serving it as last heard (thread-safe).
   std::shared_ptr<query::TableSource> Table();
+  //! The API address ("host:port") of the other member that serves `shard` as last heard; ""
+  //! when none does (thread-safe).
+  std::string AddressOf(int32_t shard) const;
+  //! The highest PageRank result id any member of the group advertised (0: none; thread-safe).
+  uint64_t HighestPageRankResult() const;
 
  private:
   TableMembers(TableMembersOptions options, TableShards& shards, RemoteShardFactory remote);
@@ -79,6 +89,7 @@ class TableMembers {
   void Loop();
   void Advertise(bool serving);
   std::vector<std::shared_ptr<query::TableSource>> Sources() const;
+  std::vector<TableMemberRecord> Heard() const;
 
   TableMembersOptions options_;
   TableShards& shards_;

@@ -290,6 +290,7 @@ class ShardedApi {
   //! some. The previous processor's members go only once the API no longer reads through them.
   Status Serve(const Settings& settings, const RunOptions& options, app::Processor& processor,
                http::Server& server) {
+    StopRank();
     app::TableShards* shards = processor.table_shards();
     if (shards == nullptr) {
       SwitchHttp(server, processor);
@@ -303,6 +304,7 @@ class ShardedApi {
     o.topic = settings.processor.topics.table_members;
     o.group_id = shards->group_id();
     ASSIGN_OR_RETURN(o.member, dir.InstanceId());
+    o.pagerank_result = [&processor] { return processor.ShardRankResultId(); };
     ASSIGN_OR_RETURN(o.http, AdvertisedAddress(settings.http.listen, options.http_advertise, server.port()));
     ASSIGN_OR_RETURN(auto members, app::TableMembers::Start(o, *shards, [](const std::string& http, const std::vector<int32_t>& shards,
                                                                          int32_t partitions) {
@@ -313,13 +315,41 @@ class ShardedApi {
       const auto sources = shards->Sources();
       return shard >= 0 && shard < static_cast<int32_t>(sources.size()) ? sources[shard] : nullptr;
     });
+    // The PageRank of the whole table: computed by the member serving shard 0, which the
+    // others forward /api/pagerank to.
+    auto first_id = [m = members.get()] { return m->HighestPageRankResult() + 1; };
+    if (Status st = processor.StartShardRank(members->Table(), first_id); !st.ok()) {
+      LOG_ERROR("pagerank: this member cannot compute the partitioned table's PageRank: {}", st.ToString());
+    }
+    server.api().SetPageRank([&processor, m = members.get()] {
+      http::PageRankHome home;
+      home.results = processor.ShardRankResults();
+      if (home.results == nullptr) home.forward_to = m->AddressOf(0);
+      return home;
+    });
+    ranked_ = &processor;
+    server_ = &server;
     members_ = std::move(members);
     return Status::Ok();
   }
-  void Stop() { members_.reset(); }
+  void Stop() {
+    StopRank();
+    members_.reset();
+  }
 
  private:
+  //! Before the members it reads through go: the API stops asking for the PageRank, then the
+  //! processor (still running: on_switch comes before it stops) stops computing it.
+  void StopRank() {
+    if (server_) server_->api().SetPageRank(nullptr);
+    if (ranked_) ranked_->StopShardRank();
+    ranked_ = nullptr;
+    server_ = nullptr;
+  }
+
   std::unique_ptr<app::TableMembers> members_;
+  app::Processor* ranked_ = nullptr;  //!< the processor computing the PageRank through members_
+  http::Server* server_ = nullptr;
 };
 
 //! `run --group`: the group's generations (app/group_member.h), the API following the current one.

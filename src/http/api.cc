@@ -10,6 +10,7 @@
 #include "graph/graph_query.h"
 #include "graph/statement_query.h"
 #include "common/log.h"
+#include "http/pagerank_route.h"
 #include "http/query_string.h"
 #include "http/sparql_route.h"
 #include "http/ui_assets.h"
@@ -80,23 +81,6 @@ std::string OptionalParam(const Target& t, const std::string& name, const std::s
   return it == t.params.end() ? fallback : it->second;
 }
 
-//! /api/pagerank: one page of the current result, with the facts of that result.
-std::string RankingJson(const rank::RankPage& r) {
-  codec::JsonWriter w;
-  w.BeginObject().Key("result").Uint(r.info.id).Key("computedAtMs").Int(r.info.computed_at_ms);
-  w.Key("iterations").Int(r.info.iterations).Key("nodes").Uint(r.info.nodes).Key("edges").Uint(r.info.edges);
-  w.Key("exports").BeginObject().Key("topic").String(r.info.exports_topic).Key("positions").BeginArray();
-  for (int64_t p : r.info.positions) w.Int(p);
-  w.EndArray().EndObject();
-  w.Key("results").BeginArray();
-  for (const auto& p : r.pages) {
-    w.BeginObject().Key("url").String(p.url).Key("score").Raw(rank::FormatScore(p.score)).EndObject();
-  }
-  w.EndArray();
-  if (!r.next.empty()) w.Key("next").String(r.next);
-  return w.EndObject().Take();
-}
-
 //! Matches of a statement route as N-Triples (N-Quads for graph=all) that fit in one response.
 constexpr size_t kMaxNTriplesBody = 64 << 20;
 
@@ -152,6 +136,7 @@ std::vector<std::string> ParamsOf(std::string_view route) {
       {"/api/page", {"url"}},
       {"/api/links", {"url", "linkType", "limit", "next"}},
       {"/api/pagerank", {"limit", "next"}},
+      {std::string(kInternalPageRank), {"limit", "next"}},
       {"/api/suggest", {"q", "limit"}},
   };
   if (auto it = kParams.find(route); it != kParams.end()) return it->second;
@@ -209,15 +194,7 @@ Result<std::string> RouteJson(query::QueryService& q, state::Store& store, const
   }
   ASSIGN_OR_RETURN(size_t limit, LimitParam(t));
   const std::string next = OptionalParam(t, "next");
-  if (route == "/api/pagerank") {
-    auto ranking = rank::RankingPage(store, limit, next);
-    if (!ranking.ok() && ranking.status().code() == Status::Code::kNotFound) {
-      return Status::NotFound(ranking.status().message() +
-                              " (`webindex run` computes it every pagerank.interval_s when the table changed)");
-    }
-    RETURN_IF_ERROR(ranking.status());
-    return RankingJson(*ranking);
-  }
+  if (route == "/api/pagerank") return PageRankJson(store, limit, next);
   if (route == "/api/top") {
     ASSIGN_OR_RETURN(auto top, q.Top(limit, next));
     return query::ToJson(top);
@@ -243,11 +220,11 @@ Result<std::string> RouteJson(query::QueryService& q, state::Store& store, const
 //! table is partitioned (Api::SetTable).
 Status WholeTableRoute(const std::string& route, bool partitioned) {
   if (!partitioned) return Status::Ok();
-  if (route == "/sparql" || route == "/api/pagerank" || !StatementKind(route).empty()) {
+  if (route == "/sparql" || !StatementKind(route).empty()) {
     return Status::Unavailable(route +
                                " is not answered by a partitioned table yet (members started with --table-shard "
-                               "answer /api/top, /api/pages, /api/page, /api/links, /api/suggest and /api/totals; "
-                               "docs/scale-out.md §6)");
+                               "answer /api/top, /api/pages, /api/page, /api/links, /api/suggest, /api/totals and "
+                               "/api/pagerank; docs/scale-out.md §6)");
   }
   return Status::Ok();
 }
@@ -273,9 +250,11 @@ void WriteConnectionStats(const ConnectionStats& c, PrometheusWriter& w) {
 
 const std::vector<std::string>& Api::Routes() {
   static const std::vector<std::string> kRoutes = {
-      "/api/top",      "/api/pages",   "/api/page",    "/api/links",  "/api/pagerank", "/api/triples",
-      "/api/temporal", "/api/search",  "/api/suggest", "/api/totals", "/api/status",   "/healthz",
-      "/metrics",      "/sparql",      std::string(kShards), std::string(kUi), std::string(kOther)};
+      "/api/top",       "/api/pages",       "/api/page",          "/api/links",
+      "/api/pagerank",  "/api/triples",     "/api/temporal",      "/api/search",
+      "/api/suggest",   "/api/totals",      "/api/status",        "/healthz",
+      "/metrics",       "/sparql",          std::string(kShards), std::string(kInternalPageRank),
+      std::string(kUi), std::string(kOther)};
   return kRoutes;
 }
 
@@ -372,6 +351,9 @@ ApiResponse Api::Handle(const ApiRequest& request) {
       }
     } else if (auto body = [&] {
                  std::shared_lock lock(source_mu_);
+                 if (route == kInternalPageRank || (route == "/api/pagerank" && partitioned_)) {
+                   return PartitionedPageRank(route, *target, request.target);
+                 }
                  return RouteJson(*query_, *store_, status_, route, *target);
                }();
                body.ok()) {
@@ -419,6 +401,22 @@ ApiResponse Api::AnswerShards(const ApiRequest& request) {
   ApiResponse r;
   r.body = std::move(body).value();
   return r;
+}
+
+Result<std::string> Api::PartitionedPageRank(const std::string& route, const Target& t, std::string_view target) {
+  ASSIGN_OR_RETURN(size_t limit, LimitParam(t));
+  const size_t q = target.find('?');
+  const std::string_view query = q == std::string_view::npos ? std::string_view() : target.substr(q + 1);
+  std::shared_lock lock(rank_mu_);
+  const PageRankHome home = rank_locator_ ? rank_locator_() : PageRankHome{};
+  return PartitionedPageRankJson(home, route == kInternalPageRank, limit, OptionalParam(t, "next"), query,
+                                 rank_timeout_);
+}
+
+void Api::SetPageRank(PageRankLocator locate, std::chrono::milliseconds timeout) {
+  std::unique_lock lock(rank_mu_);
+  rank_locator_ = std::move(locate);
+  rank_timeout_ = timeout;
 }
 
 void Api::SetShardLookup(ShardLookup lookup) {

@@ -16,7 +16,9 @@
 #include <utility>
 
 #include "http/histogram.h"
+#include "http/pagerank_route.h"
 #include "http/prometheus.h"
+#include "http/query_string.h"
 #include "http/shard_routes.h"
 #include "http/status.h"
 #include "query/query_service.h"
@@ -97,13 +99,18 @@ class Api {
   void SetSource(state::Store& store, MetricsSource metrics, StatusSource status = {},
                  std::shared_ptr<query::TableSource> table = nullptr);
   //! Answers the table's questions (top, a domain's pages, a page, its links, totals) from
-  //! `table`, a partitioned table's shards (query/sharded_table.h), from now on; the routes that
-  //! need the whole table in this process's store (PageRank, statements, SPARQL, suggestions)
-  //! answer 503 saying so. The store still answers /healthz.
+  //! `table`, a partitioned table's shards (query/sharded_table.h), from now on; /api/pagerank
+  //! as SetPageRank says; the routes that need the whole table in this process's store
+  //! (statements, SPARQL, suggestions) answer 503 saying so. The store still answers /healthz.
   void SetTable(std::shared_ptr<query::TableSource> table);
   //! Answers the internal shard routes (shard_routes.h) from now on, for the shards `lookup`
   //! serves; without one they are unknown routes. Waits for the requests using the old lookup.
   void SetShardLookup(ShardLookup lookup);
+
+  //! On a partitioned table, /api/pagerank (and /internal/pagerank) from now on: from the results
+  //! `locate` names, else forwarded to the member it names, asked within `timeout`
+  //! (pagerank_route.h); empty: 503. Waits for the requests using the old locator.
+  void SetPageRank(PageRankLocator locate, std::chrono::milliseconds timeout = std::chrono::seconds(5));
 
   ConnectionStats& connection_stats() { return connections_; }
 
@@ -115,6 +122,8 @@ class Api {
   void Count(std::string_view route, int status);
   //! A request under /internal/shards/ while a shard lookup is set (shard_mu_ held shared).
   ApiResponse AnswerShards(const ApiRequest& request);
+  //! /api/pagerank of a partitioned table, or /internal/pagerank (source_mu_ held shared).
+  Result<std::string> PartitionedPageRank(const std::string& route, const Target& t, std::string_view target);
 
   std::shared_mutex source_mu_;  //!< shared by requests, exclusive while switching stores
   std::unique_ptr<query::QueryService> query_;
@@ -129,6 +138,9 @@ class Api {
   ConnectionStats connections_;
   std::shared_mutex shard_mu_;  //!< shared by shard requests, exclusive while switching lookups
   ShardLookup shard_lookup_;
+  std::shared_mutex rank_mu_;  //!< shared by PageRank requests, exclusive while switching locators
+  PageRankLocator rank_locator_;
+  std::chrono::milliseconds rank_timeout_{5000};
 };
 
 }  // namespace webindex::http

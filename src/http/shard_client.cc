@@ -7,32 +7,22 @@
 #include <utility>
 #include <vector>
 
-#include <boost/asio/ip/tcp.hpp>
-#include <boost/beast.hpp>
-
 #include "common/base64url.h"
+#include "http/http_client.h"
 #include "http/shard_routes.h"
 #include "pipeline/topics.h"
 
 namespace webindex::http {
 namespace {
 
-namespace beast = boost::beast;
-namespace bhttp = boost::beast::http;
-namespace net = boost::asio;
-using tcp = net::ip::tcp;
-using Clock = std::chrono::steady_clock;
-
 //! The most one answer may take: a scan of kMaxShardScanLimit cells with their values.
 constexpr uint64_t kMaxBody = uint64_t{256} << 20;
 
-//! One TableRead's connection to the member: each operation is one request on it. Beast's
-//! stream timeouts bound only asynchronous operations, so each request runs them on this read's
-//! own io_context until they complete or the deadline closes the stream.
+//! One TableRead's connection to the member: each operation is one request on it.
 class RemoteRead final : public query::TableRead {
  public:
   RemoteRead(std::string address, std::vector<int32_t> shards, int32_t partitions, std::chrono::milliseconds timeout)
-      : address_(std::move(address)), shards_(std::move(shards)), partitions_(partitions), timeout_(timeout) {
+      : address_(address), shards_(std::move(shards)), partitions_(partitions), client_(std::move(address), timeout) {
     for (int32_t shard : shards_) names_ += (names_.empty() ? "" : ",") + std::to_string(shard);
   }
   bool remote() const override { return true; }
@@ -99,6 +89,19 @@ class RemoteRead final : public query::TableRead {
     ASSIGN_OR_RETURN(std::string body, Fetch(Prefix() + "domains?prefix=" + Base64UrlEncode(prefix) + "&limit=" +
                                              std::to_string(limit)));
     return Cells(body, prefix, "", limit, out);
+  }
+
+  Result<int64_t> Position(int32_t shard, std::string_view key) override {
+    // A member serving several shards keeps a position for each: asked of the shard named.
+    ASSIGN_OR_RETURN(std::string body, Fetch(std::string(kShardRoutePrefix) + std::to_string(shard) +
+                                             "/position?key=" + Base64UrlEncode(key)));
+    simdjson::padded_string padded(body);
+    simdjson::ondemand::document doc;
+    int64_t position = 0;
+    if (parser_.iterate(padded).get(doc) || doc.find_field("position").get_int64().get(position) || position < -1) {
+      return Fail("the answer to position is not {\"position\":N}");
+    }
+    return position;
   }
 
   Result<std::optional<sink::TableTotals>> Totals() override {
@@ -185,133 +188,24 @@ class RemoteRead final : public query::TableRead {
     return std::move(bytes).value();
   }
 
-  //! The body of a 200 answer to GET `target`. A kept connection the member closed meanwhile
-  //! (its idle timeout) is replaced once; a timeout is not retried.
+  //! The body of a 200 answer to `target` ("path?parameters"), POSTed with its parameters as a
+  //! form body: keys as long as a URL may be (several KiB) never meet the request line's bound
+  //! (the server's header limit).
   Result<std::string> Fetch(const std::string& target) {
-    const bool reused = stream_.has_value();
-    bool timed_out = false;
-    auto body = Exchange(target, &timed_out);
-    if (!body.ok() && reused && !timed_out) body = Exchange(target, &timed_out);
-    return body;
-  }
-
-  //! Runs the operations started on ioc_ to completion (the stream's deadline ends them).
-  void Run() {
-    ioc_.restart();
-    ioc_.run();
-  }
-
-  void Close() {
-    if (stream_) {
-      beast::error_code ignored;
-      stream_->socket().shutdown(tcp::socket::shutdown_both, ignored);
-      stream_->close();
-      stream_.reset();
-    }
-  }
-
-  Status Connect(Clock::time_point deadline, bool* timed_out) {
-    if (!endpoints_) {
-      const std::string& address = address_;
-      const size_t colon = address.rfind(':');
-      if (colon == std::string::npos || colon == 0 || colon + 1 == address.size()) {
-        return Fail("the address is not host:port");
-      }
-      host_ = address.substr(0, colon);
-      if (host_.size() >= 2 && host_.front() == '[' && host_.back() == ']') host_ = host_.substr(1, host_.size() - 2);
-      const std::string port = address.substr(colon + 1);
-      tcp::resolver resolver(ioc_);
-      beast::error_code ec;
-      bool done = false;
-      tcp::resolver::results_type results;
-      resolver.async_resolve(host_, port, [&](beast::error_code e, tcp::resolver::results_type r) {
-        ec = e;
-        results = std::move(r);
-        done = true;
-      });
-      ioc_.restart();
-      ioc_.run_until(deadline);
-      if (!done) {
-        resolver.cancel();
-        Run();
-        *timed_out = true;
-        return Fail("cannot resolve the host within " + std::to_string(timeout_.count()) + " ms");
-      }
-      if (ec) return Fail("cannot resolve the host: " + ec.message());
-      endpoints_ = std::move(results);
-    }
-    stream_.emplace(ioc_);
-    stream_->expires_at(deadline);
-    beast::error_code ec;
-    stream_->async_connect(*endpoints_, [&](beast::error_code e, const tcp::endpoint&) { ec = e; });
-    Run();
-    if (ec) {
-      stream_.reset();
-      *timed_out = ec == beast::error::timeout;
-      return Fail(*timed_out ? "no connection within " + std::to_string(timeout_.count()) + " ms"
-                             : "cannot connect: " + ec.message());
-    }
-    return Status::Ok();
-  }
-
-  Result<std::string> Exchange(const std::string& target, bool* timed_out) {
-    const Clock::time_point deadline = Clock::now() + timeout_;
-    if (!stream_) RETURN_IF_ERROR(Connect(deadline, timed_out));
-    stream_->expires_at(deadline);
-    // The parameters travel in a form body: keys as long as a URL may be (several KiB) never meet
-    // the request line's bound (the server's header limit).
     const size_t q = target.find('?');
-    bhttp::request<bhttp::string_body> request{bhttp::verb::post, target.substr(0, q), 11};
-    request.set(bhttp::field::host, host_);
-    request.set(bhttp::field::content_type, "application/x-www-form-urlencoded");
-    if (q != std::string::npos) request.body() = target.substr(q + 1);
-    request.prepare_payload();
-    request.keep_alive(true);
-    beast::error_code ec;
-    bhttp::async_write(*stream_, request, [&](beast::error_code e, size_t) { ec = e; });
-    Run();
-    bhttp::response_parser<bhttp::string_body> parser;
-    parser.body_limit(kMaxBody);
-    if (!ec) {
-      bhttp::async_read(*stream_, buffer_, parser, [&](beast::error_code e, size_t) { ec = e; });
-      Run();
+    auto response = client_.PostForm(target.substr(0, q), q == std::string::npos ? "" : target.substr(q + 1), kMaxBody);
+    if (!response.ok()) return Fail(response.status().message());
+    if (response->status != 200) {
+      return Fail("HTTP " + std::to_string(response->status) + ": " + ErrorMessageOf(response->body));
     }
-    if (ec) {
-      Close();
-      buffer_.clear();
-      *timed_out = ec == beast::error::timeout;
-      return Fail(*timed_out ? "no answer within " + std::to_string(timeout_.count()) + " ms"
-                             : "the request failed: " + ec.message());
-    }
-    bhttp::response<bhttp::string_body> response = parser.release();
-    if (!response.keep_alive()) Close();
-    if (response.result_int() != 200) {
-      return Fail("HTTP " + std::to_string(response.result_int()) + ": " + ErrorOf(response.body()));
-    }
-    return std::move(response.body());
-  }
-
-  //! The message of an API error body, else the body's start.
-  std::string ErrorOf(const std::string& body) {
-    simdjson::padded_string padded(body);
-    simdjson::ondemand::document doc;
-    std::string_view message;
-    if (!parser_.iterate(padded).get(doc) && !doc.find_field("error").get_string().get(message)) {
-      return std::string(message);
-    }
-    return body.substr(0, 200);
+    return std::move(response->body);
   }
 
   const std::string address_;
   const std::vector<int32_t> shards_;  //!< ascending
   const int32_t partitions_;
   std::string names_;                  //!< "p,q,..."
-  const std::chrono::milliseconds timeout_;
-  net::io_context ioc_{1};
-  std::optional<tcp::resolver::results_type> endpoints_;
-  std::string host_;
-  std::optional<beast::tcp_stream> stream_;
-  beast::flat_buffer buffer_;
+  HttpClient client_;
   simdjson::ondemand::parser parser_;
 };
 

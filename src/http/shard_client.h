@@ -1,11 +1,11 @@
 // RemoteShardSource: the table shards another member of a partitioned table serves, read through
 // its internal shard routes (shard_routes.h), so that ShardedTableSource can merge shards kept
-// anywhere in the group. Each Get, Scan and Totals is one HTTP/1.1 POST to that member, its
-// parameters in a form body however long the keys, on one keep-alive connection per TableRead,
-// bounded by a timeout: a scan or the totals of all the shards the source reads are one request
-// (the member merges them), a get asks its owner's shard. The member answers each request from a
-// snapshot of its own; the requests of one TableRead may see different snapshots of the shard
-// (the query service pages by cursors, which do not need one).
+// anywhere in the group. Each Get, Scan, Totals and Position is one HTTP/1.1 POST to that
+// member, its parameters in a form body however long the keys, on one keep-alive connection per
+// TableRead, bounded by a timeout: a scan or the totals of all the shards the source reads are one
+// request (the member merges them), a get asks its owner's shard. The member answers each request
+// from a snapshot of its own; the requests of one TableRead may see different snapshots of the
+// shard (the query service pages by cursors, which do not need one).
 //
 // Any failure (no connection, no answer within the timeout, an error status, a body that does
 // not parse or answers another question) is Status::Unavailable naming the shard and the

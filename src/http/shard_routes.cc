@@ -42,13 +42,15 @@ Result<ShardRequest> ParseShardRequest(std::string_view target) {
         (!r.shards.empty() && shard <= r.shards.back()) || r.shards.size() >= kMaxShardsPerRequest) {
       return Status::InvalidArgument(
           "the shards must be partition numbers in ascending order, at most " + std::to_string(kMaxShardsPerRequest) +
-          ": /internal/shards/<p>[,<q>...]/get|scan|domains|totals");
+          ": /internal/shards/<p>[,<q>...]/get|scan|domains|totals|position");
     }
     r.shards.push_back(shard);
     if (comma == std::string_view::npos) break;
     numbers.remove_prefix(comma + 1);
   }
-  if (slash == std::string_view::npos) return Status::NotFound("no operation: /internal/shards/<p>/get|scan|domains|totals");
+  if (slash == std::string_view::npos) {
+    return Status::NotFound("no operation: /internal/shards/<p>/get|scan|domains|totals|position");
+  }
   r.op = std::string(path.substr(slash + 1));
   while (!query.empty()) {
     const size_t amp = query.find('&');
@@ -169,17 +171,29 @@ Result<std::string> TotalsJson(query::TableRead& read, const ShardRequest& r) {
   return w.EndObject().Take();
 }
 
+Result<std::string> PositionJson(query::TableRead& read, const ShardRequest& r) {
+  RETURN_IF_ERROR(CheckNames(r, {"key"}));
+  ASSIGN_OR_RETURN(auto key, BytesParam(r, "key"));
+  if (!key || key->empty()) return Status::InvalidArgument("missing parameter 'key'");
+  ASSIGN_OR_RETURN(int64_t position, read.Position(r.shards.front(), *key));
+  codec::JsonWriter w;
+  return w.BeginObject().Key("position").Int(position).EndObject().Take();
+}
+
 }  // namespace
 
 bool IsShardRoute(std::string_view target) { return target.starts_with(kShardRoutePrefix); }
 
 Result<std::string> AnswerShardRoute(const ShardLookup& lookup, std::string_view target) {
   ASSIGN_OR_RETURN(ShardRequest r, ParseShardRequest(target));
-  if (r.op != "get" && r.op != "scan" && r.op != "domains" && r.op != "totals") {
-    return Status::NotFound("no such shard operation '" + r.op + "': get, scan, domains or totals");
+  if (r.op != "get" && r.op != "scan" && r.op != "domains" && r.op != "totals" && r.op != "position") {
+    return Status::NotFound("no such shard operation '" + r.op + "': get, scan, domains, totals or position");
   }
   if (r.op == "get" && r.shards.size() != 1) {
     return Status::InvalidArgument("a get reads the one shard of its owner: /internal/shards/<p>/get");
+  }
+  if (r.op == "position" && r.shards.size() != 1) {
+    return Status::InvalidArgument("a position is one shard's: /internal/shards/<p>/position");
   }
   std::vector<std::shared_ptr<query::TableSource>> sources;
   std::string unserved;
@@ -193,6 +207,7 @@ Result<std::string> AnswerShardRoute(const ShardLookup& lookup, std::string_view
       sources.size() == 1 ? sources[0]->Read() : query::ShardedTableSource(std::move(sources)).Read();
   if (r.op == "get") return GetJson(*read, r);
   if (r.op == "scan" || r.op == "domains") return ScanJson(*read, r, r.op == "domains");
+  if (r.op == "position") return PositionJson(*read, r);
   return TotalsJson(*read, r);
 }
 

@@ -6,6 +6,7 @@
 //   GET /internal/shards/<p,q,..>/scan?prefix=<b64>&after=<b64>&limit=N {"cells":[[<key>,<value>],...]}
 //   GET /internal/shards/<p,q,..>/domains?prefix=<b64>&limit=N       {"cells":[[<name>,<pages>],...]}
 //   GET /internal/shards/<p,q,..>/totals                             {"totals":{...}|null}
+//   GET /internal/shards/<p>/position?key=<b64>                       {"position":N}
 //
 // or a POST of the same path with the parameters as an application/x-www-form-urlencoded body
 // (what members send: a key may be longer than the request line's bound allows; Api checks the
@@ -16,6 +17,9 @@
 // first `limit` cells of their merged scans, their summed totals; so a member asks another once
 // per question for all the shards it serves. A get reads one shard. Each listed shard's answer
 // comes from one snapshot of it; a shard this member does not serve fails the whole request.
+// `position` is the next offset one shard's sink reads, stored under `key` of its offsets
+// ("<stage>/<topic>/<partition>"), -1 when none is stored: what a PageRank result of the whole
+// table reflects. Members before it answer 404 to it; the other operations are unchanged.
 // Stateless; any thread.
 #pragma once
 

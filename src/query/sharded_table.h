@@ -4,8 +4,9 @@
 // key, so they are read from it alone; rows sorted across keys (t: rows, a domain's ranked pages,
 // a page's inlinks, which its linking pages' exports write) are spread over every shard and are
 // read as the k-way merge of each shard's first cells after the cursor, so that cursors, which
-// name a table key, page exactly across shards. The index of domain names (each domain's entry in
-// its shard) is merged the same way.
+// name a table key, page exactly across shards. A read that scans on from where its last scan
+// ended merges what that one left over, so paging through a range fetches each cell about once.
+// The index of domain names (each domain's entry in its shard) is merged the same way.
 #pragma once
 
 #include <memory>

@@ -1,5 +1,7 @@
 #include "query/table_source.h"
 
+#include "common/bytes.h"
+
 namespace webindex::query {
 namespace {
 
@@ -24,6 +26,7 @@ class StoreRead final : public TableRead {
     return ScanStoreDomainIndex(store_, snap_.get(), prefix, limit, out);
   }
   Result<std::optional<sink::TableTotals>> Totals() override { return sink::ReadTotals(store_, snap_.get()); }
+  Result<int64_t> Position(int32_t, std::string_view key) override { return StorePosition(store_, snap_.get(), key); }
 
  private:
   state::Store& store_;
@@ -33,6 +36,17 @@ class StoreRead final : public TableRead {
 }  // namespace
 
 std::unique_ptr<TableRead> StoreTableSource::Read() { return std::make_unique<StoreRead>(store_); }
+
+Result<int64_t> StorePosition(state::Store& store, const state::Snapshot* snap, std::string_view key) {
+  ASSIGN_OR_RETURN(auto value, store.Get(state::Family::kOffsets, key, snap));
+  if (!value) return int64_t{-1};
+  uint64_t next = 0;
+  BytesReader r(*value);
+  if (!r.GetFixed64BE(&next)) {
+    return Status::Corruption("offsets: the value of '" + std::string(key) + "' is no offset");
+  }
+  return static_cast<int64_t>(next);
+}
 
 Status ScanStore(state::Store& store, const state::Snapshot* snap, std::string_view prefix, std::string_view after,
                  size_t limit, std::vector<KeyValue>* out) {

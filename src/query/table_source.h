@@ -42,8 +42,13 @@ class TableRead {
   virtual Status ScanDomainIndex(std::string_view prefix, size_t limit, std::vector<KeyValue>* out) = 0;
   //! The table's totals as the sink keeps them; nullopt when a shard keeps none yet.
   virtual Result<std::optional<sink::TableTotals>> Totals() = 0;
-  //! True when each call waits on another process (a shard another member serves): a merged
-  //! read then asks such shards at once rather than one after another.
+  //! The next offset the sink filling shard `shard` (a whole table: its one store) will read,
+  //! stored under `key` of its offsets ("<stage>/<topic>/<partition>", pipeline/runner_keys.h);
+  //! -1 when it stored none yet.
+  virtual Result<int64_t> Position(int32_t shard, std::string_view key) = 0;
+  //! True when each call waits on another process (a shard another member serves, or a merged
+  //! read of one): a merged read then asks such shards at once rather than one after another.
+  //! Each call of such a read sees a snapshot of its own, not the read's one.
   virtual bool remote() const { return false; }
 };
 
@@ -62,6 +67,9 @@ class StoreTableSource final : public TableSource {
  private:
   state::Store& store_;
 };
+
+//! The next offset stored under `key` of `store`'s offsets (as of `snap`), -1 when none is.
+Result<int64_t> StorePosition(state::Store& store, const state::Snapshot* snap, std::string_view key);
 
 //! The cells of `store` (as of `snap`) under `prefix` after `after`: StoreTableSource's Scan, for
 //! other sources over stores.

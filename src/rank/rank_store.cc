@@ -81,17 +81,18 @@ Result<std::optional<RankResultInfo>> CurrentRankResult(state::Store& store, con
 Result<RankResultInfo> StoreRankResult(state::Store& store, const LinkGraph& g, const std::vector<double>& scores,
                                        RankResultInfo info, size_t check_rows, const std::atomic<bool>* cancel) {
   ASSIGN_OR_RETURN(auto previous, CurrentRankResult(store));
-  info.id = previous ? previous->id + 1 : 1;
+  const uint64_t next = previous ? previous->id + 1 : 1;
+  info.id = std::max(info.id, next);  // a caller's floor: ids another store gave out before
   info.nodes = g.nodes();
   info.edges = g.edges();
   auto cancelled = [&] { return cancel && cancel->load(std::memory_order_relaxed); };
-  // Leftovers of a result that was being stored when the process stopped.
+  // Leftovers of results that were being stored when the process stopped (ids from `next` on).
   {
     auto it = store.NewIterator(state::Family::kMeta);
-    it->Seek(ResultPrefix(info.id));
-    if (it->Valid() && it->key().starts_with(ResultPrefix(info.id))) {
+    it->Seek(ResultPrefix(next));
+    if (it->Valid() && it->key() < ResultPrefix(info.id + 1)) {
       state::WriteBatch wb(store);
-      wb.DeleteRange(state::Family::kMeta, ResultPrefix(info.id), ResultPrefix(info.id + 1));
+      wb.DeleteRange(state::Family::kMeta, ResultPrefix(next), ResultPrefix(info.id + 1));
       RETURN_IF_ERROR(store.Write(wb));
     }
     RETURN_IF_ERROR(it->status());

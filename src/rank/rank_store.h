@@ -38,11 +38,12 @@ struct RankedPage {
 //! The current result's facts, or nullopt when none was stored yet.
 Result<std::optional<RankResultInfo>> CurrentRankResult(state::Store& store, const state::Snapshot* snap = nullptr);
 
-//! Stores `scores` of `g` as the next result (info.id is assigned), makes it current and deletes
-//! the previous one. Returns the stored facts. The rows go into a sorted file that the store
-//! adds whole (Store::Ingest): millions of rows in about a second, no memtable or WAL. Aborted,
-//! with the previous result still current and nothing of the new one stored, when `*cancel`
-//! turns true (checked every `check_rows` rows) before the rows are added.
+//! Stores `scores` of `g` as the next result (info.id is assigned: the current one's plus one, or
+//! info.id when greater, a floor the caller knows of), makes it current and deletes the previous
+//! one. Returns the stored facts. The rows go into a sorted file that the store adds whole
+//! (Store::Ingest): millions of rows in about a second, no memtable or WAL. Aborted, with the
+//! previous result still current and nothing of the new one stored, when `*cancel` turns true
+//! (checked every `check_rows` rows) before the rows are added.
 Result<RankResultInfo> StoreRankResult(state::Store& store, const LinkGraph& g, const std::vector<double>& scores,
                                        RankResultInfo info, size_t check_rows = 50000,
                                        const std::atomic<bool>* cancel = nullptr);

@@ -9,6 +9,7 @@
 #include <string_view>
 
 #include "common/status.h"
+#include "rank/graph_cells.h"
 #include "rank/link_graph.h"
 #include "state/store.h"
 
@@ -21,9 +22,6 @@ struct TableGraphStats {
   double seconds = 0;       //!< reading and building
   int attempts = 0;         //!< reads: 2 when node URIs shared a hash (the second tells them apart)
 };
-
-//! Tests only: the hash of a URI (nullptr: the real one), to make URIs collide.
-extern uint64_t (*table_graph_hash_for_testing)(std::string_view uri);
 
 //! Builds the graph from `snapshot` of `store`'s table (nullptr: a snapshot of now), reading key
 //! ranges of the p: rows on up to `readers` threads (0: one per core, at most 4; fewer when the

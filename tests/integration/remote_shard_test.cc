@@ -29,6 +29,7 @@
 #include "pipeline_harness.h"
 #include "query/query_service.h"
 #include "query/sharded_table.h"
+#include "pipeline/topics.h"
 #include "query/table_source.h"
 #include "seeds.h"
 #include "table_compare.h"
@@ -291,6 +292,37 @@ TEST_F(RemoteShardTest, AKeyLongerThanARequestLineIsReadFromAnotherMember) {
   EXPECT_EQ(cells[0].key, LongKey());
 }
 
+// The sink's positions, asked of the shard named (one member may serve several), are the
+// served store's: what a PageRank of the partitioned table records it reflects.
+TEST_F(RemoteShardTest, PositionsEqualTheServedStoresPositions) {
+  const std::string key1 = "sink/" + pipeline::TopicNames{}.exports + "/1";
+  // A source read for shard 0 asks shard 1's position of shard 1 (here the binary store: none).
+  auto of_table = query::StorePosition(*table_, nullptr, key1);
+  ASSERT_TRUE(of_table.ok() && *of_table > 0);
+  auto asked = http::RemoteShardSource(address_, 0).Read()->Position(1, key1);
+  ASSERT_TRUE(asked.ok()) << asked.status().ToString();
+  EXPECT_EQ(*asked, -1) << "the position came from shard 0, not shard 1";
+
+  server_->api().SetShardLookup([this](int32_t shard) { return shard < kPartitions ? table_source_ : nullptr; });
+  http::RemoteShardSource table(address_, 0);
+  auto read = table.Read();
+  const std::string exports = pipeline::TopicNames{}.exports;
+  for (int32_t p = 0; p < kPartitions; ++p) {
+    const std::string key = "sink/" + exports + "/" + std::to_string(p);
+    auto want = query::StorePosition(*table_, nullptr, key);
+    ASSERT_TRUE(want.ok()) << want.status().ToString();
+    EXPECT_GT(*want, 0) << key;
+    auto got = read->Position(p, key);
+    ASSERT_TRUE(got.ok()) << got.status().ToString();
+    EXPECT_EQ(*got, *want) << key;
+  }
+  auto none = read->Position(0, "sink/no-such-topic/0");
+  ASSERT_TRUE(none.ok()) << none.status().ToString();
+  EXPECT_EQ(*none, -1);
+  EXPECT_EQ(http::RemoteShardSource(address_, kPartitions).Read()->Position(kPartitions, "k").status().code(),
+            Status::Code::kUnavailable);
+}
+
 TEST_F(RemoteShardTest, AQueryServiceOverTheRemoteShardAnswersAsTheStore) {
   std::mt19937_64 rng(seed_ + 2);
   // One member serves every shard of the table: one source for all partitions, read once.
@@ -422,6 +454,11 @@ TEST_F(RemoteShardTest, TheRoutesRefuseBadRequests) {
       {"/internal/shards/0/scan", 400},
       {"/internal/shards/0/scan?limit=1&next=" + a, 400},                  // unknown parameter
       {"/internal/shards/0/totals?x=1", 400},
+      {"/internal/shards/0/position?key=" + a, 200},
+      {"/internal/shards/0/position", 400},
+      {"/internal/shards/0,1/position?key=" + a, 400},                 // one shard's                                // no key
+      {"/internal/shards/0/position?key=" + a + "&limit=1", 400},          // unknown parameter
+      {"/internal/shards/0/position?key=a%2Bb", 400},                      // not base64url
       {"/internal/shards/x/totals", 400},
       {"/internal/shards/-1/totals", 400},
       {"/internal/shards/0/drop", 404},

@@ -127,6 +127,33 @@ TEST_F(RankStoreTest, ANewerResultReplacesTheOldOneWhole) {
   EXPECT_EQ(rows, 1u + 2 * 12);
 }
 
+// A partitioned table's computing member numbers its results after the highest id another
+// member gave out (a floor in info.id); rows a stopped process left under skipped ids go too.
+TEST_F(RankStoreTest, AFloorNumbersTheNextResultAndLeftoversBelowItGo) {
+  const LinkGraph first = Graph(30);
+  ASSERT_TRUE(StoreRankResult(*store_, first, ComputePageRank(first, {3, 1}), {}).ok());
+  std::string leftover = "pagerank/r/";
+  for (int shift = 56; shift >= 0; shift -= 8) leftover.push_back(static_cast<char>((uint64_t{3} >> shift) & 0xff));
+  leftover += "/u/http://c.com/";
+  state::WriteBatch wb(*store_);
+  wb.Put(state::Family::kMeta, leftover, "x");
+  ASSERT_TRUE(store_->Write(wb).ok());
+  const LinkGraph second = Graph(12, "http://b.com/");
+  RankResultInfo floor;
+  floor.id = 5;
+  auto stored = StoreRankResult(*store_, second, ComputePageRank(second, {3, 1}), floor);
+  ASSERT_TRUE(stored.ok()) << stored.status().ToString();
+  EXPECT_EQ(stored->id, 5u);
+  auto it = store_->NewIterator(state::Family::kMeta);
+  size_t rows = 0;
+  for (it->Seek("pagerank/"); it->Valid() && it->key().starts_with("pagerank/"); it->Next()) ++rows;
+  EXPECT_EQ(rows, 1u + 2 * 12) << "the leftover of result 3 stayed";
+  floor.id = 2;  // below the store's own count: that one goes on
+  stored = StoreRankResult(*store_, second, ComputePageRank(second, {3, 1}), floor);
+  ASSERT_TRUE(stored.ok()) << stored.status().ToString();
+  EXPECT_EQ(stored->id, 6u);
+}
+
 TEST_F(RankStoreTest, StoringACancelledResultKeepsThePreviousOneWholeAndLeavesNothingBehind) {
   const LinkGraph first = Graph(30);
   ASSERT_TRUE(StoreRankResult(*store_, first, ComputePageRank(first, {3, 1}), {}).ok());

@@ -35,17 +35,20 @@ TEST(TableMembersTest, AShardIsAskedFromTheMemberServingItInTheNewestGeneration)
 }
 
 TEST(TableMembersTest, RecordsRoundTripAndMalformedOnesAreRefused) {
-  const TableMemberRecord r = Word("m\"1", {0, 7, 12}, 3, 1234567);
+  TableMemberRecord r = Word("m\"1", {0, 7, 12}, 3, 1234567);
+  r.pagerank_result = 41;
   auto back = DecodeTableMemberRecord(EncodeTableMemberRecord(r));
   ASSERT_TRUE(back.ok()) << back.status().ToString();
   EXPECT_EQ(*back, r);
   for (const char* bad : {"", "[]", R"({"member":"a"})", R"({"member":"a","shards":[-1]})",
-                          R"({"member":"a","shards":"0"})", R"({"member":1,"shards":[]})"}) {
+                          R"({"member":"a","shards":"0"})", R"({"member":1,"shards":[]})",
+                          R"({"member":"a","shards":[],"pagerank_result":-1})"}) {
     EXPECT_FALSE(DecodeTableMemberRecord(bad).ok()) << bad;
   }
   auto later = DecodeTableMemberRecord(R"({"member":"a","shards":[],"generation":2,"at_ms":5,"zone":"x"})");
   ASSERT_TRUE(later.ok());
   EXPECT_TRUE(later->shards.empty());
+  EXPECT_EQ(later->pagerank_result, 0u) << "a word of an earlier version names no PageRank result";
 }
 
 }  // namespace
